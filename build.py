@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""The scheduling lab's one entry point.
+
+    python3 build.py test [PYTEST ARGS]   prepare everything the tests need, then run the whole suite
+    python3 build.py serve [--port P]     build the static site and serve it locally
+
+It runs under any Python 3.8+ (this machine's plain ``python3`` is 3.11) and does the real work in a
+virtual environment (``.venv``, or ``$LAB_VENV``) made from a Python >= 3.12 it finds on PATH or in
+pyenv. Dependencies are the exact pins in ``pyproject.toml``.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = Path(os.environ.get("LAB_VENV") or ROOT / ".venv")
+CACHE = ROOT / ".cache"
+NODE_PREFIX = CACHE / "node"  # npm packages the tests use (pyodide), kept out of the top level
+TEST_OUTPUT = ROOT / "test-output"
+MIN_PYTHON = (3, 12)
+PYODIDE_VERSION = "314.0.7"  # the version Panel 1.10 targets
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+class BuildError(Exception):
+    """A step that cannot go on; its message is one sentence for the user."""
+
+
+def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    return subprocess.run([str(c) for c in cmd], check=True, **kwargs)
+
+
+# --- Python >= 3.12 and the virtual environment -----------------------------------------------------
+
+def python_version(exe: str) -> tuple[int, int] | None:
+    try:
+        out = subprocess.run([exe, "-c", "import sys; print(*sys.version_info[:2])"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    major, minor = out.stdout.split()
+    return int(major), int(minor)
+
+
+def candidate_pythons() -> list[str]:
+    """PATH first (newest name first), then every pyenv version, newest first."""
+    found = [shutil.which(name) for name in ("python3.14", "python3.13", "python3.12", "python3", "python")]
+    pyenv_root = os.environ.get("PYENV_ROOT") or str(Path.home() / ".pyenv")
+    versions = Path(pyenv_root) / "versions"
+    if versions.is_dir():
+        def key(p: Path):
+            return [int(x) if x.isdigit() else -1 for x in p.name.split(".")]
+        for version_dir in sorted(versions.iterdir(), key=key, reverse=True):
+            found.append(str(version_dir / "bin" / "python3"))
+    return [exe for exe in dict.fromkeys(found) if exe and Path(exe).exists()]
+
+
+def find_python() -> str:
+    if sys.version_info[:2] >= MIN_PYTHON:
+        return sys.executable
+    for exe in candidate_pythons():
+        version = python_version(exe)
+        if version and version >= MIN_PYTHON:
+            return exe
+    raise BuildError("No Python >= 3.12 found on PATH or in pyenv; install Python 3.12 or newer "
+                     "(for example `pyenv install 3.12`) and run this command again.")
+
+
+def venv_python() -> Path:
+    return VENV / "bin" / "python"
+
+
+def pinned_requirements(python: str, extras: list[str]) -> list[str]:
+    """The exact pins of pyproject.toml's optional dependency groups, read with tomllib (3.11+)."""
+    code = ("import json, sys, tomllib; p = tomllib.load(open(sys.argv[1], 'rb'))['project'];"
+            "print(json.dumps([r for e in sys.argv[2:] for r in p['optional-dependencies'][e]]))")
+    out = subprocess.run([python, "-c", code, str(ROOT / "pyproject.toml"), *extras],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def ensure_venv(extras: list[str]) -> Path:
+    """Create or refresh the virtual environment; a stamp of the pins skips the work when nothing changed."""
+    python = find_python()
+    requirements = pinned_requirements(python, extras)
+    stamp = VENV / ".lab-stamp"
+    wanted = hashlib.sha256(json.dumps(requirements).encode()).hexdigest()
+    if venv_python().exists() and stamp.exists() and wanted in stamp.read_text().split():
+        return venv_python()
+    if not venv_python().exists() or (python_version(str(venv_python())) or (0, 0)) < MIN_PYTHON:
+        shutil.rmtree(VENV, ignore_errors=True)
+        run([python, "-m", "venv", VENV])
+    run([venv_python(), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *requirements])
+    old = stamp.read_text().split() if stamp.exists() else []
+    stamp.write_text("\n".join([*old, wanted]) + "\n")
+    return venv_python()
+
+
+# --- Chromium and Node packages for the browser and Pyodide tests -----------------------------------
+
+def find_chromium() -> str | None:
+    configured = os.environ.get("LAB_CHROMIUM")
+    if configured:
+        return configured if Path(configured).exists() else None
+    for name in CHROMIUM_NAMES:
+        exe = shutil.which(name)
+        if exe:
+            return exe
+    return None
+
+
+def ensure_chromium() -> str:
+    exe = find_chromium()
+    if exe:
+        return exe
+    if shutil.which("apt-get") and os.geteuid() == 0:
+        run(["apt-get", "update", "-qq"])
+        run(["apt-get", "install", "-y", "-qq", "chromium"], env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        exe = find_chromium()
+        if exe:
+            return exe
+    raise BuildError("Chromium is needed for the browser tests: install Debian's `chromium` package "
+                     "(apt-get install chromium) or set LAB_CHROMIUM to a Chromium executable.")
+
+
+def ensure_node_packages() -> Path | None:
+    """npm's pyodide package (the core runs inside it in Node); None, with a reason printed, without Node."""
+    if not (shutil.which("node") and shutil.which("npm")):
+        print("note: node/npm not found; the Pyodide tests will be skipped with that reason", flush=True)
+        return None
+    package = NODE_PREFIX / "node_modules" / "pyodide"
+    manifest = package / "package.json"
+    if not (manifest.exists() and json.loads(manifest.read_text()).get("version") == PYODIDE_VERSION):
+        NODE_PREFIX.mkdir(parents=True, exist_ok=True)
+        run(["npm", "install", "--silent", "--no-save", "--prefix", NODE_PREFIX, f"pyodide@{PYODIDE_VERSION}"])
+    return package
+
+
+# --- commands --------------------------------------------------------------------------------------------
+
+def test_environment() -> dict[str, str]:
+    """Prepare everything the suite needs and return the environment that tells the tests where it is."""
+    python = ensure_venv(["app", "test"])
+    env = {**os.environ, "LAB_CHROMIUM": ensure_chromium(), "LAB_TEST_OUTPUT": str(TEST_OUTPUT),
+           "LAB_PYTHON": str(python), "PYTHONDONTWRITEBYTECODE": "1"}
+    pyodide = ensure_node_packages()
+    if pyodide:
+        env["LAB_PYODIDE_NPM"] = str(pyodide)
+    TEST_OUTPUT.mkdir(exist_ok=True)
+    return env
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    env = test_environment()
+    return subprocess.call([env["LAB_PYTHON"], "-m", "pytest", *args.pytest_args], cwd=ROOT, env=env)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    raise BuildError("`serve` arrives with the static-build issue; until then use "
+                     "`.venv/bin/panel serve app/lab.py` after `python3 build.py test`.")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="build.py", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    test = sub.add_parser("test", help="prepare the environment and run the whole test suite")
+    test.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed on to pytest")
+    test.set_defaults(func=cmd_test)
+    serve = sub.add_parser("serve", help="build the static site and serve it on localhost")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(func=cmd_serve)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except BuildError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except subprocess.CalledProcessError as error:
+        print(f"error: command failed with exit status {error.returncode}: "
+              f"{' '.join(str(c) for c in error.cmd)}", file=sys.stderr)
+        return error.returncode or 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""``python -m schedulers``: run a scenario file and print a text timeline or the JSON trace.
+
+Every mode module (``cpu``, ``llm``) provides ``ALGORITHMS``, ``run(scenario) -> dict``,
+``render_text(result, lang) -> str``, ``add_cli_arguments(parser)`` and ``cli_overrides(args) -> dict``.
+Bad input never shows a traceback: one ``error:`` line naming the field on stderr, exit status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from typing import Any, NoReturn
+
+from .errors import ScenarioError
+
+MODES = {"cpu": "single CPU, integer time", "llm": "LLM router: order of dispatch to a server fleet"}
+MAX_SCENARIO_BYTES = 64 * 1024 * 1024
+
+
+class UsageError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one ``error:`` line (exit 2), as the contract asks."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def mode_module(mode: str):
+    return importlib.import_module(f"{__package__}.{mode}")
+
+
+def algorithm_list(mode: str, lang: str = "en") -> str:
+    rows = [f"  {a.name:<10} {a.summary[lang]}" for a in mode_module(mode).ALGORITHMS.values()]
+    return "\n".join(rows)
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="python -m schedulers", description="The scheduling lab's core, on the command line.")
+    modes = parser.add_subparsers(dest="mode", required=True, parser_class=Parser)
+    for mode, description in MODES.items():
+        module = mode_module(mode)
+        sub = modes.add_parser(mode, help=description, description=description,
+                               epilog="algorithms:\n" + algorithm_list(mode),
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub.add_argument("--scenario", metavar="FILE.json", help="the scenario file (JSON); '-' reads stdin")
+        sub.add_argument("--algorithm", metavar="NAME", help="overrides the file's algorithm: "
+                         + " ".join(module.ALGORITHMS))
+        sub.add_argument("--json", action="store_true", help="print one JSON object (the full trace)")
+        sub.add_argument("--lang", choices=("en", "ja"), default="en", help="language of the text output")
+        sub.add_argument("--list", action="store_true", help="list the algorithms with their rules and exit")
+        module.add_cli_arguments(sub)
+    return parser
+
+
+def read_scenario(path: str) -> dict[str, Any]:
+    try:
+        if path == "-":
+            text = sys.stdin.read(MAX_SCENARIO_BYTES + 1)
+        else:
+            if os.path.getsize(path) > MAX_SCENARIO_BYTES:
+                raise ScenarioError("scenario", f"file is larger than {MAX_SCENARIO_BYTES} bytes (the documented limit)")
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+    except ScenarioError:
+        raise
+    except UnicodeDecodeError:
+        raise ScenarioError("scenario", f"{path} is not UTF-8 text") from None
+    except OSError as error:
+        raise ScenarioError("scenario", f"cannot read {path}: {error.strerror or error}") from None
+    if len(text) > MAX_SCENARIO_BYTES:
+        raise ScenarioError("scenario", f"input is larger than {MAX_SCENARIO_BYTES} bytes (the documented limit)")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ScenarioError("scenario", f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise ScenarioError("scenario", "JSON is nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ScenarioError("scenario", "must be a JSON object")
+    return data
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        module = mode_module(args.mode)
+        if args.list:
+            print(algorithm_list(args.mode, args.lang))
+            return 0
+        if not args.scenario:
+            raise UsageError("--scenario FILE.json is required (or --list)")
+        scenario = read_scenario(args.scenario)
+        overrides = {"algorithm": args.algorithm} if args.algorithm is not None else {}
+        overrides.update(module.cli_overrides(args))
+        result = module.run({**scenario, **overrides})
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except ScenarioError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
+    else:
+        print(module.render_text(result, args.lang))
+    return 0

@@ -1,0 +1,108 @@
+"""Readers for scenario values as they come from JSON, a widget or a URL query.
+
+Each reader returns the value in the core's own type or raises ``ScenarioError`` naming the field.
+JSON's ``true``/``false`` are never numbers here, and floats are never silently truncated.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from .errors import ScenarioError
+
+MAX_NAME_LENGTH = 64
+
+
+def integer(value: Any, field: str, minimum: int | None = None, maximum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer() and math.isfinite(value):
+            value = int(value)
+        else:
+            raise ScenarioError(field, f"must be an integer, not {describe(value)}")
+    if minimum is not None and value < minimum:
+        raise ScenarioError(field, f"must be >= {minimum}, not {value}")
+    if maximum is not None and value > maximum:
+        raise ScenarioError(field, f"must be <= {maximum}, not {value} (the documented limit)")
+    return value
+
+
+def positive_rational(value: Any, field: str, maximum: int | None = None) -> Fraction:
+    """A positive number kept exact: ints, finite floats (by their shortest repr) or "p/q" strings."""
+    if isinstance(value, bool):
+        raise ScenarioError(field, f"must be a positive number, not {describe(value)}")
+    try:
+        if isinstance(value, int):
+            number = Fraction(value)
+        elif isinstance(value, float) and math.isfinite(value):
+            number = Fraction(repr(value))
+        elif isinstance(value, str) and len(value) <= 32:
+            number = Fraction(value.strip())
+        else:
+            raise ValueError
+    except (ValueError, ZeroDivisionError):
+        raise ScenarioError(field, f"must be a positive number, not {describe(value)}") from None
+    if number <= 0:
+        raise ScenarioError(field, f"must be > 0, not {value}")
+    if maximum is not None and number > maximum:
+        raise ScenarioError(field, f"must be <= {maximum}, not {value} (the documented limit)")
+    return number
+
+
+def name(value: Any, field: str) -> str:
+    if not isinstance(value, str):
+        raise ScenarioError(field, f"must be text, not {describe(value)}")
+    if not value.strip():
+        raise ScenarioError(field, "must not be empty")
+    if len(value) > MAX_NAME_LENGTH:
+        raise ScenarioError(field, f"must be at most {MAX_NAME_LENGTH} characters, not {len(value)}")
+    return value
+
+
+def mapping(value: Any, field: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ScenarioError(field, f"must be an object, not {describe(value)}")
+    return value
+
+
+def sequence(value: Any, field: str, minimum: int = 0, maximum: int | None = None) -> Sequence[Any]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise ScenarioError(field, f"must be a list, not {describe(value)}")
+    if len(value) < minimum:
+        raise ScenarioError(field, f"must have at least {minimum} item{'s' if minimum != 1 else ''}")
+    if maximum is not None and len(value) > maximum:
+        raise ScenarioError(field, f"must have at most {maximum} items, not {len(value)} (the documented limit)")
+    return value
+
+
+def choice(value: Any, field: str, options: Sequence[str]) -> str:
+    if not isinstance(value, str) or value not in options:
+        raise ScenarioError(field, f"must be one of {', '.join(options)}, not {describe(value)}")
+    return value
+
+
+def unique_names(names: Sequence[str], field: str) -> None:
+    seen: set[str] = set()
+    for index, item in enumerate(names):
+        if item in seen:
+            raise ScenarioError(f"{field}[{index}].name", f"duplicate name {item!r}")
+        seen.add(item)
+
+
+def known_keys(obj: Mapping[str, Any], field: str, allowed: Sequence[str]) -> None:
+    """Reject typos such as ``brust``: an unknown key is an error, not silently ignored."""
+    for key in obj:
+        if key not in allowed:
+            where = f"{field}.{key}" if field else str(key)
+            raise ScenarioError(where, f"unknown field (expected one of {', '.join(allowed)})")
+
+
+def describe(value: Any) -> str:
+    """A short, safe description of a bad value for an error message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
