@@ -80,27 +80,32 @@ def venv_python() -> Path:
     return VENV / "bin" / "python"
 
 
-def pinned_requirements(python: str, extras: list[str]) -> list[str]:
-    """The exact pins of pyproject.toml's optional dependency groups, read with tomllib (3.11+)."""
-    code = ("import json, sys, tomllib; p = tomllib.load(open(sys.argv[1], 'rb'))['project'];"
-            "print(json.dumps([r for e in sys.argv[2:] for r in p['optional-dependencies'][e]]))")
+def pinned_requirements(python: str, extras: list[str]) -> tuple[list[str], list[str]]:
+    """pyproject.toml's optional dependency groups and the constraints pinning what they pull in."""
+    code = ("import json, sys, tomllib; t = tomllib.load(open(sys.argv[1], 'rb'));"
+            "print(json.dumps([[r for e in sys.argv[2:] for r in t['project']['optional-dependencies'][e]],"
+            " t['tool']['schedlab']['constraints']]))")
     out = subprocess.run([python, "-c", code, str(ROOT / "pyproject.toml"), *extras],
                          capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    requirements, constraints = json.loads(out.stdout)
+    return requirements, constraints
 
 
 def ensure_venv(extras: list[str]) -> Path:
     """Create or refresh the virtual environment; a stamp of the pins skips the work when nothing changed."""
     python = find_python()
-    requirements = pinned_requirements(python, extras)
+    requirements, constraints = pinned_requirements(python, extras)
     stamp = VENV / ".lab-stamp"
-    wanted = hashlib.sha256(json.dumps(requirements).encode()).hexdigest()
+    wanted = hashlib.sha256(json.dumps([requirements, constraints]).encode()).hexdigest()
     if venv_python().exists() and stamp.exists() and wanted in stamp.read_text().split():
         return venv_python()
     if not venv_python().exists() or (python_version(str(venv_python())) or (0, 0)) < MIN_PYTHON:
         shutil.rmtree(VENV, ignore_errors=True)
         run([python, "-m", "venv", VENV])
-    run([venv_python(), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *requirements])
+    constraints_file = VENV / "constraints.txt"
+    constraints_file.write_text("\n".join(constraints) + "\n")
+    run([venv_python(), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+         "-c", constraints_file, *requirements])
     old = stamp.read_text().split() if stamp.exists() else []
     stamp.write_text("\n".join([*old, wanted]) + "\n")
     return venv_python()
@@ -174,12 +179,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="build.py", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     test = sub.add_parser("test", help="prepare the environment and run the whole test suite")
-    test.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed on to pytest")
     test.set_defaults(func=cmd_test)
     serve = sub.add_parser("serve", help="build the static site and serve it on localhost")
     serve.add_argument("--port", type=int, default=8000)
     serve.set_defaults(func=cmd_serve)
-    args = parser.parse_args(argv)
+    # Everything build.py does not know is passed on to pytest (e.g. `test -x -k srtf`).
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "test":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.pytest_args = extra
     try:
         return args.func(args)
     except BuildError as error:
