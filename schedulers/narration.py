@@ -1,0 +1,25 @@
+"""One-sentence explanations in every language the lab speaks.
+
+Each mode keeps its own table ``{key: {"en": template, "ja": template}}`` beside the rules it explains;
+``say`` fills a template in every language. Names are inserted as plain text: whoever displays a
+sentence must render it as text (the app does), never as HTML.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+LANGUAGES = ("en", "ja")
+
+Messages = Mapping[str, Mapping[str, str]]
+
+
+def say(messages: Messages, key: str, **values: Any) -> dict[str, str]:
+    templates = messages[key]
+    return {lang: templates[lang].format(**values) for lang in LANGUAGES}
+
+
+def join(*sentences: Mapping[str, str]) -> dict[str, str]:
+    """Several sentences as one explanation, in every language."""
+    separator = {"en": " ", "ja": ""}
+    return {lang: separator[lang].join(s[lang] for s in sentences) for lang in LANGUAGES}
