@@ -90,8 +90,8 @@ def read_scenario(path: str) -> dict[str, Any]:
 
 
 def parse_seed(text: str) -> int:
-    if not text.isdigit():
-        raise ScenarioError("seed", f"must be a whole number >= 0, not {text[:40]!r}")
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        raise ScenarioError("seed", f"must be a whole number from 0 to 2**63 - 1, not {text[:40]!r}")
     return int(text)
 
 
