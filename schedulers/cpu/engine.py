@@ -133,14 +133,18 @@ class Trace:
 def schedule(tasks: list[Task], policy: Policy, detail: str) -> tuple[list[str | None], Trace]:
     """Run ``tasks`` under ``policy``; returns the per-unit timeline and the trace. Mutates the tasks."""
     arrivals = sorted(tasks, key=lambda task: (task.arrival, task.index))
+    arrival_times = [task.arrival for task in arrivals]
+    count = len(arrivals)
+    record = detail != "none"
+    rule_instants = type(policy).next_instant is not Policy.next_instant
     ready = ScanQueue(policy) if policy.dynamic else HeapQueue(policy)
     trace = Trace(detail, tasks)
-    if detail != "none":
+    if record:
         trace.record(0, None, [], [], "initial", say(MESSAGES, "initial", count=len(tasks)))
     timeline: list[str | None] = []
     queued = 0           # running count of joins to the ready queue: FIFO order for every rule
     next_arrival = 0     # index into ``arrivals``
-    unfinished = len(tasks)
+    unfinished = count
     running: Task | None = None
     expired: Task | None = None   # its quantum ended at t; it returns to the tail after t's arrivals
     t = 0
@@ -160,46 +164,50 @@ def schedule(tasks: list[Task], policy: Policy, detail: str) -> tuple[list[str |
     while unfinished:
         # 1. arrivals, 2. the expired task's requeue, 3. the rule's own work, 4. the decision.
         events: list[dict[str, Any]] = []
-        while next_arrival < len(arrivals) and arrivals[next_arrival].arrival == t:
+        while next_arrival < count and arrival_times[next_arrival] == t:
             task = arrivals[next_arrival]
             next_arrival += 1
             policy.admit(task, t, least)
             join_queue(task)
-            events.append(event("arrive", task, t))
+            if record:
+                events.append(event("arrive", task, t))
         if expired is not None:
             join_queue(expired)
-            events.append(event("requeue", expired, t))
+            if record:
+                events.append(event("requeue", expired, t))
             expired = None
-        if policy.next_instant(t - 1) == t:
+        if rule_instants and policy.next_instant(t - 1) == t:
             rule_events = policy.at_instant(t, ready.tasks() + ([running] if running else []))
             if rule_events:
                 ready.rekey(t)
                 events += rule_events
 
-        decision, chosen, why = decide(policy, ready, running, t, detail != "none")
+        decision, chosen, why = decide(policy, ready, running, t, record)
         if chosen is not None:
             ready.take(chosen)
             if running is not None:
-                events.append(event("preempt", running, t))
                 ready.push(running, t)
+                if record:
+                    events.append(event("preempt", running, t))
             running = chosen
             if running.first_run is None:
                 running.first_run = t
-            events.append(event("dispatch", running, t))
+            if record:
+                events.append(event("dispatch", running, t))
         if running is not None and running.slice_left is None:
             running.slice_left = policy.quantum(running)
-        upcoming = arrivals[next_arrival].arrival if next_arrival < len(arrivals) else None
-        end = stretch_end(policy, running, t, upcoming)
-        if running is None:
+        end = stretch_end(policy, running, t, arrival_times[next_arrival] if next_arrival < count else None,
+                          rule_instants)
+        if running is None and record:
             events.append(event("idle", None, t, until=end))
             why = continuation(policy, None, t, end)
 
         timeline.extend([running.name if running else None] * (end - t))
-        if detail == "none":
+        if record:
+            record_stretch(trace, policy, ready, running, t, end, events, decision, why)
+        elif running is not None:
             advance(running, end - t)
             finish(policy, running, end)
-        else:
-            record_stretch(trace, policy, ready, running, t, end, events, decision, why)
         if running is not None and running.remaining == 0:
             unfinished -= 1
             running = None
@@ -255,22 +263,21 @@ def continuation(policy: Policy, running: Task | None, t: int, until: int) -> di
     return say(MESSAGES, "continue", t=t, task=running.name, detail=policy.detail(running, t), keep=policy.keep)
 
 
-def stretch_end(policy: Policy, running: Task | None, t: int, next_arrival: int | None) -> int:
+def stretch_end(policy: Policy, running: Task | None, t: int, next_arrival: int | None, rule_instants: bool) -> int:
     """The next instant at which anything can change: arrival, completion, quantum end, the rule's own."""
     if running is None:
         assert next_arrival is not None, "the CPU idles only while a task is still to arrive"
         return next_arrival
-    ends = [t + running.remaining]
-    if running.slice_left is not None:
-        ends.append(t + running.slice_left)
-    if next_arrival is not None:
-        ends.append(next_arrival)
-    rule_instant = policy.next_instant(t)
-    if rule_instant is not None:
-        ends.append(rule_instant)
+    end = t + running.remaining
+    if running.slice_left is not None and running.slice_left < running.remaining:
+        end = t + running.slice_left
+    if next_arrival is not None and next_arrival < end:
+        end = next_arrival
+    if rule_instants:
+        end = min(end, policy.next_instant(t) or end)
     if policy.dynamic and policy.preemptive:
-        ends.append(t + 1)   # its keys change with time: look again at every instant
-    return min(ends)
+        end = t + 1   # its keys change with time: look again at every instant
+    return end
 
 
 def advance(task: Task | None, ran: int) -> None:
