@@ -75,8 +75,9 @@ def number(value: Fraction | int) -> int | float:
     return value.numerator if value.denominator == 1 else float(value)
 
 
-def run(scenario: Mapping[str, Any], trace: bool = True) -> dict[str, Any]:
-    """Validate and run ``scenario``; ``trace=False`` leaves ``steps`` empty (benchmarks)."""
+def run(scenario: Mapping[str, Any], trace: bool | str = True) -> dict[str, Any]:
+    """Validate and run ``scenario``. ``trace``: True, the full trace within the budget (else the compact
+    one); "events", the compact one; False, no steps at all (benchmarks)."""
     scenario = fields.mapping(scenario, "scenario")
     fields.known_keys(scenario, "", SCENARIO_FIELDS)
     if scenario.get("mode", "cpu") != "cpu":
@@ -88,7 +89,12 @@ def run(scenario: Mapping[str, Any], trace: bool = True) -> dict[str, Any]:
     policy = make_policy(algorithm, read_parameters(scenario))
     makespan = check_horizon(tasks)
     check_scan_work(policy, tasks, makespan)
-    detail = "none" if not trace else "full" if (makespan + 1) * len(tasks) <= FULL_TRACE_CELLS else "events"
+    if trace is False:
+        detail = "none"
+    elif trace == "events" or (makespan + 1) * len(tasks) > FULL_TRACE_CELLS:
+        detail = "events"
+    else:
+        detail = "full"
     return result(algorithm, policy, tasks, makespan, *schedule(tasks, policy, detail))
 
 

@@ -118,7 +118,7 @@ class Trace:
     def record(self, time: int, running: Task | None, ready: list[str] | None, events: list[dict[str, Any]],
                decision: str, why: dict[str, str]) -> None:
         """Step ``time``: the initial state (0) or the slice [time-1, time) and the state after it."""
-        if self.detail == "events" and not events:
+        if self.detail == "events" and not events and time:
             return
         if self.detail == "events" and len(self.steps) >= MAX_EVENT_STEPS:
             self.truncated = True
