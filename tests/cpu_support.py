@@ -1,6 +1,7 @@
 """Small helpers the CPU tests share: scenarios from tuples, and the timeline as a string."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from schedulers.cpu import run
@@ -27,3 +28,5 @@ def events(result: dict[str, Any], *kinds: str) -> list[tuple]:
 
 
 ARTICLE = [("A", 0, 7), ("B", 1, 4), ("C", 2, 1), ("D", 4, 3)]
+
+ROOT = Path(__file__).resolve().parent.parent
