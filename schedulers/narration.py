@@ -15,9 +15,9 @@ Messages = Mapping[str, Mapping[str, str]]
 
 
 def say(messages: Messages, key: str, **values: Any) -> dict[str, str]:
-    """Fill ``messages[key]`` in every language; a value given as ``{lang: text}`` is taken per language."""
+    """Fill ``messages[key]`` in every language; a value given as ``{lang: text}`` (a dict) is taken per language."""
     templates = messages[key]
-    return {lang: templates[lang].format(**{name: value[lang] if isinstance(value, Mapping) else value
+    return {lang: templates[lang].format(**{name: value[lang] if type(value) is dict else value
                                            for name, value in values.items()})
             for lang in LANGUAGES}
 

@@ -22,8 +22,8 @@ from ..narration import join, say
 from .policies import Policy
 from .scenario import Task
 
-FULL_TRACE_CELLS = 500_000   # steps x tasks with full snapshots (ready queue, every remaining time)
-MAX_EVENT_STEPS = 200_000    # steps kept in the compact trace (only the steps where something happens)
+FULL_TRACE_CELLS = 200_000   # steps x tasks with full snapshots (ready queue, every remaining time)
+MAX_EVENT_STEPS = 50_000     # steps kept in the compact trace (only the steps where something happens)
 
 MESSAGES = {
     "initial": {"en": "t=0: initial state; {count} tasks, none has run yet.",
@@ -203,6 +203,7 @@ def schedule(tasks: list[Task], policy: Policy, detail: str) -> tuple[list[str |
             why = continuation(policy, None, t, end)
 
         timeline.extend([running.name if running else None] * (end - t))
+        record = record and not trace.truncated
         if record:
             record_stretch(trace, policy, ready, running, t, end, events, decision, why)
         elif running is not None:
