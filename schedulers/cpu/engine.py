@@ -247,15 +247,15 @@ def decide(policy: Policy, ready: HeapQueue | ScanQueue, running: Task | None, t
         if not ready:
             return "idle", None, {}
         chosen = ready.best(t)
-        return "dispatch", chosen, explain and say(MESSAGES, "dispatch", t=t, task=chosen.name,
-                                                   detail=policy.detail(chosen, t), rule=policy.rule)
+        return "dispatch", chosen, say(MESSAGES, "dispatch", t=t, task=chosen.name, detail=policy.detail(chosen, t),
+                                       rule=policy.rule) if explain else {}
     if policy.preemptive and ready:
         candidate = ready.best(t)
         if policy.preempts(candidate, running, t):
-            return "preempt", candidate, explain and say(
+            return "preempt", candidate, say(
                 MESSAGES, "preempt", t=t, task=candidate.name, detail=policy.detail(candidate, t),
-                old=running.name, old_detail=policy.detail(running, t), rule=policy.rule)
-    return "continue", None, explain and continuation(policy, running, t, t + 1)
+                old=running.name, old_detail=policy.detail(running, t), rule=policy.rule) if explain else {}
+    return "continue", None, continuation(policy, running, t, t + 1) if explain else {}
 
 
 def continuation(policy: Policy, running: Task | None, t: int, until: int) -> dict[str, str]:
