@@ -1,4 +1,5 @@
 """Properties of every CPU rule on random small workloads (Hypothesis), checked against brute force."""
+import json
 from functools import lru_cache
 
 from hypothesis import given, settings
@@ -54,7 +55,9 @@ def test_work_conserving_and_every_task_runs_its_burst(tasks, algorithm, paramet
 @given(workloads(), st.sampled_from(sorted(ALGORITHMS)), PARAMETERS)
 def test_the_trace_is_deterministic(tasks, algorithm, parameters):
     scenario = {"algorithm": algorithm, "tasks": tasks, **parameters}
-    assert run(scenario) == run(scenario)
+    result = run(scenario)
+    assert result == run(scenario)
+    assert json.loads(json.dumps(result)) == result   # plain JSON values only (no Fraction, no tuple)
 
 
 def flow_time(result):

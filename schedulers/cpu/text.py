@@ -29,11 +29,19 @@ def render_text(result: dict[str, Any], lang: str = "en") -> str:
     lines += [""] + table_lines(result, words) + [""]
     summary = result["summary"]
     lines.append(f"{words['makespan']} {summary['makespan']}, {words['busy']} {summary['busy']}, "
-                 f"{words['idle']} {summary['idle']}, {words['utilisation']} {result['exact']['utilisation']}"
-                 f" = {summary['utilisation']:.4g}, {words['switches']} {summary['context_switches']}"
+                 f"{words['idle']} {summary['idle']}, {words['utilisation']} {ratio(result['exact']['utilisation'])}, "
+                 f"{words['switches']} {summary['context_switches']}"
                  + (f", {words['misses']} {summary['deadline_misses']}"
                     if any("deadline" in task for task in result["tasks"]) else ""))
     return "\n".join(lines)
+
+
+def ratio(exact: str) -> str:
+    """"7/11 (0.6364)" for a fraction, "1" for a whole number."""
+    if "/" not in exact:
+        return exact
+    numerator, denominator = map(int, exact.split("/"))
+    return f"{exact} ({numerator / denominator:.4g})"
 
 
 def timeline_lines(timeline: list[str | None], words: dict[str, Any]) -> list[str]:
