@@ -3,7 +3,7 @@ import inspect
 import random
 
 from schedulers.cpu import ALGORITHMS, run
-from schedulers.cpu.policies import SRTF, make_policy
+from schedulers.cpu.policies import HRRN, SRTF, Policy, Priority, make_policy
 from schedulers.cpu.scenario import read_parameters
 from tests.cpu_support import chart, events, scenario, simulate
 
@@ -24,6 +24,31 @@ def test_decision_source_shows_the_rule():
     assert "return task.remaining, task.arrival, task.index" in source
     assert "candidate.remaining < running.remaining" in source
     assert inspect.getsource(SRTF.key) in source
+    assert "def effective" in Priority.decision_source() and "def detail" not in Priority.decision_source()
+    assert "def ratio" in HRRN.decision_source()
+
+
+class LongestFirst(Policy):
+    """A rule of one's own: the longest remaining time first, preempting on strictly longer."""
+    name = "ljf"
+    preemptive = True
+    rule = {"en": "LJF runs the longest remaining time", "ja": "LJFは残り時間が最長のタスクを実行する"}
+
+    def key(self, task, now):
+        return -task.remaining, task.arrival, task.index
+
+    def preempts(self, candidate, running, now):
+        return candidate.remaining > running.remaining
+
+
+def test_a_rule_of_ones_own_plugs_into_the_same_engine():
+    result = run(scenario("fcfs", [("A", 0, 2), ("B", 1, 3), ("C", 1, 1)]), policy=LongestFirst())
+    # t=1: B (3) preempts A (1 left); C (1) ties with A and A arrived first.
+    assert chart(result) == "ABBBAC"
+    assert result["algorithm"] == "ljf"
+    assert result["steps"][2]["why"]["en"] == \
+        "t=1: B (remaining 3) preempts A (remaining 1): LJF runs the longest remaining time."
+    assert "-task.remaining" in LongestFirst.decision_source()
 
 
 PRIORITIES = [("A", 0, 3, {"priority": 2}), ("B", 1, 2, {"priority": 3}), ("C", 2, 1, {"priority": 1})]

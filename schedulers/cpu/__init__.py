@@ -75,9 +75,10 @@ def number(value: Fraction | int) -> int | float:
     return value.numerator if value.denominator == 1 else float(value)
 
 
-def run(scenario: Mapping[str, Any], trace: bool | str = True) -> dict[str, Any]:
+def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | None = None) -> dict[str, Any]:
     """Validate and run ``scenario``. ``trace``: True, the full trace within the budget (else the compact
-    one); "events", the compact one; False, no steps at all (benchmarks)."""
+    one); "events", the compact one; False, no steps at all (benchmarks). ``policy``: a rule of your own
+    (a ``Policy``) instead of the scenario's ``algorithm``."""
     scenario = fields.mapping(scenario, "scenario")
     fields.known_keys(scenario, "", SCENARIO_FIELDS)
     if scenario.get("mode", "cpu") != "cpu":
@@ -86,7 +87,11 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True) -> dict[str, Any]
     if "tasks" not in scenario:
         raise ScenarioError("tasks", "is missing")
     tasks = read_tasks(scenario["tasks"])
-    policy = make_policy(algorithm, read_parameters(scenario))
+    parameters = read_parameters(scenario)
+    if policy is None:
+        policy = make_policy(algorithm, parameters)
+    else:
+        algorithm = policy.name or type(policy).__name__
     makespan = check_horizon(tasks)
     check_scan_work(policy, tasks, makespan)
     if trace is False:

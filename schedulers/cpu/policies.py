@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import random
+from types import FunctionType
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -76,9 +77,12 @@ class Policy:
 
     @classmethod
     def decision_source(cls) -> str:
-        """The code that decides, for showing in the lab: every decision method this class defines itself."""
-        names = ("key", "choose", "preempts", "quantum", "admit", "expire", "at_instant")
-        return "\n".join(inspect.getsource(vars(cls)[name]) for name in names if name in vars(cls))
+        """The code that decides, for showing in the lab: every method this class defines itself except
+        those that only present it (``__init__``, ``detail``, ``parameters``)."""
+        presentation = ("__init__", "detail", "parameters")
+        return "\n".join(inspect.getsource(member.__func__ if isinstance(member, staticmethod) else member)
+                         for name, member in vars(cls).items()
+                         if name not in presentation and isinstance(member, (FunctionType, staticmethod)))
 
 
 class FCFS(Policy):
