@@ -50,10 +50,10 @@ def measure(router: Router, times: list[int]) -> dict[str, Any]:
             result["jain"] = number(jain)
             result["exact"]["jain"] = str(jain)
         worst, at, pair = gap
-        bound = 2 * q_bar
-        result["pairwise_bound"] = {"bound": number(bound), "max_gap": number(router.fraction(worst)),
-                                    "at": at, "tenants": [names[i] for i in pair], "holds": router.fraction(worst) <= bound,
-                                    "exact": {"bound": str(bound), "max_gap": str(router.fraction(worst))}}
+        bound, widest = 2 * q_bar, router.fraction(worst)
+        result["pairwise_bound"] = {"bound": number(bound), "max_gap": number(widest), "at": at,
+                                    "tenants": [names[i] for i in pair], "holds": widest <= bound,
+                                    "exact": {"bound": str(bound), "max_gap": str(widest)}}
     band = router.band
     if band is None:
         result["notes"]["band"] = "this policy keeps no meters"
@@ -97,8 +97,8 @@ def walk(router: Router, compared: list[int], first: int, last: int
     return x, worst
 
 
-def jain_index(values: list[Fraction]) -> Fraction | None:
+def jain_index(values: list[Fraction | int]) -> Fraction | None:
     total, squares = sum(values), sum(v * v for v in values)
     if squares == 0:
         return None
-    return total * total / (len(values) * squares)
+    return Fraction(total * total) / (len(values) * squares)

@@ -287,11 +287,12 @@ class MeterPolicy(Policy):
 
     def pop(self) -> Decision:
         tag, tenant = heapq.heappop(self.tags)
-        facts: dict[str, Any] = {"meter": self.router.fraction(self.meter[tenant]),
-                                 "tag": self.router.fraction(tag)}
-        if self.tags and self.tags[0][0] == tag:
-            facts["tied_with"] = self.name_of(self.tags[0][1])
-        return Decision(tenant, self.router.head(tenant), facts)
+        decision = Decision(tenant, self.router.head(tenant))
+        if self.router.tracing:   # the facts only feed the trace: a benchmark run skips the fractions
+            decision.facts = {"meter": self.router.fraction(self.meter[tenant]), "tag": self.router.fraction(tag)}
+            if self.tags and self.tags[0][0] == tag:
+                decision.facts["tied_with"] = self.name_of(self.tags[0][1])
+        return decision
 
     def charge(self, tenant: int, request: int, cost: int) -> None:
         self.meter[tenant] += self.router.units(tenant, cost)

@@ -44,6 +44,7 @@ class Router:
         self.total_waiting = 0                 # requests waiting, all tenants
         self.arrivals = sorted(arrival_events(scenario), key=lambda e: (e[0], e[1]))
         self.level = trace_level(scenario, len(self.arrivals)) if trace else NONE
+        self.tracing = self.level != NONE
         self.policy = policy(self)
         self.steps: list[dict[str, Any]] = []
         self.dispatch: list[dict[str, Any]] = []
@@ -73,8 +74,9 @@ class Router:
         """cost / weight, in units of 1/scale."""
         return cost * self.unit[tenant]
 
-    def fraction(self, units: int) -> Fraction:
-        return Fraction(units, self.scale)
+    def fraction(self, units: int) -> Fraction | int:
+        """Units as the exact number they stand for (an int when the scale is 1: all weights whole)."""
+        return units if self.scale == 1 else Fraction(units, self.scale)
 
     # --- the loop ---------------------------------------------------------------------------------------
 
@@ -108,7 +110,7 @@ class Router:
         if self.band:
             self.band.watch(tenant)
             self.band.check(now)
-        if self.level != NONE:
+        if self.tracing:
             name = self.tenants[tenant].name
             why = say(MESSAGES, "join" if joined else "arrive", t=now, tenant=name, count=len(requests),
                       waiting=self.sizes[tenant])
@@ -139,7 +141,7 @@ class Router:
         if self.band:
             self.band.watch(tenant)
             self.band.check(now)
-        if self.level != NONE:
+        if self.tracing:
             why = self.policy.explain(now, decision) if self.level == FULL else None
             self.record("dispatch", now, [tenant], before, why, tenant=spec.name, request=request, cost=cost,
                         decision=plain(decision.facts))
@@ -159,12 +161,12 @@ class Router:
     def idle(self, now: int, coming: int) -> None:
         """Every queue is empty after the dispatch at now - 1; the next arrival is at ``coming``."""
         if not self.policy.meters:
-            if coming > now and self.level != NONE:
+            if coming > now and self.tracing:
                 self.record("idle", now, [], {}, say(MESSAGES, "idle", t=now, until=coming), until=coming)
             return
         before = self.state([])
         self.policy.idle_reset()
-        if self.level != NONE:
+        if self.tracing:
             why = self.reset_sentence(now, before)
             if coming > now:
                 why = join(why, say(MESSAGES, "jump", until=coming))
@@ -174,7 +176,7 @@ class Router:
         before = self.policy.state([])["virtual_time"]
         self.policy.idle_reset()
         after = self.policy.state([])["virtual_time"]
-        if self.level == NONE:
+        if not self.tracing:
             return
         last = self.steps[-1]
         last["final_reset"] = {"virtual_time_before": number(before), "virtual_time": number(after),
@@ -186,13 +188,13 @@ class Router:
 
     def state(self, acting: list[int]) -> dict[str, Any]:
         """The policy's numbers: every tenant's in a full trace, the acting tenants' in a compact one."""
-        if self.level == NONE:
+        if not self.tracing:
             return {}
         return self.policy.state(range(len(self.tenants)) if self.level == FULL else acting)
 
     def record(self, kind: str, now: int, acting: list[int], before: dict[str, Any],
                why: dict[str, str] | None, **facts: Any) -> None:
-        if self.level == NONE:
+        if not self.tracing:
             return
         step: dict[str, Any] = {"step": len(self.steps), "kind": kind, "time": now, **facts,
                                 "waiting": self.total_waiting}
@@ -232,7 +234,9 @@ class Router:
 
 def number(value: Fraction | int) -> int | float:
     """An exact rational as a JSON number: an int when whole, else the nearest float."""
-    return int(value) if value == int(value) else float(value)
+    if isinstance(value, int):
+        return value
+    return value.numerator if value.denominator == 1 else value.numerator / value.denominator
 
 
 def plain(value: Any) -> Any:
