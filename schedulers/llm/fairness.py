@@ -51,9 +51,12 @@ def measure(router: Router, times: list[int]) -> dict[str, Any]:
             result["exact"]["jain"] = str(jain)
         worst, at, pair = gap
         bound, widest = 2 * q_bar, router.fraction(worst)
-        result["pairwise_bound"] = {"bound": number(bound), "max_gap": number(widest), "at": at,
-                                    "tenants": [names[i] for i in pair], "holds": widest <= bound,
-                                    "exact": {"bound": str(bound), "max_gap": str(widest)}}
+        if len(compared) < 2:
+            result["notes"]["pairwise_bound"] = "one tenant: no pair to compare"
+        else:
+            result["pairwise_bound"] = {"bound": number(bound), "max_gap": number(widest), "at": at,
+                                        "tenants": [names[i] for i in pair], "holds": widest <= bound,
+                                        "exact": {"bound": str(bound), "max_gap": str(widest)}}
     band = router.band
     if band is None:
         result["notes"]["band"] = "this policy keeps no meters"
@@ -81,7 +84,7 @@ def walk(router: Router, compared: list[int], first: int, last: int
     heapq.heapify(least)
     top = compared[0]
     worst: tuple[int, int, tuple[int, int]] = (0, router.dispatch[first]["time"] if first < last else -1,
-                                               (compared[0], compared[1]))
+                                               (compared[0], compared[-1]))
     for entry in router.dispatch[first:last]:
         tenant = index[entry["tenant"]]
         if tenant in x:

@@ -26,6 +26,7 @@ NOTES_JA = {
     "undefined: every increment in the interval is 0": "区間内の増分がすべて 0",
     "this policy keeps no meters": "この方式はメーターを持たない",
     "no boundary had a waiting tenant": "待ちテナントのいる境界がない",
+    "one tenant: no pair to compare": "テナントが 1 つで比べる対がない",
 }
 
 
