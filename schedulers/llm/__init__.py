@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from .. import fields
 from ..catalog import Algorithm
 from ..errors import ScenarioError
 from .fairness import measure

@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..narration import join, say
-from .policies import Decision, Policy, show
+from .policies import Policy, show
 from .scenario import Scenario
 
 TRACE_BUDGET = 1_000_000   # queue entries and numbers a full trace may hold; above it the trace is compact
