@@ -61,7 +61,7 @@ class Policy:
         return {}
 
     def explain(self, now: int, decision: Decision) -> dict[str, str]:
-        raise NotImplementedError
+        return say(MESSAGES, "chosen", t=now, tenant=self.name_of(decision.tenant), rule=self.name)
 
     def name_of(self, tenant: int) -> str:
         return self.router.tenants[tenant].name
@@ -369,6 +369,8 @@ def show(value: Fraction | int) -> str:
 
 
 MESSAGES: Messages = {
+    "chosen": {"en": "t={t}: the {rule} policy chose {tenant}.",
+               "ja": "t={t}: {rule} 方式が {tenant} を選びました。"},
     "fifo": {"en": "t={t}: {tenant}'s head request arrived first (t={arrival}), so FIFO dispatches it.",
              "ja": "t={t}: {tenant} の先頭リクエストが最も早く到着した (t={arrival}) ので、FIFO はそれを送ります。"},
     "rr": {"en": "t={t}: it is {tenant}'s turn in tenant order, so RR dispatches its head request.",

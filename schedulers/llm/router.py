@@ -39,7 +39,8 @@ class Router:
         self.unit = [self.scale * t.weight.denominator // t.weight.numerator for t in self.tenants]
         self.queues: list[deque[int]] = [deque() for _ in self.tenants]
         self.sizes = [0] * len(self.tenants)
-        self.taken: dict[int, set[int]] = {}   # requests dispatched from inside a queue (shortest-first)
+        self.arrived = [0] * len(self.tenants)  # requests arrive in index order: 0..arrived-1 have arrived
+        self.sent = [bytearray(len(t.costs)) for t in self.tenants]   # 1 once dispatched
         self.busy = 0                          # tenants with waiting requests
         self.total_waiting = 0                 # requests waiting, all tenants
         self.arrivals = sorted(arrival_events(scenario), key=lambda e: (e[0], e[1]))
@@ -62,9 +63,9 @@ class Router:
 
     def head(self, tenant: int) -> int:
         """The tenant's oldest waiting request."""
-        queue, taken = self.queues[tenant], self.taken.get(tenant)
-        while taken and queue[0] in taken:
-            taken.discard(queue.popleft())
+        queue, sent = self.queues[tenant], self.sent[tenant]
+        while sent[queue[0]]:   # taken from inside the queue earlier (shortest-first): drop it lazily
+            queue.popleft()
         return queue[0]
 
     def head_cost(self, tenant: int) -> int:
@@ -101,6 +102,7 @@ class Router:
         joined = self.sizes[tenant] == 0
         before = self.state([tenant])
         self.queues[tenant].extend(requests)
+        self.arrived[tenant] += len(requests)
         self.sizes[tenant] += len(requests)
         self.total_waiting += len(requests)
         if joined:
@@ -147,14 +149,13 @@ class Router:
                         decision=plain(decision.facts))
 
     def take(self, tenant: int, request: int) -> None:
-        if self.sizes[tenant] == 0 or request < 0 or request >= len(self.tenants[tenant].costs):
+        """Take the chosen request off its tenant's queue: O(1) (a request inside the queue is marked sent and
+        dropped when it reaches the head)."""
+        if not (0 <= request < self.arrived[tenant]) or self.sent[tenant][request]:
             raise PolicyError(f"chose request {request} of {self.tenants[tenant].name}, which is not waiting")
         if self.head(tenant) == request:
             self.queues[tenant].popleft()
-        elif request in self.queues[tenant] and request not in self.taken.get(tenant, ()):
-            self.taken.setdefault(tenant, set()).add(request)
-        else:
-            raise PolicyError(f"chose request {request} of {self.tenants[tenant].name}, which is not waiting")
+        self.sent[tenant][request] = 1
         self.sizes[tenant] -= 1
         self.total_waiting -= 1
 
@@ -216,8 +217,8 @@ class Router:
         self.steps.append(step)
 
     def queue_costs(self, tenant: int) -> list[int]:
-        taken, costs = self.taken.get(tenant, ()), self.tenants[tenant].costs
-        return [costs[r] for r in self.queues[tenant] if r not in taken]
+        sent, costs = self.sent[tenant], self.tenants[tenant].costs
+        return [costs[r] for r in self.queues[tenant] if not sent[r]]
 
     def meter_sentence(self, tenant: int, before: dict[str, Any]) -> dict[str, str]:
         old = before["meters"][tenant]
