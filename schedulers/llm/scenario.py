@@ -21,7 +21,7 @@ MAX_COST = 10**9                # of one request
 MAX_TIME = 10**9                # join / arrival times
 MAX_WEIGHT = 1_000              # weights lie in [1/MAX_WEIGHT, MAX_WEIGHT] ...
 MAX_WEIGHT_DENOMINATOR = 10**6  # ... with a denominator of at most this once reduced
-MAX_QUANTUM_ROUNDS = 64         # DRR: a request may need at most this many visits before it fits
+MAX_QUANTUM_ROUNDS = 8          # DRR: a request may need at most this many visits before it fits
 
 TOP_KEYS = ("algorithm", "tenants", "quantum", "compare")
 TENANT_KEYS = ("name", "cost", "count", "costs", "join", "arrivals", "weight")
