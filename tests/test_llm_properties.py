@@ -168,3 +168,23 @@ def test_a_returning_tenant_gets_no_more_than_its_share(cost, absence, weight_a,
 def test_deterministic(scenario, algorithm):
     first = json.dumps(run({**scenario, "algorithm": algorithm}), sort_keys=True)
     assert json.dumps(run({**scenario, "algorithm": algorithm}), sort_keys=True) == first
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 10**12) | st.floats(allow_nan=True)
+                    | st.text(max_size=6) | st.sampled_from(["1/2", "0", "-1", "nan", "1e400", "A"]),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                    max_leaves=6)
+FIELDS = ["name", "cost", "count", "costs", "join", "arrivals", "weight"]
+
+
+@settings(max_examples=250, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(FIELDS), JSON, max_size=5), max_size=3),
+       st.dictionaries(st.sampled_from(["algorithm", "quantum", "compare", "extra"]), JSON, max_size=2))
+def test_any_input_runs_or_names_the_field(tenants, top):
+    from schedulers.errors import ScenarioError
+    try:
+        result = run({"tenants": tenants, **top})
+    except ScenarioError as error:
+        assert error.field and error.problem and "\n" not in str(error)
+    else:
+        json.dumps(result, allow_nan=False)

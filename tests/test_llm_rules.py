@@ -242,3 +242,11 @@ def test_text_output_in_both_languages():
     en, ja = render_text(result, "en"), render_text(result, "ja")
     assert "ABBBBABCBCCCAAAA" in en and "Jain's index: 3/5" in en and "holds" in en
     assert "送出順" in ja and "メーター" in ja and "成立" in ja
+
+
+def test_every_step_has_a_machine_readable_decision():
+    result = route("sfq", {"name": "A", "cost": 4, "count": 2}, {"name": "B", "cost": 1, "count": 1, "join": 5})
+    assert all(isinstance(s["decision"], dict) and s["decision"]["rule"] for s in result["steps"])
+    assert step(result, "join", 5)["decision"] == {"rule": "M = max(M, V)", "outcome": "raised"}
+    assert step(result, "idle_reset", 2)["decision"] == {"rule": "V = max(V, max M)", "outcome": "raised"}
+    assert step(result, "join", 0)["decision"]["outcome"] == "at_v"

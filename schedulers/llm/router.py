@@ -82,7 +82,8 @@ class Router:
     # --- the loop ---------------------------------------------------------------------------------------
 
     def run(self) -> None:
-        self.record("initial", 0, [], {}, say(MESSAGES, "initial", tenants=len(self.tenants)))
+        self.record("initial", 0, [], {}, say(MESSAGES, "initial", tenants=len(self.tenants)),
+                    decision={"rule": "nothing has arrived"})
         now, next_arrival = 0, 0
         while next_arrival < len(self.arrivals) or self.busy:
             if not self.busy:
@@ -116,9 +117,13 @@ class Router:
             name = self.tenants[tenant].name
             why = say(MESSAGES, "join" if joined else "arrive", t=now, tenant=name, count=len(requests),
                       waiting=self.sizes[tenant])
+            decision = {"rule": "join the queue" if joined else "add to the queue"}
             if joined and self.policy.meters:
-                why = join(why, self.meter_sentence(tenant, before))
-            self.record("join" if joined else "arrive", now, [tenant], before, why, tenant=name, count=len(requests))
+                outcome = self.meter_outcome(tenant, before)
+                decision = {"rule": "M = max(M, V)", "outcome": outcome}
+                why = join(why, self.meter_sentence(tenant, before, outcome))
+            self.record("join" if joined else "arrive", now, [tenant], before, why, tenant=name, count=len(requests),
+                        decision=decision)
 
     def dispatch_one(self, now: int) -> None:
         self.backlog.decide(now, self.compared_busy == len(self.compared))
@@ -163,15 +168,19 @@ class Router:
         """Every queue is empty after the dispatch at now - 1; the next arrival is at ``coming``."""
         if not self.policy.meters:
             if coming > now and self.tracing:
-                self.record("idle", now, [], {}, say(MESSAGES, "idle", t=now, until=coming), until=coming)
+                self.record("idle", now, [], {}, say(MESSAGES, "idle", t=now, until=coming), until=coming,
+                            decision={"rule": "jump to the next arrival"})
             return
         before = self.state([])
         self.policy.idle_reset()
         if self.tracing:
-            why = self.reset_sentence(now, before)
+            raised = self.policy.state([])["virtual_time"] > before["virtual_time"]
+            why = say(MESSAGES, "reset" if raised else "reset_kept", t=now,
+                      v=show(self.policy.state([])["virtual_time"]))
             if coming > now:
                 why = join(why, say(MESSAGES, "jump", until=coming))
-            self.record("idle_reset", now, [], before, why, until=coming)
+            self.record("idle_reset", now, [], before, why, until=coming,
+                        decision={"rule": "V = max(V, max M)", "outcome": "raised" if raised else "kept"})
 
     def final_reset(self) -> None:
         before = self.policy.state([])["virtual_time"]
@@ -220,17 +229,14 @@ class Router:
         sent, costs = self.sent[tenant], self.tenants[tenant].costs
         return [costs[r] for r in self.queues[tenant] if not sent[r]]
 
-    def meter_sentence(self, tenant: int, before: dict[str, Any]) -> dict[str, str]:
-        old = before["meters"][tenant]
-        state = self.policy.state([tenant])
-        new, v = state["meters"][tenant], state["virtual_time"]
-        key = "raised" if old < new else "kept" if old > v else "at_v"
-        return say(MESSAGES, key, tenant=self.tenants[tenant].name, old=show(old), v=show(v))
+    def meter_outcome(self, tenant: int, before: dict[str, Any]) -> str:
+        """What M = max(M, V) did to a joining tenant's meter: ``raised`` to V, ``kept`` above V, or ``at_v``."""
+        old, v = before["meters"][tenant], self.policy.state([])["virtual_time"]
+        return "raised" if old < v else "kept" if old > v else "at_v"
 
-    def reset_sentence(self, now: int, before: dict[str, Any]) -> dict[str, str]:
-        v = self.policy.state([])["virtual_time"]
-        key = "reset" if v > before["virtual_time"] else "reset_kept"
-        return say(MESSAGES, key, t=now, v=show(v))
+    def meter_sentence(self, tenant: int, before: dict[str, Any], outcome: str) -> dict[str, str]:
+        old, v = before["meters"][tenant], self.policy.state([])["virtual_time"]
+        return say(MESSAGES, outcome, tenant=self.tenants[tenant].name, old=show(old), v=show(v))
 
 
 def number(value: Fraction | int) -> int | float:
