@@ -95,15 +95,11 @@ def test_bad_scenarios_exit_2_naming_the_field(scenario_file, scenario, field):
     assert len(lines) == 1 and lines[0].startswith(f"error: {field}: "), done.stderr
 
 
-@pytest.mark.parametrize("args, text", [
-    (["--scenario", "{}"], "error: scenario: malformed JSON"),
-    (["--algorithm", "sfq"], "error: --scenario FILE.json or --seed N is required"),
-    (["--quantum", "0"], "error: quantum: must be > 0"),
-])
-def test_bad_files_and_options(scenario_file, args, text):
-    if args[0] == "--scenario":
-        args = ["--scenario", scenario_file("{\"tenants\": [")]
-    elif args[0] == "--quantum":
-        args = ["--scenario", scenario_file(REFERENCE), *args]
-    done = cli(*args)
-    assert done.returncode == 2 and done.stderr.startswith(text) and len(done.stderr.splitlines()) == 1
+def test_malformed_json_and_bad_options(scenario_file):
+    for args, text in [
+        (["--scenario", scenario_file('{"tenants": [')], "error: scenario: malformed JSON"),
+        (["--algorithm", "sfq"], "error: --scenario FILE.json or --seed N is required"),
+        (["--scenario", scenario_file(REFERENCE), "--quantum", "0"], "error: quantum: must be > 0"),
+    ]:
+        done = cli(*args)
+        assert done.returncode == 2 and done.stderr.startswith(text) and len(done.stderr.splitlines()) == 1

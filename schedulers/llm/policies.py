@@ -66,7 +66,7 @@ class Policy:
     def name_of(self, tenant: int) -> str:
         return self.router.tenants[tenant].name
 
-    def tie(self, decision: Decision, rule: str, **values: Any) -> dict[str, str]:
+    def pick_sentence(self, decision: Decision, rule: str, **values: Any) -> dict[str, str]:
         """The sentence for the pick, with the tie-break spelled out when another tenant was level."""
         chosen = self.name_of(decision.tenant)
         sentence = say(MESSAGES, rule, t=values.pop("now"), tenant=chosen, **values)
@@ -110,7 +110,7 @@ class Fifo(Policy):
             self.push(tenant)
 
     def explain(self, now: int, decision: Decision) -> dict[str, str]:
-        return self.tie(decision, "fifo", now=now, arrival=decision.facts["arrival"])
+        return self.pick_sentence(decision, "fifo", now=now, arrival=decision.facts["arrival"])
 
 
 class Cycle:
@@ -189,7 +189,7 @@ class Shortest(Policy):
         return Decision(tenant, request, facts)
 
     def explain(self, now: int, decision: Decision) -> dict[str, str]:
-        return self.tie(decision, "shortest", now=now, cost=decision.facts["cost"])
+        return self.pick_sentence(decision, "shortest", now=now, cost=decision.facts["cost"])
 
 
 class DeficitRoundRobin(Policy):
@@ -332,7 +332,7 @@ class StartTimeFairQueueing(MeterPolicy):
         return decision
 
     def explain(self, now: int, decision: Decision) -> dict[str, str]:
-        pick = self.tie(decision, "sfq", now=now, meter=show(decision.facts["meter"]))
+        pick = self.pick_sentence(decision, "sfq", now=now, meter=show(decision.facts["meter"]))
         return join(pick, say(MESSAGES, "charge", **self.charged(decision)))
 
 
@@ -354,7 +354,7 @@ class WeightedFairQueueing(MeterPolicy):
         return decision
 
     def explain(self, now: int, decision: Decision) -> dict[str, str]:
-        pick = self.tie(decision, "wfq", now=now, finish=show(decision.facts["tag"]),
+        pick = self.pick_sentence(decision, "wfq", now=now, finish=show(decision.facts["tag"]),
                         meter=show(decision.facts["meter"]))
         return join(pick, say(MESSAGES, "charge", **self.charged(decision)))
 

@@ -174,9 +174,9 @@ class Router:
         before = self.state([])
         self.policy.idle_reset()
         if self.tracing:
-            raised = self.policy.state([])["virtual_time"] > before["virtual_time"]
-            why = say(MESSAGES, "reset" if raised else "reset_kept", t=now,
-                      v=show(self.policy.state([])["virtual_time"]))
+            after = self.policy.state([])["virtual_time"]
+            raised = after > before["virtual_time"]
+            why = say(MESSAGES, "reset" if raised else "reset_kept", t=now, v=show(after))
             if coming > now:
                 why = join(why, say(MESSAGES, "jump", until=coming))
             self.record("idle_reset", now, [], before, why, until=coming,
