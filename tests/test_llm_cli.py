@@ -19,8 +19,8 @@ def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def scenario_file(tmp_path):
-    def write(data) -> str:
-        path = tmp_path / "scenario.json"
+    def write(data, name: str = "scenario.json") -> str:
+        path = tmp_path / name
         path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
         return str(path)
     return write
@@ -97,7 +97,7 @@ def test_bad_scenarios_exit_2_naming_the_field(scenario_file, scenario, field):
 
 def test_malformed_json_and_bad_options(scenario_file):
     for args, text in [
-        (["--scenario", scenario_file('{"tenants": [')], "error: scenario: malformed JSON"),
+        (["--scenario", scenario_file('{"tenants": [', "broken.json")], "error: scenario: malformed JSON"),
         (["--algorithm", "sfq"], "error: --scenario FILE.json or --seed N is required"),
         (["--scenario", scenario_file(REFERENCE), "--quantum", "0"], "error: quantum: must be > 0"),
     ]:
