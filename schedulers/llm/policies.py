@@ -5,11 +5,13 @@ at each logical time t (one dispatch per time unit):
 
 1. ``arrive(tenant, requests, joined)`` for each tenant whose requests arrive at t, in tenant order
    (``joined`` is true when its queue goes from empty to waiting);
-2. ``pick(now)`` once: the ``Decision`` (tenant, request) to dispatch — read the queues, change nothing the
-   trace shows before the pick (the router snapshots state around it);
+2. ``pick(now)`` once: the ``Decision`` (tenant, request) to dispatch, read from the router's queues
+   (``router.head``, ``router.waiting``); it may move the policy's own clock (SFQ's V, DRR's deficits) — the
+   router snapshots the policy's numbers before the pick and after the charge;
 3. ``charge(tenant, request, cost)`` after the router has taken the request off the queue ("pick first, charge
    after"); then ``leave(tenant)`` if that emptied the tenant's queue;
-4. ``idle_reset()`` (meter policies only) when a dispatch has emptied every queue and more work is to come.
+4. ``idle_reset()`` (meter policies only) when a dispatch has emptied every queue and more work is to come,
+   and once more after the last dispatch (the final reset).
 
 ``explain(now, decision)`` turns a decision into one sentence per language, after the charge. Ties are
 always broken by tenant order (input order), then request order. Meters are exact integers in units of
