@@ -126,8 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     except ScenarioError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
-    else:
-        print(module.render_text(result, args.lang))
+    output = json.dumps(result, ensure_ascii=False, separators=(",", ":")) if args.json \
+        else module.render_text(result, args.lang)
+    try:
+        print(output, flush=True)
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) left early: that is its choice, not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
