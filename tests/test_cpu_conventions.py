@@ -127,6 +127,6 @@ def test_the_result_has_the_documented_keys():
     assert set(result) == {"mode", "algorithm", "parameters", "timeline", "tasks", "averages", "summary",
                            "exact", "trace", "steps"}
     assert result["parameters"] == {"quantum": 3}
-    assert result["trace"]["detail"] == "full" and result["trace"]["truncated"] is False
+    assert result["trace"] == {"level": "full", "budget": 200_000, "max_steps": 50_000, "truncated": False}
     kinds = {e["kind"] for s in result["steps"] for e in s["events"]}
     assert kinds == {"arrive", "dispatch", "expire", "requeue", "complete"}

@@ -33,21 +33,23 @@ def test_largest_scenario_without_trace(largest, algorithm):
 
 def test_largest_scenario_with_the_compact_trace(largest):
     result = run({**largest, "algorithm": "srtf"})
-    assert result["trace"] == {"detail": "events", "truncated": True, "full_trace_cells": engine.FULL_TRACE_CELLS,
-                               "max_event_steps": engine.MAX_EVENT_STEPS}
-    assert len(result["steps"]) == engine.MAX_EVENT_STEPS
+    trace = result["trace"]
+    assert (trace["level"], trace["truncated"], trace["budget"]) == ("compact", True, engine.FULL_TRACE_CELLS)
+    assert "cut after 50000 steps" in trace["note"]
+    assert len(result["steps"]) == engine.MAX_COMPACT_STEPS
     assert all("remaining" not in step and step["events"] for step in result["steps"][1:])
     assert len(json.dumps(result, ensure_ascii=False, separators=(",", ":"))) < 40_000_000  # as the CLI prints it
 
 
 def test_full_trace_up_to_the_budget_then_compact():
     tasks = [{"name": f"T{i}", "arrival": 0, "burst": 100} for i in range(10)]   # 1,001 steps x 10 tasks
-    assert run({"tasks": tasks})["trace"]["detail"] == "full"
+    assert run({"tasks": tasks})["trace"]["level"] == "full"
     many = [{"name": f"T{i}", "arrival": 0, "burst": 1} for i in range(500)]      # 501 steps x 500 tasks
     compact = run({"tasks": many, "algorithm": "rr"})
-    assert compact["trace"] == {"detail": "events", "truncated": False,
-                                "full_trace_cells": engine.FULL_TRACE_CELLS,
-                                "max_event_steps": engine.MAX_EVENT_STEPS}
+    assert compact["trace"] == {"level": "compact", "budget": engine.FULL_TRACE_CELLS,
+                                "max_steps": engine.MAX_COMPACT_STEPS, "truncated": False,
+                                "note": "compact: only step 0 and the steps with events, without ready/remaining "
+                                        "snapshots (250500 step-task cells against a full-trace budget of 200000)"}
     assert [s["step"] for s in compact["steps"]] == list(range(501))
 
 

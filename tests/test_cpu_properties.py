@@ -138,11 +138,11 @@ def test_compact_and_absent_traces_give_the_same_schedule(tasks, algorithm, para
     scenario = {"algorithm": algorithm, "tasks": tasks, **parameters}
     full = run(scenario)
     bare = run(scenario, trace=False)
-    assert bare["steps"] == [] and bare["trace"]["detail"] == "none"
+    assert bare["steps"] == [] and bare["trace"]["level"] == "none"
     assert {k: v for k, v in bare.items() if k not in ("steps", "trace")} == \
         {k: v for k, v in full.items() if k not in ("steps", "trace")}
-    compact = run(scenario, trace="events")
-    assert compact["trace"]["detail"] == "events"
+    compact = run(scenario, trace="compact")
+    assert compact["trace"]["level"] == "compact"
     with_events = [{k: s[k] for k in ("step", "time", "running", "events", "decision", "why")}
                    for s in full["steps"] if s["events"] or s["step"] == 0]
     assert compact["steps"] == with_events

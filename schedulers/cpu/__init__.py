@@ -13,7 +13,7 @@ from typing import Any
 from .. import fields
 from ..catalog import Algorithm
 from ..errors import ScenarioError
-from .engine import FULL_TRACE_CELLS, MAX_EVENT_STEPS, Trace, context_switches, schedule
+from .engine import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, schedule
 from .policies import Policy, make_policy
 from .scenario import MAX_SCAN_WORK, SCENARIO_FIELDS, Task, check_horizon, read_parameters, read_tasks
 from .text import render_text
@@ -77,7 +77,7 @@ def number(value: Fraction | int) -> int | float:
 
 def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | None = None) -> dict[str, Any]:
     """Validate and run ``scenario``. ``trace``: True, the full trace within the budget (else the compact
-    one); "events", the compact one; False, no steps at all (benchmarks). ``policy``: a rule of your own
+    one); "compact", the compact one; False, no steps at all (benchmarks). ``policy``: a rule of your own
     (a ``Policy``) instead of the scenario's ``algorithm``."""
     scenario = fields.mapping(scenario, "scenario")
     fields.known_keys(scenario, "", SCENARIO_FIELDS)
@@ -95,12 +95,12 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
     makespan = check_horizon(tasks)
     check_scan_work(policy, tasks, makespan)
     if trace is False:
-        detail = "none"
-    elif trace == "events" or (makespan + 1) * len(tasks) > FULL_TRACE_CELLS:
-        detail = "events"
+        level = "none"
+    elif trace == "compact" or (makespan + 1) * len(tasks) > FULL_TRACE_CELLS:
+        level = "compact"
     else:
-        detail = "full"
-    return result(algorithm, policy, tasks, makespan, *schedule(tasks, policy, detail))
+        level = "full"
+    return result(algorithm, policy, tasks, makespan, *schedule(tasks, policy, level))
 
 
 def check_scan_work(policy: Policy, tasks: list[Task], makespan: int) -> None:
@@ -144,10 +144,23 @@ def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, tim
         "summary": {"makespan": makespan, "busy": busy, "idle": makespan - busy, "utilisation": number(utilisation),
                     "context_switches": context_switches(timeline), "deadline_misses": misses},
         "exact": {"averages": {key: str(value) for key, value in averages.items()}, "utilisation": str(utilisation)},
-        "trace": {"detail": trace.detail, "truncated": trace.truncated, "full_trace_cells": FULL_TRACE_CELLS,
-                  "max_event_steps": MAX_EVENT_STEPS},
+        "trace": trace_note(trace, makespan),
         "steps": trace.steps,
     }
+
+
+def trace_note(trace: Trace, makespan: int) -> dict[str, Any]:
+    """What the steps hold: ``level``, the full-trace ``budget`` (steps x tasks), and a ``note`` when not full."""
+    note = {"level": trace.level, "budget": FULL_TRACE_CELLS, "max_steps": MAX_COMPACT_STEPS,
+            "truncated": trace.truncated}
+    cells = (makespan + 1) * len(trace.tasks)
+    if trace.level == "compact":
+        note["note"] = (f"compact: only step 0 and the steps with events, without ready/remaining snapshots "
+                        f"({cells} step-task cells against a full-trace budget of {FULL_TRACE_CELLS})"
+                        + (f"; cut after {MAX_COMPACT_STEPS} steps" if trace.truncated else ""))
+    elif trace.level == "none":
+        note["note"] = "none: no steps were asked for"
+    return note
 
 
 # --- the command line ----------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ def measure(tasks: int) -> None:
             result = run({**scenario, "algorithm": algorithm}, trace=trace)
             timings.append(time.process_time() - start)
         print(f"{algorithm:<8} {tasks} tasks, makespan {result['summary']['makespan']}: "
-              f"{timings[0]:.2f} s without trace, {timings[1]:.2f} s with the {result['trace']['detail']} trace",
+              f"{timings[0]:.2f} s without trace, {timings[1]:.2f} s with the {result['trace']['level']} trace",
               flush=True)
 
 

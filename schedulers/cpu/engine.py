@@ -23,7 +23,7 @@ from .policies import Policy
 from .scenario import Task
 
 FULL_TRACE_CELLS = 200_000   # steps x tasks with full snapshots (ready queue, every remaining time)
-MAX_EVENT_STEPS = 50_000     # steps kept in the compact trace (only the steps where something happens)
+MAX_COMPACT_STEPS = 50_000   # steps kept in the compact trace (only the steps where something happens)
 
 MESSAGES = {
     "initial": {"en": "t=0: initial state; {count} tasks, none has run yet.",
@@ -108,9 +108,9 @@ def event(kind: str, task: Task | None, time: int, **extra: Any) -> dict[str, An
 
 @dataclass
 class Trace:
-    """The steps kept for ``detail``: "full" (every step, with snapshots), "events" (only the steps where
-    something happens, without snapshots, at most MAX_EVENT_STEPS of them) or "none"."""
-    detail: str
+    """The steps kept at ``level``: "full" (every step, with snapshots), "compact" (step 0 and the steps
+    where something happens, without snapshots, at most MAX_COMPACT_STEPS of them) or "none"."""
+    level: str
     tasks: list[Task]
     steps: list[dict[str, Any]] = field(default_factory=list)
     truncated: bool = False
@@ -118,27 +118,27 @@ class Trace:
     def record(self, time: int, running: Task | None, ready: list[str] | None, events: list[dict[str, Any]],
                decision: str, why: dict[str, str]) -> None:
         """Step ``time``: the initial state (0) or the slice [time-1, time) and the state after it."""
-        if self.detail == "events" and not events and time:
+        if self.level == "compact" and not events and time:
             return
-        if self.detail == "events" and len(self.steps) >= MAX_EVENT_STEPS:
+        if self.level == "compact" and len(self.steps) >= MAX_COMPACT_STEPS:
             self.truncated = True
             return
         step = {"step": time, "time": time, "running": running.name if running else None, "events": events,
                 "decision": decision, "why": why}
-        if self.detail == "full":
+        if self.level == "full":
             step.update(ready=ready, remaining={task.name: task.remaining for task in self.tasks})
         self.steps.append(step)
 
 
-def schedule(tasks: list[Task], policy: Policy, detail: str) -> tuple[list[str | None], Trace]:
+def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | None], Trace]:
     """Run ``tasks`` under ``policy``; returns the per-unit timeline and the trace. Mutates the tasks."""
     arrivals = sorted(tasks, key=lambda task: (task.arrival, task.index))
     arrival_times = [task.arrival for task in arrivals]
     count = len(arrivals)
-    record = detail != "none"
+    record = level != "none"
     rule_instants = type(policy).next_instant is not Policy.next_instant
     ready = ScanQueue(policy) if policy.dynamic else HeapQueue(policy)
-    trace = Trace(detail, tasks)
+    trace = Trace(level, tasks)
     if record:
         trace.record(0, None, [], [], "initial", say(MESSAGES, "initial", count=len(tasks)))
     timeline: list[str | None] = []
@@ -221,8 +221,8 @@ def schedule(tasks: list[Task], policy: Policy, detail: str) -> tuple[list[str |
 
 def record_stretch(trace: Trace, policy: Policy, ready: HeapQueue | ScanQueue, running: Task | None, t: int,
                    end: int, events: list[dict[str, Any]], decision: str, why: dict[str, str]) -> None:
-    """Run the stretch [t, end) and record its steps: all of them ("full") or the first and last ("events")."""
-    full = trace.detail == "full"
+    """Run the stretch [t, end) and record its steps: all of them ("full") or the first and last ("compact")."""
+    full = trace.level == "full"
     ready_names = [task.name for task in ready.ordered(t)] if full else None
     done = t
     for time in range(t + 1, end + 1) if full else sorted({t + 1, end}):
