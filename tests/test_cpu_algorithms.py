@@ -155,7 +155,8 @@ def test_stride_newcomer_gets_the_least_pass():
     result = simulate("stride", [("A", 0, 6), ("B", 2, 3), ("C", 4, 2)])
     assert chart(result) == "AAABABCABCA"
     assert result["steps"][3]["why"]["en"] == \
-        "t=2: A (pass 200) is dispatched: Stride runs the least pass. A's quantum expires at t=3."
+        "t=2: A (pass 200) is dispatched: Stride runs the least pass. It ties with B and arrived earlier. " \
+        "A's quantum expires at t=3."
 
 
 def test_lottery_is_reproducible_and_follows_the_draws():

@@ -54,6 +54,15 @@ def test_ties_earlier_arrival_then_input_order():
     assert chart(simulate("srtf", [("X", 0, 2), ("C", 2, 2), ("B", 1, 2), ("D", 1, 2)])) == "XXBBDDCC"
 
 
+def test_the_explanation_says_how_a_tie_was_broken():
+    steps = simulate("sjf", [("X", 0, 4), ("C", 2, 2), ("B", 1, 2), ("D", 1, 2)])["steps"]
+    assert steps[5]["why"]["en"] == "t=4: B (burst 2) is dispatched: SJF runs the shortest burst. It ties with D, " \
+                                    "arrived at the same time and comes first in the input."
+    assert steps[7]["why"]["en"].endswith("It ties with C and arrived earlier.")
+    assert steps[7]["why"]["ja"].endswith("Cと同点だが、到着が早い。")
+    assert "ties" not in steps[9]["why"]["en"]
+
+
 def test_srtf_preempts_only_on_strictly_shorter_remaining():
     equal = simulate("srtf", [("A", 0, 4), ("B", 1, 3)])      # at t=1 A has 3 left, B has 3
     assert chart(equal) == "AAAABBB"

@@ -36,6 +36,9 @@ MESSAGES = {
                  "ja": "t={t}: {task}（{detail}）が実行を続ける: {keep}。"},
     "idle": {"en": "t={t}: no task is ready, so the CPU is idle until t={until}.",
              "ja": "t={t}: 実行可能なタスクがないので、CPUはt={until}まで空く。"},
+    "tie_arrival": {"en": "It ties with {rival} and arrived earlier.", "ja": "{rival}と同点だが、到着が早い。"},
+    "tie_input": {"en": "It ties with {rival}, arrived at the same time and comes first in the input.",
+                  "ja": "{rival}と同点で同時に到着したが、入力順が先。"},
     "complete": {"en": "{task} completes at t={t}.", "ja": "{task}はt={t}に完了。"},
     "expire": {"en": "{task}'s quantum expires at t={t}.", "ja": "{task}のクォンタムがt={t}に切れる。"},
     "demote": {"en": "{task} has used its allotment and moves down to level {level}.",
@@ -183,6 +186,8 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                 events += rule_events
 
         decision, chosen, why = decide(policy, ready, running, t, record)
+        if chosen is not None and level == "full" and policy.ties_by_arrival:
+            why = join(why, *tie_note(policy, ready, chosen, t))
         if chosen is not None:
             ready.take(chosen)
             if running is not None:
@@ -256,6 +261,18 @@ def decide(policy: Policy, ready: HeapQueue | ScanQueue, running: Task | None, t
                 MESSAGES, "preempt", t=t, task=candidate.name, detail=policy.detail(candidate, t),
                 old=running.name, old_detail=policy.detail(running, t), rule=policy.rule) if explain else {}
     return "continue", None, continuation(policy, running, t, t + 1) if explain else {}
+
+
+def tie_note(policy: Policy, ready: HeapQueue | ScanQueue, chosen: Task, t: int) -> list[dict[str, str]]:
+    """A sentence when the rule's own criterion (the key's first part) ties and arrival or input order decided.
+    O(ready), so only in the full trace, which is O(tasks) per step anyway."""
+    criterion = policy.key(chosen, t)[0]
+    rivals = [task for task in ready.tasks() if task is not chosen and policy.key(task, t)[0] == criterion]
+    if not rivals:
+        return []
+    rival = min(rivals, key=lambda task: (task.arrival, task.index))
+    reason = "tie_arrival" if chosen.arrival < rival.arrival else "tie_input"
+    return [say(MESSAGES, reason, task=chosen.name, rival=rival.name)]
 
 
 def continuation(policy: Policy, running: Task | None, t: int, until: int) -> dict[str, str]:

@@ -12,6 +12,8 @@ A rule is a ``Policy``:
   ``preemptive``; the candidate is the ready task the key prefers.
 - ``quantum(task)``: how long the task may run before it must yield (``None``: until it completes).
 - ``admit``, ``expire``, ``next_instant``/``at_instant``: hooks for rules with per-task state.
+- ``ties_by_arrival``: the key is ``(criterion, task.arrival, task.index)``, so the trace can say when
+  arrival or input order broke a tie.
 - ``rule``/``keep``: one sentence each (en, ja) for the step explanations; ``detail(task, now)`` the
   number the rule looks at ("remaining 3").
 
@@ -37,6 +39,7 @@ class Policy:
     name = ""
     preemptive = False
     dynamic = False
+    ties_by_arrival = False   # the key is (criterion, arrival, index): explain ties the criterion leaves
     rule: Text = {"en": "", "ja": ""}
     keep: Text = {"en": "it never preempts", "ja": "横取りしない"}
 
@@ -103,6 +106,7 @@ class SJF(Policy):
     """Shortest job first, non-preemptive: when the CPU is free, the ready task with the least burst
     runs to completion. Ties: earlier arrival, then input order."""
     name = "sjf"
+    ties_by_arrival = True
     rule = {"en": "SJF runs the shortest burst", "ja": "SJFは実行時間が最短のタスクを実行する"}
     keep = {"en": "SJF never preempts", "ja": "SJFは横取りしない"}
 
@@ -118,6 +122,7 @@ class SRTF(Policy):
     running task only when its remaining time is strictly shorter. Ties: earlier arrival, then input order."""
     name = "srtf"
     preemptive = True
+    ties_by_arrival = True
     rule = {"en": "SRTF runs the shortest remaining time", "ja": "SRTFは残り時間が最短のタスクを実行する"}
     keep = {"en": "no ready task has a strictly shorter remaining time",
             "ja": "残り時間が厳密に短い待ちタスクはない"}
@@ -156,6 +161,7 @@ class Priority(Policy):
     one has 0). Non-preemptive, or preemptive when a ready task's priority is strictly better than the
     running task's. Optional aging a: a task's effective priority is its priority minus one for every a
     time units it has waited in the ready queue. Ties: earlier arrival, then input order."""
+    ties_by_arrival = True
     keep = {"en": "no ready task has a strictly better priority", "ja": "優先度が厳密に高い待ちタスクはない"}
 
     def __init__(self, preemptive: bool, aging: int | None) -> None:
@@ -194,6 +200,7 @@ class HRRN(Policy):
     then input order."""
     name = "hrrn"
     dynamic = True
+    ties_by_arrival = True
     rule = {"en": "HRRN runs the highest response ratio (waiting + burst) / burst",
             "ja": "HRRNは応答比（待ち時間＋実行時間）÷実行時間が最大のタスクを実行する"}
     keep = {"en": "HRRN never preempts", "ja": "HRRNは横取りしない"}
@@ -271,6 +278,7 @@ class EDF(Policy):
     arrival, then input order."""
     name = "edf"
     preemptive = True
+    ties_by_arrival = True
     rule = {"en": "EDF runs the earliest deadline", "ja": "EDFは締切が最も早いタスクを実行する"}
     keep = {"en": "no ready task has a strictly earlier deadline", "ja": "締切が厳密に早い待ちタスクはない"}
 
@@ -299,6 +307,7 @@ class Stride(Policy):
     gets the least pass among the tasks present (0 if none), so it can neither hog nor starve. Ties:
     earlier arrival, then input order."""
     name = "stride"
+    ties_by_arrival = True
     keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っている"}
 
     def __init__(self, quantum: int) -> None:
