@@ -117,23 +117,20 @@ def check_scan_work(policy: Policy, tasks: list[Task], makespan: int) -> None:
 
 def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, timeline: list[str | None],
            trace: Trace) -> dict[str, Any]:
-    rows, totals = [], {"turnaround": 0, "waiting": 0, "response": 0}
-    misses = 0
+    rows = []
     for task in tasks:
         turnaround = task.completion - task.arrival
-        metrics = {"turnaround": turnaround, "waiting": turnaround - task.burst,
-                   "response": task.first_run - task.arrival}
         row = {"name": task.name, "arrival": task.arrival, "burst": task.burst, "completion": task.completion,
-               **metrics}
+               "turnaround": turnaround, "waiting": turnaround - task.burst, "response": task.first_run - task.arrival}
         for optional in ("deadline", "priority", "tickets"):
-            if getattr(task, optional) is not None:
-                row[optional] = getattr(task, optional)
+            value = getattr(task, optional)
+            if value is not None:
+                row[optional] = value
         if task.deadline is not None:
             row["missed"] = task.completion > task.deadline
-            misses += row["missed"]
         rows.append(row)
-        for key, value in metrics.items():
-            totals[key] += value
+    totals = {key: sum(row[key] for row in rows) for key in ("turnaround", "waiting", "response")}
+    misses = sum(row.get("missed", False) for row in rows)
     averages = {key: Fraction(total, len(tasks)) for key, total in totals.items()}
     busy = sum(task.burst for task in tasks)
     utilisation = Fraction(busy, makespan)
