@@ -3,6 +3,7 @@
 
     python3 build.py test [PYTEST ARGS]   prepare everything the tests need, then run the whole suite
     python3 build.py serve [--port P]     build the static site and serve it locally
+    python3 build.py bench [--quick] [--only core|pyodide|app|site]   measure; prints a table, writes JSON
 
 It runs under any Python 3.8+ (this machine's plain ``python3`` is 3.11) and does the real work in a
 virtual environment (``.venv``, or ``$LAB_VENV``) made from a Python >= 3.12 it finds on PATH or in
@@ -170,6 +171,12 @@ def cmd_test(args: argparse.Namespace) -> int:
     return subprocess.call([env["LAB_PYTHON"], "-m", "pytest", *args.pytest_args], cwd=ROOT, env=env)
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    """The suite is tests/benchmarks.py, run with the venv's Python in the tests' environment."""
+    env = test_environment()
+    return subprocess.call([env["LAB_PYTHON"], ROOT / "tests" / "benchmarks.py", *args.bench_args], cwd=ROOT, env=env)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     raise BuildError("`serve` arrives with the static-build issue; until then use "
                      "`.venv/bin/panel serve app/lab.py` after `python3 build.py test`.")
@@ -183,11 +190,14 @@ def main(argv: list[str] | None = None) -> int:
     serve = sub.add_parser("serve", help="build the static site and serve it on localhost")
     serve.add_argument("--port", type=int, default=8000)
     serve.set_defaults(func=cmd_serve)
-    # Everything build.py does not know is passed on to pytest (e.g. `test -x -k srtf`).
+    bench = sub.add_parser("bench", help="benchmarks: the core (CPython, Pyodide), the app, the site "
+                           "(options: --quick, --only PART, --out FILE; see tests/benchmarks.py)")
+    bench.set_defaults(func=cmd_bench)
+    # Everything build.py does not know is passed on to pytest (e.g. `test -x -k srtf`) or the benchmarks.
     args, extra = parser.parse_known_args(argv)
-    if extra and args.command != "test":
+    if extra and args.command not in ("test", "bench"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    args.pytest_args = extra
+    args.pytest_args = args.bench_args = extra
     try:
         return args.func(args)
     except BuildError as error:

@@ -45,14 +45,19 @@ def cpu_exercise(seed: int, tasks: int = 4, max_arrival: int = 8, max_burst: int
 
 
 def llm_exercise(seed: int, tenants: int = 3, max_cost: int = 8, max_count: int = 6,
-                 max_join: int = 8) -> dict[str, Any]:
-    """``tenants`` tenants; the first joins at 0 so the router starts busy, the others may join later."""
+                 max_join: int = 8, requests: int | None = None) -> dict[str, Any]:
+    """``tenants`` tenants; the first joins at 0 so the router starts busy, the others may join later.
+    ``requests`` (benchmarks): exactly that many requests in all, spread evenly over the tenants (the first
+    ones get one more); the other draws, and so every seed's exercise, stay the same."""
     rng = random.Random(integer(seed, "seed", minimum=0, maximum=MAX_SEED))
     count = integer(tenants, "tenants", minimum=1, maximum=MAX_EXERCISE_ITEMS)
+    if requests is not None:
+        share, extra = divmod(integer(requests, "requests", minimum=count, maximum=20 * MAX_EXERCISE_ITEMS), count)
     result = []
     for index, name in enumerate(letter_names(count)):
         cost = rng.randint(1, max_cost)
-        requests = rng.randint(2, max_count)
+        drawn = rng.randint(2, max_count)
         join = 0 if index == 0 else rng.choice((0, rng.randint(1, max_join)))
-        result.append({"name": name, "cost": cost, "count": requests, "join": join, "weight": 1})
+        result.append({"name": name, "cost": cost, "count": drawn if requests is None else share + (index < extra),
+                       "join": join, "weight": 1})
     return {"tenants": result}

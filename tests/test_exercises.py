@@ -39,3 +39,12 @@ def test_bad_seed_names_the_field(seed):
     with pytest.raises(ScenarioError) as caught:
         cpu_exercise(seed)
     assert caught.value.field == "seed"
+
+
+def test_llm_exercise_with_an_exact_number_of_requests():
+    plain, sized = llm_exercise(5, tenants=7)["tenants"], llm_exercise(5, tenants=7, requests=100)["tenants"]
+    assert sum(t["count"] for t in sized) == 100 and {t["count"] for t in sized} == {14, 15}
+    # the other draws are the seed's own: the same costs and joins as without ``requests``
+    assert [(t["cost"], t["join"]) for t in sized] == [(t["cost"], t["join"]) for t in plain]
+    with pytest.raises(ScenarioError, match="^requests: "):
+        llm_exercise(5, tenants=7, requests=3)
