@@ -92,6 +92,8 @@ def read_scenario(path: str) -> dict[str, Any]:
         raise ScenarioError("scenario", f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
     except RecursionError:
         raise ScenarioError("scenario", "JSON is nested too deeply") from None
+    except ValueError as error:  # a number of more than 4,300 digits (CPython's int_max_str_digits)
+        raise ScenarioError("scenario", f"unreadable number in the JSON: {str(error).split(';')[0]}") from None
     if not isinstance(data, dict):
         raise ScenarioError("scenario", "must be a JSON object")
     return data
@@ -101,6 +103,12 @@ def parse_seed(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or len(text) > 19:
         raise ScenarioError("seed", f"must be a whole number from 0 to 2**63 - 1, not {text[:40]!r}")
     return int(text)
+
+
+def one_line(text: str) -> str:
+    """The error stays one line whatever the user typed: a newline or a control character in an argument
+    is shown escaped (``\\n``)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,11 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         overrides = {"algorithm": args.algorithm} if args.algorithm is not None else {}
         overrides.update(module.cli_overrides(args))
         result = module.run({**scenario, **overrides})
-    except UsageError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except ScenarioError as error:
-        print(f"error: {error}", file=sys.stderr)
+    except (UsageError, ScenarioError) as error:
+        print(f"error: {one_line(str(error))}", file=sys.stderr)
         return 2
     output = json.dumps(result, ensure_ascii=False, separators=(",", ":")) if args.json \
         else module.render_text(result, args.lang)

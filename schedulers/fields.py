@@ -6,6 +6,7 @@ JSON's ``true``/``false`` are never numbers here, and floats are never silently 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -13,6 +14,10 @@ from typing import Any
 from .errors import ScenarioError
 
 MAX_NAME_LENGTH = 64
+# "1e99999999" is 10 characters, but Fraction() would build a 10^8-digit integer (minutes of work): exponents
+# in number strings have at most three digits.
+HUGE_EXPONENT = re.compile(r"[eE][+-]?0*\d{4}")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def integer(value: Any, field: str, minimum: int | None = None, maximum: int | None = None) -> int:
@@ -22,9 +27,9 @@ def integer(value: Any, field: str, minimum: int | None = None, maximum: int | N
         else:
             raise ScenarioError(field, f"must be an integer, not {describe(value)}")
     if minimum is not None and value < minimum:
-        raise ScenarioError(field, f"must be >= {minimum}, not {value}")
+        raise ScenarioError(field, f"must be >= {minimum}, not {describe(value)}")
     if maximum is not None and value > maximum:
-        raise ScenarioError(field, f"must be <= {maximum}, not {value} (the documented limit)")
+        raise ScenarioError(field, f"must be <= {maximum}, not {describe(value)} (the documented limit)")
     return value
 
 
@@ -37,16 +42,16 @@ def positive_rational(value: Any, field: str, maximum: int | None = None) -> Fra
             number = Fraction(value)
         elif isinstance(value, float) and math.isfinite(value):
             number = Fraction(repr(value))
-        elif isinstance(value, str) and len(value) <= 32:
+        elif isinstance(value, str) and len(value) <= 32 and not HUGE_EXPONENT.search(value):
             number = Fraction(value.strip())
         else:
             raise ValueError
     except (ValueError, ZeroDivisionError):
         raise ScenarioError(field, f"must be a positive number, not {describe(value)}") from None
     if number <= 0:
-        raise ScenarioError(field, f"must be > 0, not {value}")
+        raise ScenarioError(field, f"must be > 0, not {describe(value)}")
     if maximum is not None and number > maximum:
-        raise ScenarioError(field, f"must be <= {maximum}, not {value} (the documented limit)")
+        raise ScenarioError(field, f"must be <= {maximum}, not {describe(value)} (the documented limit)")
     return number
 
 
@@ -57,6 +62,9 @@ def name(value: Any, field: str) -> str:
         raise ScenarioError(field, "must not be empty")
     if len(value) > MAX_NAME_LENGTH:
         raise ScenarioError(field, f"must be at most {MAX_NAME_LENGTH} characters, not {len(value)}")
+    if not value.isascii() and LONE_SURROGATE.search(value):
+        # JSON's "\ud800" escape decodes to half a character, which no output (UTF-8, the browser) can show.
+        raise ScenarioError(field, "must be valid Unicode text (it holds half of a surrogate pair)")
     return value
 
 
@@ -94,7 +102,10 @@ def known_keys(obj: Mapping[str, Any], field: str, allowed: Sequence[str]) -> No
     """Reject typos such as ``brust``: an unknown key is an error, not silently ignored."""
     for key in obj:
         if key not in allowed:
-            where = f"{field}.{key}" if field else str(key)
+            # An empty, blank, unprintable or very long key is quoted (and cut), so the field stays readable.
+            label = key if isinstance(key, str) and key.strip() and key.isprintable() and len(key) <= 40 \
+                else describe(key)
+            where = f"{field}.{label}" if field else label
             raise ScenarioError(where, f"unknown field (expected one of {', '.join(allowed)})")
 
 
@@ -104,5 +115,8 @@ def describe(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and abs(value) >= 10**40:
+        # repr() of an int past 4,300 digits raises ValueError (CPython's int_max_str_digits), and is long anyway.
+        return f"{'-' if value < 0 else ''}an integer of about {int(abs(value).bit_length() * 0.30103) + 1} digits"
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

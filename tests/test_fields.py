@@ -1,4 +1,5 @@
 """The shared validation readers: every bad value names its field."""
+import time
 from fractions import Fraction
 
 import pytest
@@ -40,3 +41,19 @@ def test_names_and_keys():
     with pytest.raises(ScenarioError, match=r"^tasks\[0\]\.brust: unknown field"):
         fields.known_keys({"brust": 1}, "tasks[0]", ["name", "burst"])
     assert fields.name("<img src=x>", "n") == "<img src=x>"
+
+
+def test_values_found_by_fuzzing_get_a_named_error_quickly():
+    """Each of these used to raise something other than ScenarioError, or take minutes (tests/test_fuzz_inputs.py)."""
+    cases = [(fields.integer, (10**5000, "burst", 1, 10)), (fields.positive_rational, (10**5000, "weight", 1000)),
+             (fields.positive_rational, ("1e99999999", "weight")), (fields.name, ("\ud800", "name"))]
+    for check, args in cases:
+        started = time.perf_counter()
+        with pytest.raises(ScenarioError) as caught:
+            check(*args)
+        assert caught.value.field == args[1] and time.perf_counter() - started < 1
+    assert "about 5001 digits" in fields.describe(10**5000)
+    assert fields.positive_rational("1e3", "weight") == 1000
+    with pytest.raises(ScenarioError) as caught:
+        fields.known_keys({"": 1}, "", ["a"])
+    assert caught.value.field == "''"
