@@ -14,9 +14,11 @@ import sys
 from typing import Any, NoReturn
 
 from .errors import ScenarioError
+from .exercises import cpu_exercise, llm_exercise
 
 MODES = {"cpu": "single CPU, integer time", "llm": "LLM router: order of dispatch to a server fleet"}
 MAX_SCENARIO_BYTES = 64 * 1024 * 1024
+EXERCISES = {"cpu": cpu_exercise, "llm": llm_exercise}
 
 
 class UsageError(Exception):
@@ -48,6 +50,8 @@ def build_parser() -> Parser:
                                epilog="algorithms:\n" + algorithm_list(mode),
                                formatter_class=argparse.RawDescriptionHelpFormatter)
         sub.add_argument("--scenario", metavar="FILE.json", help="the scenario file (JSON); '-' reads stdin")
+        sub.add_argument("--seed", metavar="N", help="instead of a file, the seeded random exercise N "
+                         "(the lab shows the same one for the same seed)")
         sub.add_argument("--algorithm", metavar="NAME", help="overrides the file's algorithm: "
                          + " ".join(module.ALGORITHMS))
         sub.add_argument("--json", action="store_true", help="print one JSON object (the full trace)")
@@ -85,6 +89,12 @@ def read_scenario(path: str) -> dict[str, Any]:
     return data
 
 
+def parse_seed(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        raise ScenarioError("seed", f"must be a whole number from 0 to 2**63 - 1, not {text[:40]!r}")
+    return int(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -93,9 +103,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.list:
             print(algorithm_list(args.mode, args.lang))
             return 0
-        if not args.scenario:
-            raise UsageError("--scenario FILE.json is required (or --list)")
-        scenario = read_scenario(args.scenario)
+        if args.scenario and args.seed is not None:
+            raise UsageError("give either --scenario or --seed, not both")
+        if args.seed is not None:
+            scenario = EXERCISES[args.mode](parse_seed(args.seed))
+        elif args.scenario:
+            scenario = read_scenario(args.scenario)
+        else:
+            raise UsageError("--scenario FILE.json or --seed N is required (or --list)")
         overrides = {"algorithm": args.algorithm} if args.algorithm is not None else {}
         overrides.update(module.cli_overrides(args))
         result = module.run({**scenario, **overrides})
