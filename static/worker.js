@@ -131,6 +131,8 @@ async function loadPyodidePackages(pyodide, lock) {
 async function installWheels(pyodide, lock) {
   const wheels = lock.wheels
   const totalBytes = wheels.reduce((sum, w) => sum + w.size, 0)
+  // Into site-packages: by default unpackArchive puts a wheel in the current directory.
+  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')")
   let doneBytes = 0
   for (const [i, wheel] of wheels.entries()) {
     const url = new URL(wheel.file, new URL('lock.json', self.location)).href
@@ -140,9 +142,10 @@ async function installWheels(pyodide, lock) {
       throw new BootError(`The wheel ${wheel.name} at ${url} is not the one this site was built with ` +
                           '(checksum mismatch): reload the page; if it persists, rebuild the site.')
     }
-    pyodide.unpackArchive(bytes, 'wheel')
+    pyodide.unpackArchive(bytes, 'wheel', {extractDir: sitePackages})
     doneBytes += wheel.size
   }
+  pyodide.runPython('import importlib; importlib.invalidate_caches()')
   progress('Installing wheels', `${wheels.length} of ${wheels.length}`, totalBytes, totalBytes)
 }
 

@@ -9,9 +9,14 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 
 const [packageDir, wheel] = process.argv.slice(2)
+// An uncaught error would make Node print the (minified, huge) source line; the message is what matters.
+process.on('uncaughtException', (e) => { console.error(`${e.message || e}`); process.exit(1) })
+process.on('unhandledRejection', (e) => { console.error(`${e.message || e}`); process.exit(1) })
 const {loadPyodide} = await import(path.resolve(packageDir, 'pyodide.mjs'))
 const pyodide = await loadPyodide({indexURL: path.resolve(packageDir) + path.sep})
-pyodide.unpackArchive(new Uint8Array(readFileSync(wheel)), 'wheel')  // a Node Buffer is not accepted
+// Into site-packages (by default a wheel lands in the current directory); a Node Buffer is not accepted.
+const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')")
+pyodide.unpackArchive(new Uint8Array(readFileSync(wheel)), 'wheel', {extractDir: sitePackages})
 
 const jobs = JSON.parse(readFileSync(0, 'utf8'))
 pyodide.globals.set('jobs_json', JSON.stringify(jobs))

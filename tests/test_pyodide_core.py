@@ -134,7 +134,8 @@ def test_wheel_holds_the_core_and_runs_in_pyodide(pyodide_package, wheel, tmp_pa
         "const [dir, wheel, probe] = process.argv.slice(2);\n"
         "const {loadPyodide} = await import(dir + '/pyodide.mjs');\n"
         "const py = await loadPyodide({indexURL: dir + '/'});\n"
-        "py.unpackArchive(new Uint8Array(readFileSync(wheel)), 'wheel');\n"
+        "const site = py.runPython(\"import sysconfig; sysconfig.get_path('purelib')\");\n"
+        "py.unpackArchive(new Uint8Array(readFileSync(wheel)), 'wheel', {extractDir: site});\n"
         "console.log(py.runPython(readFileSync(probe, 'utf8')) + '\\n' + py.runPython('import sys; sys.version'));\n")
     (tmp_path / "probe.py").write_text(PROBE)
     done = subprocess.run(["node", str(script), str(pyodide_package), str(wheel), str(tmp_path / "probe.py")],
