@@ -58,6 +58,7 @@ TRIM_DIRS = ("bokeh/server/static/", "panel/dist/bundled/", "panel/dist/lib/", "
              "panel/tests/", "panel_material_ui/dist/")
 TRIM_SUFFIXES = (".map", ".ts", ".tsbuildinfo", ".woff", ".woff2", ".ttf", ".eot")
 KEEP_IN_TRIMMED_DIRS = (".css",)  # Panel checks some bundled stylesheets exist before it links them
+BUILD_FILES = {"build_site.py", "worker.js", "service-worker.js"}  # static/ files that are templates or code
 TEXT_SUFFIXES = {".html", ".js", ".mjs", ".css", ".json", ".txt", ".svg", ".webmanifest"}
 
 
@@ -239,18 +240,21 @@ def copy_pyodide(dist: PyodideDist, lock: dict, packages: list[str], out: Path, 
 # --- the pages ------------------------------------------------------------------------------------------
 
 @contextlib.contextmanager
-def lab_worker_templates(cdn_root: str):
+def lab_worker_templates(cdn_root: str, app_path: str):
     """Swap in our worker template and prelude for the duration of one ``script_to_html`` call.
 
     Panel builds the worker from ``WEB_WORKER_TEMPLATE`` and the code it runs from ``PRE + app source + POST``.
-    Ours differ in two small ways: Panel's CSS/JS URLs point at this site (``PANEL_CDN_ROOT``, set before Panel
-    is imported in the worker), and right after Panel's ``init_doc()`` the page's URL (``labPageLocation``, sent by
-    boot.js) is put into ``pn.state.location`` so the app reads its query while it builds.
+    Ours differ in three small ways: Panel's CSS/JS URLs point at this site (``PANEL_CDN_ROOT``, set before Panel
+    is imported in the worker); ``__file__`` is the app's file in the installed wheel, as when a script is run; and
+    right after Panel's ``init_doc()`` the page's URL (``labPageLocation``, sent by boot.js) is put into
+    ``pn.state.location`` so the app reads its query while it builds (Pyodide runs ``pn.state.onload`` at once).
     """
     from panel.io import convert
     from panel.io.resources import _env
     template = _env.from_string((HERE / "worker.js").read_text())
-    prelude = (f"import os\nos.environ['PANEL_CDN_ROOT'] = {cdn_root!r}\n" + convert.PRE +
+    prelude = ("import os, js\n"  # Panel needs an absolute URL: resolve the site's one against the worker's
+               f"os.environ['PANEL_CDN_ROOT'] = js.URL.new({cdn_root!r}, js.location.href).href\n"
+               f"import sysconfig\n__file__ = sysconfig.get_path('purelib') + {'/' + app_path!r}\n" + convert.PRE +
                "import json, js\n"
                "from panel.io.state import state as _state\n"
                "from panel.util import edit_readonly as _edit_readonly\n"
@@ -266,11 +270,18 @@ def lab_worker_templates(cdn_root: str):
         convert.WEB_WORKER_TEMPLATE, convert.PRE = saved
 
 
-def convert_app(app: Path, cdn_root: str) -> tuple[str, str]:
+# Panel resolves its resources only under an absolute CDN URL, so the build renders with this one and then writes
+# the site's own (relative, or under --base-url) into the page.
+BUILD_PANEL_ROOT = "https://panel.schedlab-build.invalid/"
+
+
+def convert_app(app: Path, root: Path, cdn_root: str) -> tuple[str, str]:
     from panel.io.convert import script_to_html
     from panel.io.resources import set_resource_mode
-    with lab_worker_templates(cdn_root), set_resource_mode("cdn"):
+    app_path = app.relative_to(root).as_posix() if app.is_relative_to(root) else app.name
+    with lab_worker_templates(cdn_root, app_path), set_resource_mode("cdn"):
         html, worker = script_to_html(str(app), requirements=[], runtime="pyodide-worker", prerender=True)
+    html = html.replace(BUILD_PANEL_ROOT, cdn_root)
     # Panel's handler starts ./<app name>.js; both pages share one worker, lab.js.
     html = html.replace(f'new Worker("./{app.stem}.js"', 'new Worker("./lab.js"')
     return html, worker
@@ -423,8 +434,7 @@ def build(args: argparse.Namespace) -> dict:
     if base and not base.endswith("/"):
         base += "/"
     panel_root = f"{base or './'}panel/"
-    # Before Panel is imported: its CSS/JS URLs then point at this site's copy (see lab_worker_templates).
-    os.environ["PANEL_CDN_ROOT"] = panel_root
+    os.environ["PANEL_CDN_ROOT"] = BUILD_PANEL_ROOT  # before Panel is imported (see convert_app)
     sys.path.insert(0, str(root))
     if out.exists():
         shutil.rmtree(out)
@@ -450,13 +460,14 @@ def build(args: argparse.Namespace) -> dict:
     shipped = [trimmed_wheel(downloaded[name], out / "wheels") for name, _ in pure]
     shipped.append(project_wheel(root, out / "wheels"))
 
-    html, worker = convert_app(args.app.resolve(), panel_root)
+    html, worker = convert_app(args.app.resolve(), root, panel_root)
     html = localise_bokeh(html, base, out)
     (out / "lab.js").write_text(worker, encoding="utf-8")
     (out / "index.html").write_text(page(html, base, embed=False), encoding="utf-8")
     (out / "embed.html").write_text(page(html, base, embed=True), encoding="utf-8")
-    for asset in ("boot.js", "boot.css", "embed-host.js"):
-        shutil.copyfile(HERE / asset, out / asset)
+    for asset in sorted(HERE.iterdir()):  # the site's own assets: static/ but for the build's own files
+        if asset.is_file() and asset.name not in BUILD_FILES:
+            shutil.copyfile(asset, out / asset.name)
     copy_panel_assets([html], panel_root, out)
 
     missing = copy_pyodide(dist, lock, packages, out, args.allow_incomplete) if dist else []
