@@ -111,17 +111,29 @@
   }
 
   // --- embed.html: report the height to the host page (see embed-host.js) ---
+  // The height of the content, not of the body: Panel's page makes the body as tall as the viewport (the iframe),
+  // so the body never grows; the overlay (#loader) is fixed and does not count.
   if (site.embed && window.parent !== window) {
+    // The boxes that make the page's height: Panel's roots are `display: contents`, so their children count.
+    const boxes = (parent) => [...parent.children].flatMap((el) => {
+      if (el.tagName === 'SCRIPT' || el.id === 'loader') return []
+      const style = getComputedStyle(el)
+      return style.display === 'contents' ? boxes(el) : style.position === 'fixed' ? [] : [el]
+    })
+    const contentHeight = () => Math.ceil(Math.max(0, ...boxes(document.body)
+      .map((el) => el.getBoundingClientRect().bottom + window.scrollY)))
     let sent = 0
     const report = () => {
-      const height = Math.ceil(document.documentElement.scrollHeight)
+      const height = contentHeight()
       if (height !== sent) {
         sent = height
         window.parent.postMessage({type: 'schedlab:height', height, href: window.location.href}, '*')
       }
     }
-    new ResizeObserver(report).observe(document.body)
-    window.addEventListener('load', report)
-    report()
+    const resizes = new ResizeObserver(report)
+    const watch = () => { for (const el of boxes(document.body)) resizes.observe(el); report() }
+    new MutationObserver(watch).observe(document.body, {childList: true, subtree: true})
+    window.addEventListener('load', watch)
+    watch()
   }
 })()

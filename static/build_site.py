@@ -54,8 +54,8 @@ PYODIDE_MARKERS = {"sys_platform": "emscripten", "platform_system": "Emscripten"
 PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 # What a shipped wheel leaves out: what the browser loads from bokeh/ and panel/ instead (BokehJS, Panel's bundles),
 # and what Python never reads at run time (TypeScript sources, source maps, fonts, images, tests).
-TRIM_DIRS = ("bokeh/server/static/", "panel/dist/bundled/", "panel/dist/lib/", "panel/dist/dts/", "panel/dist/images/",
-             "panel/tests/", "panel_material_ui/dist/")
+TRIM_PREFIXES = ("bokeh/server/static/", "panel/dist/panel.", "panel/dist/bundled/", "panel/dist/lib/",
+                 "panel/dist/dts/", "panel/dist/images/", "panel/tests/", "panel_material_ui/dist/")
 TRIM_SUFFIXES = (".map", ".ts", ".tsbuildinfo", ".woff", ".woff2", ".ttf", ".eot")
 KEEP_IN_TRIMMED_DIRS = (".css",)  # Panel checks some bundled stylesheets exist before it links them
 BUILD_FILES = {"build_site.py", "worker.js", "service-worker.js"}  # static/ files that are templates or code
@@ -168,7 +168,7 @@ def trimmed_wheel(source: Path, dest_dir: Path) -> Path:
     def keep(name: str) -> bool:
         if name.endswith(TRIM_SUFFIXES):
             return False
-        return not (name.startswith(TRIM_DIRS) and not name.endswith(KEEP_IN_TRIMMED_DIRS))
+        return not (name.startswith(TRIM_PREFIXES) and not name.endswith(KEEP_IN_TRIMMED_DIRS))
 
     with zipfile.ZipFile(source) as wheel:
         members = {n: wheel.read(n) for n in wheel.namelist() if keep(n) and not n.endswith("/")}
