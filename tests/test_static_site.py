@@ -27,8 +27,8 @@ import build
 
 ROOT = Path(__file__).resolve().parent.parent
 PYODIDE_CDN = "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/"
-# The site's own assets (everything but Pyodide): measured 8.7 MB raw, 5.9 MB gzipped with the app of 2026-11.
-OWN_ASSETS_BUDGET = 12_000_000
+# The site's own assets (everything but Pyodide): measured 7.2 MB raw, 4.4 MB gzipped with the app of 2026-11.
+OWN_ASSETS_BUDGET = 10_000_000
 BOOT_TIMEOUT_MS = 120_000
 
 
