@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import os
 import sys
@@ -36,6 +37,11 @@ def mode_module(mode: str):
     return importlib.import_module(f"{__package__}.{mode}")
 
 
+def installed_modes() -> list[str]:
+    """The modes whose module is present: a branch that has only one mode still gets a working CLI."""
+    return [mode for mode in MODES if importlib.util.find_spec(f"{__package__}.{mode}") is not None]
+
+
 def algorithm_list(mode: str, lang: str = "en") -> str:
     rows = [f"  {a.name:<10} {a.summary[lang]}" for a in mode_module(mode).ALGORITHMS.values()]
     return "\n".join(rows)
@@ -44,8 +50,8 @@ def algorithm_list(mode: str, lang: str = "en") -> str:
 def build_parser() -> Parser:
     parser = Parser(prog="python -m schedulers", description="The scheduling lab's core, on the command line.")
     modes = parser.add_subparsers(dest="mode", required=True, parser_class=Parser)
-    for mode, description in MODES.items():
-        module = mode_module(mode)
+    for mode in installed_modes():
+        module, description = mode_module(mode), MODES[mode]
         sub = modes.add_parser(mode, help=description, description=description,
                                epilog="algorithms:\n" + algorithm_list(mode),
                                formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -120,8 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     except ScenarioError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
-    else:
-        print(module.render_text(result, args.lang))
+    output = json.dumps(result, ensure_ascii=False, separators=(",", ":")) if args.json \
+        else module.render_text(result, args.lang)
+    try:
+        print(output, flush=True)
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) left early: that is its choice, not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
