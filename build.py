@@ -227,7 +227,14 @@ def serve_directory(directory: Path, port: int):
             if args and str(args[1]).startswith(("4", "5")):
                 super().log_message(format, *args)
 
-    return ThreadingHTTPServer(("127.0.0.1", port), partial(Handler, directory=str(directory)))
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True  # Ctrl-C does not wait for open connections
+
+        def handle_error(self, request, client_address):
+            if not isinstance(sys.exc_info()[1], ConnectionError):  # a browser that cancels a load is no error
+                super().handle_error(request, client_address)
+
+    return Server(("127.0.0.1", port), partial(Handler, directory=str(directory)))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

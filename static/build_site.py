@@ -219,13 +219,17 @@ class PyodideDist:
         return path.read_bytes() if path.is_file() else None
 
 
+def pyodide_files(lock: dict, packages: list[str]) -> list[str]:
+    """The files of a Pyodide distribution this site loads: the runtime and the packages' wheels."""
+    return [*PYODIDE_RUNTIME, *(lock["packages"][p]["file_name"] for p in packages)]
+
+
 def copy_pyodide(dist: PyodideDist, lock: dict, packages: list[str], out: Path, allow_incomplete: bool) -> list[str]:
     """Copy the runtime and the packages' files; returns what the distribution lacks."""
     target = out / "pyodide"
     target.mkdir()
     missing = []
-    files = [*PYODIDE_RUNTIME, *(lock["packages"][p]["file_name"] for p in packages)]
-    for name in files:
+    for name in pyodide_files(lock, packages):
         data = dist.read(name)
         if data is None:
             missing.append(name)
@@ -418,11 +422,12 @@ def content_version(out: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def write_service_worker(out: Path, version: str, remote_index: str | None) -> None:
+def write_service_worker(out: Path, version: str, remote_index: str | None, remote_files: list[str]) -> None:
     precache = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
                       if p.is_file() and p.name not in ("build-info.json",))
     text = (HERE / "service-worker.js").read_text()
-    config = {"version": version, "precache": ["./", *precache], "remote": remote_index}
+    config = {"version": version, "precache": ["./", *precache], "remote": remote_index,
+              "remote_precache": [remote_index + name for name in remote_files] if remote_index else []}
     (out / "service-worker.js").write_text(text.replace("/*SITE*/null", json.dumps(config, separators=(",", ":"))))
 
 
@@ -481,7 +486,7 @@ def build(args: argparse.Namespace) -> dict:
     (out / "lock.json").write_text(json.dumps(site_lock, indent=1) + "\n")
 
     version = content_version(out)
-    write_service_worker(out, version, None if dist else PYODIDE_CDN)
+    write_service_worker(out, version, None if dist else PYODIDE_CDN, pyodide_files(lock, packages))
     problems = check_site(out, base, () if dist else (PYODIDE_CDN,), panel_root)
     if problems:
         raise BuildError("the built site is broken:\n  " + "\n  ".join(problems))
