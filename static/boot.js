@@ -8,7 +8,19 @@
 (function () {
   'use strict'
   const site = window.labSite || {embed: false, base: ''}
-  const STAGES = ['Downloading Pyodide', 'Loading packages', 'Installing wheels', 'Starting the app']
+  const STAGES = ['Downloading Pyodide', 'Loading packages', 'Installing wheels', 'Starting the app']  // worker's keys
+  // The display speaks the lab's language: `lang=` in the query, else the browser's (details stay in English).
+  const queryLang = new URLSearchParams(window.location.search).get('lang')
+  const ja = queryLang ? queryLang === 'ja' : (navigator.language || '').toLowerCase().startsWith('ja')
+  const TEXT = ja ? {
+    title: 'スケジューリング・ラボをブラウザで起動しています',
+    stages: ['Pyodide をダウンロード', 'パッケージを読み込み', 'ホイールをインストール', 'アプリを起動'],
+    step: (i, n) => `手順 ${i}/${n}`,
+  } : {
+    title: 'Starting the scheduling lab in your browser',
+    stages: STAGES,
+    step: (i, n) => `Step ${i} of ${n}`,
+  }
   const SILENCE_MS = 240000  // no word from the worker for this long: say so rather than spin
 
   // --- the boot display, inside Panel's #loader overlay ---
@@ -17,14 +29,16 @@
   box.id = 'lab-boot'
   box.setAttribute('role', 'status')
   box.setAttribute('aria-live', 'polite')
-  box.innerHTML = '<div class="lab-boot-title">Starting the scheduling lab in your browser</div><ol></ol>' +
-    '<div class="lab-boot-bar"><div></div></div><div class="lab-boot-detail"></div>'
+  box.innerHTML = '<div class="lab-boot-title"></div><ol></ol><div class="lab-boot-bar"><div></div></div>' +
+    '<div class="lab-boot-detail"></div>'
+  box.querySelector('.lab-boot-title').textContent = TEXT.title
   const list = box.querySelector('ol')
-  for (const stage of STAGES) {
+  STAGES.forEach((stage, i) => {
     const item = document.createElement('li')
-    item.textContent = stage
+    item.textContent = TEXT.stages[i]
+    item.dataset.stage = stage
     list.appendChild(item)
-  }
+  })
   if (loader) {
     loader.classList.add('lab-loader')
     loader.insertBefore(box, loader.firstChild)
@@ -50,7 +64,8 @@
       bar.parentElement.classList.add('indeterminate')
       bar.style.width = ''
     }
-    detail.textContent = text ? `Step ${index + 1} of ${STAGES.length}: ${stage} — ${text}` : `Step ${index + 1} of ${STAGES.length}: ${stage}`
+    const label = `${TEXT.step(index + 1, STAGES.length)}: ${TEXT.stages[index]}`
+    detail.textContent = text ? `${label} — ${text}` : label
   }
 
   function showError(message) {

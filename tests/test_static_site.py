@@ -268,7 +268,8 @@ def test_server_mime_types_for_pyodide_files(tmp_path):
 def boot_state(page) -> dict:
     return page.evaluate("""() => ({
         state: document.body.dataset.labBoot,
-        stages: [...document.querySelectorAll('#lab-boot li')].map(li => [li.textContent, li.className]),
+        stages: [...document.querySelectorAll('#lab-boot li')].map(li => [li.dataset.stage, li.className]),
+        labels: [...document.querySelectorAll('#lab-boot li')].map(li => li.textContent),
         text: (document.querySelector('#lab-boot') || {}).innerText || ''})""")
 
 
@@ -300,9 +301,11 @@ def test_unreachable_cdn_is_reported_not_awaited(browser, cdn_site, test_output)
     try:
         page = context.new_page()
         page.route("https://cdn.jsdelivr.net/**", lambda route: route.abort("internetdisconnected"))
-        page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/embed.html")
+        page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/embed.html?lang=ja")
         page.wait_for_function("document.body.dataset.labBoot === 'error'", timeout=60_000)
-        text = boot_state(page)["text"]
+        state = boot_state(page)
+        text = state["text"]
+        assert state["labels"][0] == "Pyodide をダウンロード"  # the display follows the lab's language
         page.screenshot(path=str(test_output / "static-boot-offline-cdn.png"))
         assert "Could not download the Pyodide package index from " + PYODIDE_CDN in text
         assert "network error" in text and "self-contained" in text
