@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     build = sub.add_parser("build", help="compile the lab into a static site (dist/)")
     serve = sub.add_parser("serve", help="build the static site and serve it on localhost")
     for command in (build, serve):
-        command.add_argument("--out", default="dist", help="output directory (default: dist)")
+        command.add_argument("--out", default=str(ROOT / "dist"), help="output directory (default: dist/)")
         command.add_argument("--pyodide-dist", metavar="DIR_OR_TARBALL",
                              help="a full Pyodide 314.0.7 distribution: copy what the site needs (no network at all)")
         command.add_argument("--base-url", default="", metavar="URL",

@@ -31,6 +31,7 @@ import hashlib
 import io
 import json
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -39,7 +40,6 @@ import tarfile
 import tomllib
 import urllib.request
 import zipfile
-from email.parser import Parser as MetadataParser
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
@@ -351,12 +351,7 @@ def copy_panel_assets(texts: list[str], panel_prefix: str, out: Path) -> None:
         if source.suffix == ".css":
             for ref in (a or b for a, b in REFERENCE.findall(source.read_text(encoding="utf-8", errors="replace"))):
                 if not re.match(r"^(?:[a-z]+:|/|#)", ref):
-                    wanted.add(PurePosixPath(rel).parent.joinpath(ref.split("?")[0]).as_posix())
-    # Normalise "a/../b" the CSS walk may produce (copying twice is harmless; a missing file is found by check()).
-
-
-def external_urls(text: str) -> set[str]:
-    return {a or b for a, b in REFERENCE.findall(text) if re.match(r"^https?://", a or b)}
+                    wanted.add(posixpath.normpath(posixpath.join(posixpath.dirname(rel), ref.split("?")[0])))
 
 
 def check_site(out: Path, base: str, allowed_remote: tuple[str, ...], panel_root: str) -> list[str]:
@@ -456,8 +451,9 @@ def build(args: argparse.Namespace) -> dict:
         with urllib.request.urlopen(PYODIDE_CDN + "pyodide-lock.json", timeout=60) as response:
             lock_bytes = response.read()
     lock = json.loads(lock_bytes)
-    if lock["info"].get("version", PYODIDE_VERSION) != PYODIDE_VERSION and not dist:
-        raise BuildError(f"the Pyodide lock is for {lock['info'].get('version')}, not {PYODIDE_VERSION}")
+    if not lock["info"]["python"].startswith(PYODIDE_MARKERS["python_version"] + "."):
+        raise BuildError(f"that Pyodide runs Python {lock['info']['python']}; the lab is built for Pyodide "
+                         f"{PYODIDE_VERSION} (Python {PYODIDE_MARKERS['python_version']})")
 
     app_requirements = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]["app"]
     packages, pure = resolve_environment(lock, app_requirements)
