@@ -13,6 +13,7 @@
 
 const FETCH_TIMEOUT_MS = 30000      // no answer (or no new bytes) for this long: the fetch failed
 const PYODIDE_TIMEOUT_MS = 180000   // the whole of loadPyodide, which fetches its runtime itself
+const PACKAGE_TIMEOUT_MS = 180000   // one Pyodide package (pandas is the largest, about 5 MB)
 
 class BootError extends Error {}
 
@@ -95,29 +96,37 @@ async function loadRuntime(lock) {
   return await withTimeout(loadPyodide({indexURL}), PYODIDE_TIMEOUT_MS, `Starting Pyodide from ${indexURL}`)
 }
 
+const normalize = (name) => name.toLowerCase().replace(/[-_.]+/g, '-')
+
+// One package per loadPackage call, in dependency order (the lock's): the display counts them, a slow one is timed
+// out, and a missing one is named. (loadedPackages is keyed by the package's own spelling, e.g. "MarkupSafe".)
 async function loadPyodidePackages(pyodide, lock) {
   const names = lock.pyodide.packages
-  const failures = []
-  let loaded = 0
-  progress('Loading packages', `0 of ${names.length}`, 0, names.length)
-  await pyodide.loadPackage(names, {
-    messageCallback: (msg) => {
-      if (msg.startsWith('Loaded ')) {
-        loaded = Object.keys(pyodide.loadedPackages).length
-        progress('Loading packages', msg, Math.min(loaded, names.length), names.length)
-      }
-    },
-    errorCallback: (msg) => failures.push(msg),
-  }).catch((e) => failures.push(`${e.message || e}`))
-  const missing = names.filter((name) => !(name in pyodide.loadedPackages))
+  const base = new URL(lock.pyodide.index_url, self.location).href
+  const loaded = () => new Set(Object.keys(pyodide.loadedPackages).map(normalize))
+  const missing = []
+  let firstError = ''
+  for (const [i, name] of names.entries()) {
+    progress('Loading packages', `${i + 1} of ${names.length}: ${name}`, i, names.length)
+    const errors = []
+    try {
+      await withTimeout(pyodide.loadPackage(name, {messageCallback: () => {}, errorCallback: (m) => errors.push(m)}),
+                        PACKAGE_TIMEOUT_MS, `Loading ${name}`)
+    } catch (e) {
+      errors.push(e.message || `${e}`)
+    }
+    if (!loaded().has(normalize(name))) {
+      missing.push(name)
+      firstError ||= errors.join(' ')
+    }
+  }
   if (missing.length) {
     // Ask for the first missing file ourselves: its HTTP status or network error says why.
-    const base = new URL(lock.pyodide.index_url, self.location).href
     const firstURL = new URL(lock.pyodide.files[missing[0]], base).href
     let why
     try {
       await download(firstURL, `the package ${missing[0]}`)
-      why = failures[0] || 'Pyodide could not load it'
+      why = firstError || 'Pyodide could not load it.'
     } catch (e) {
       why = e.message
     }
@@ -126,6 +135,7 @@ async function loadPyodidePackages(pyodide, lock) {
       (new URL(base).origin === self.location.origin
         ? ': it was built from an incomplete Pyodide distribution; rebuild with a full one.' : '.'))
   }
+  progress('Loading packages', `${names.length} of ${names.length}`, names.length, names.length)
 }
 
 async function installWheels(pyodide, lock) {

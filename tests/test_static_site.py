@@ -294,6 +294,49 @@ def test_boot_shows_stages_then_names_the_missing_packages(browser, server, test
 
 
 @pytest.mark.browser
+def test_packages_present_load_and_only_the_absent_are_named(browser, tmp_path, test_output):
+    """A distribution with three of the packages (pure ones from PyPI, at Pyodide's versions, their hashes written
+    into its lock): those load, by their lock names whatever their spelling ("Jinja2"), and the page names exactly
+    the others as missing."""
+    npm = npm_pyodide()
+    full_lock = json.loads((npm / "pyodide-lock.json").read_text())
+    lock = full_lock["packages"]
+    present = ("six", "pytz", "jinja2")
+    dist = tmp_path / "pyodide"
+    dist.mkdir()
+    for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"):
+        (dist / name).write_bytes((npm / name).read_bytes())
+    pip = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                          "--no-deps", "--only-binary=:all:", "--dest", str(ROOT / ".cache" / "wheels"),
+                          *(f"{n}=={lock[n]['version']}" for n in present)], capture_output=True, text=True)
+    if pip.returncode:
+        pytest.skip(f"PyPI is not reachable for the three wheels: {pip.stderr.strip()[-300:]}")
+    for name in present:
+        wheel = ROOT / ".cache" / "wheels" / lock[name]["file_name"]
+        lock[name]["sha256"] = hashlib.sha256(wheel.read_bytes()).hexdigest()  # Pyodide rebuilds pure wheels too
+        (dist / wheel.name).write_bytes(wheel.read_bytes())
+    (dist / "pyodide-lock.json").write_text(json.dumps(full_lock))
+    site = tmp_path / "dist"
+    info = run_build(site, "--pyodide-dist", str(dist), "--allow-incomplete")
+    absent = [n for n in info["pyodide"]["packages"] if n not in present]
+    httpd = build.serve_directory(site, 0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/index.html")
+        page.wait_for_function("document.body.dataset.labBoot === 'error'", timeout=BOOT_TIMEOUT_MS)
+        text = boot_state(page)["text"]
+        page.screenshot(path=str(test_output / "static-boot-partial-distribution.png"))
+    finally:
+        page.close()
+        httpd.shutdown()
+        httpd.server_close()
+    named = re.search(r"Missing Pyodide packages \((\d+)\): ([^.]+)\.", text)
+    assert named, text
+    assert int(named.group(1)) == len(absent) and named.group(2).split(", ") == absent
+
+
+@pytest.mark.browser
 def test_unreachable_cdn_is_reported_not_awaited(browser, cdn_site, test_output):
     httpd = build.serve_directory(cdn_site, 0)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
