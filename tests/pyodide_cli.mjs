@@ -3,8 +3,9 @@
 //
 //   node tests/pyodide_cli.mjs PYODIDE_PACKAGE_DIR WHEEL < jobs.json > results.json
 //
-// jobs.json: [{"argv": [...], "files": {"name.json": "text", ...}}, ...]; each job's files are written to its own
-// directory, which is the current directory while it runs. results.json: [{"stdout", "stderr", "status"}, ...].
+// jobs.json: [{"argv": [...], "files": {"name.json": "text", ...}, "script": "name.py"?}, ...]; each job's files are
+// written to its own directory, which is the current directory while it runs; a job with a "script" runs that file
+// (the benchmarks' and determinism tests' tests/bench_core.py) instead of `python -m schedulers`. results.json: [{"stdout", "stderr", "status"}, ...].
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 
@@ -31,11 +32,15 @@ def run(index, job):
             handle.write(text)
     os.chdir(directory)
     out, err = io.StringIO(), io.StringIO()
-    sys.argv = ["python -m schedulers", *job["argv"]]
+    script = job.get("script")
+    sys.argv = [script or "python -m schedulers", *job["argv"]]
     status = 0
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            runpy.run_module("schedulers", run_name="__main__", alter_sys=True)
+            if script:
+                runpy.run_path(script, run_name="__main__")
+            else:
+                runpy.run_module("schedulers", run_name="__main__", alter_sys=True)
         except SystemExit as exit:
             status = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
     return {"stdout": out.getvalue(), "stderr": err.getvalue(), "status": status}

@@ -29,7 +29,7 @@ def pyodide_package() -> Path:
         raise PyodideUnavailable("node is not installed, so the core cannot run in Pyodide here")
     package = os.environ.get("LAB_PYODIDE_NPM")
     if not package or not (Path(package) / "pyodide.mjs").exists():
-        raise PyodideUnavailable("npm's pyodide is absent (LAB_PYODIDE_NPM unset): run through `python3 build.py`")
+        raise PyodideUnavailable("npm's pyodide is absent (LAB_PYODIDE_NPM unset): run through `python3 build.py test`")
     if not HARNESS.exists():
         raise PyodideUnavailable("the Node harness tests/pyodide_cli.mjs arrives with the static build")
     return Path(package)

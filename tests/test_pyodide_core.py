@@ -5,15 +5,15 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import pyodide_support
+
 ROOT = Path(__file__).resolve().parent.parent
-RUNNER = ROOT / "tests" / "pyodide_cli.mjs"
 
 # The article's scenarios (contract.md), with the optional fields further algorithms read, given for every item.
 ARTICLE = {
@@ -68,20 +68,15 @@ def run_cpython(job: dict, tmp: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def pyodide_package() -> Path:
-    package = os.environ.get("LAB_PYODIDE_NPM")
-    if not shutil.which("node"):
-        pytest.skip("node is not installed: the core cannot be run in Pyodide here (build.py test installs npm's "
-                    "pyodide when node/npm exist)")
-    if not package or not (Path(package) / "pyodide.mjs").exists():
-        pytest.skip("npm's pyodide@314.0.7 is absent (LAB_PYODIDE_NPM unset): run the suite via `python3 build.py test`")
-    return Path(package)
+    try:
+        return pyodide_support.pyodide_package()
+    except pyodide_support.PyodideUnavailable as reason:
+        pytest.skip(str(reason))
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    sys.path.insert(0, str(ROOT / "static"))
-    from build_site import project_wheel
-    return project_wheel(ROOT, tmp_path_factory.mktemp("wheel"))
+def wheel(pyodide_package) -> Path:
+    return pyodide_support.project_wheel()
 
 
 @pytest.mark.parametrize("mode", ["cpu", "llm"])
@@ -93,10 +88,7 @@ def test_cli_in_pyodide_matches_cpython(mode, pyodide_package, wheel, tmp_path):
     for job, result in zip(jobs, expected):
         if job["files"].get("scenario.json"):
             assert result["status"] == 0, f"CPython rejected the article scenario for {job['argv']}: {result['stderr']}"
-    done = subprocess.run(["node", str(RUNNER), str(pyodide_package), str(wheel)], input=json.dumps(jobs),
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    actual = json.loads(done.stdout)
+    actual = pyodide_support.run_jobs(jobs)
     assert len(actual) == len(jobs)
     for job, want, got in zip(jobs, expected, actual):
         assert got["stdout"].encode("utf-8") == want["stdout"].encode("utf-8"), f"stdout differs for {job['argv']}"
@@ -115,35 +107,26 @@ def attempt(check, *args):
     except ScenarioError as error:
         return f"{error.field}: {error.problem}"
 
-json.dumps([sys.version_info[:2] >= (3, 12)]
-           + [attempt(fields.positive_rational, v, "weight") for v in (1, 2.5, "3/4", 0, -1, True, "x", 1e400)]
-           + [attempt(fields.integer, v, "burst", 1) for v in (1, 0, 2.0, "3", None, 10**30)]
-           + [attempt(fields.name, v, "tasks[0].name") for v in ("A", "", "<img src=x>", 7)])
+answers = json.dumps([sys.version_info[:2] >= (3, 12)]
+    + [attempt(fields.positive_rational, v, "weight") for v in (1, 2.5, "3/4", 0, -1, True, "x", 1e400)]
+    + [attempt(fields.integer, v, "burst", 1) for v in (1, 0, 2.0, "3", None, 10**30)]
+    + [attempt(fields.name, v, "tasks[0].name") for v in ("A", "", "<img src=x>", 7)])
+if __name__ == "__main__":
+    print(answers)
+    print(sys.version)
 """
 
 
-def test_wheel_holds_the_core_and_runs_in_pyodide(pyodide_package, wheel, tmp_path):
+def test_wheel_holds_the_core_and_runs_in_pyodide(pyodide_package, wheel):
     """Whatever modes this branch has: the wheel unpacks in Pyodide and its shared validation answers as CPython's."""
     import zipfile
     names = zipfile.ZipFile(wheel).namelist()
     assert {"schedulers/__init__.py", "schedulers/cli.py", "schedulers/fields.py"} <= set(names)
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
-    script = tmp_path / "probe.mjs"
-    script.write_text(
-        "import {readFileSync} from 'node:fs';\n"
-        "const [dir, wheel, probe] = process.argv.slice(2);\n"
-        "const {loadPyodide} = await import(dir + '/pyodide.mjs');\n"
-        "const py = await loadPyodide({indexURL: dir + '/'});\n"
-        "const site = py.runPython(\"import sysconfig; sysconfig.get_path('purelib')\");\n"
-        "py.unpackArchive(new Uint8Array(readFileSync(wheel)), 'wheel', {extractDir: site});\n"
-        "console.log(py.runPython(readFileSync(probe, 'utf8')) + '\\n' + py.runPython('import sys; sys.version'));\n")
-    (tmp_path / "probe.py").write_text(PROBE)
-    done = subprocess.run(["node", str(script), str(pyodide_package), str(wheel), str(tmp_path / "probe.py")],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    answers, version = done.stdout.strip().split("\n", 1)
+    [done] = pyodide_support.run_jobs([{"script": "probe.py", "argv": [], "files": {"probe.py": PROBE}}], timeout=300)
+    assert done["status"] == 0, done["stderr"][-3000:]
+    answers, version = done["stdout"].strip().split("\n", 1)
     assert version.startswith("3.14"), version  # really Pyodide 314's Python, not this one
     namespace: dict = {}
-    exec(compile(PROBE.rsplit("json.dumps", 1)[0], "probe", "exec"), namespace)
-    expected = eval("json.dumps" + PROBE.rsplit("json.dumps", 1)[1], namespace)
-    assert answers == expected
+    exec(compile(PROBE, "probe", "exec"), namespace)
+    assert answers == namespace["answers"]
