@@ -157,16 +157,193 @@ def part_pyodide(sizes: tuple[int, ...], cpython: list[dict[str, Any]]) -> dict[
     return {"clock": "time.process_time", "rows": rows, "summary": summary}
 
 
+# The served app: long enough runs for 50 steps forward, in both modes.
+APP_RUNS = {"cpu": "mode=cpu&algorithm=srtf&tasks=A:0:30,B:2:25,C:4:20,D:6:30",
+            "llm": "mode=llm&algorithm=sfq&tenants=A:8x30,B:2x30,C:2x20:join=6"}
+APP_STEPS = 50
+APP_TARGET_P95_MS = 50
+PLAYBACK_SECONDS = 6
+
+# In the page: step forward n times, by a click on Next or an ArrowRight keydown on the document (what the
+# lab's keyboard listener hears), timing each from the event to the mutation that changes the step counter.
+# Panel renders into shadow roots, so the counter is found through them and its own root is observed.
+STEP_LATENCY_JS = """
+async ({action, n}) => {
+  const deep = (selector, root = document) => {
+    const hit = root.querySelector(selector)
+    if (hit) return hit
+    for (const element of root.querySelectorAll('*')) {
+      const found = element.shadowRoot && deep(selector, element.shadowRoot)
+      if (found) return found
+    }
+    return null
+  }
+  const button = (css) => { const host = deep(css); return deep('button', host.shadowRoot || host) }
+  const counter = () => (deep('.counter') || {}).textContent
+  // Panel may replace the counter's whole view (a new shadow root) on an update: watch every root, and the
+  // roots that appear.
+  const watched = new Set()
+  const watch = (observer, root = document) => {
+    if (!watched.has(root)) { watched.add(root); observer.observe(root, {subtree: true, childList: true, characterData: true}) }
+    for (const element of root.querySelectorAll('*')) if (element.shadowRoot) watch(observer, element.shadowRoot)
+  }
+  const change = (before) => new Promise((resolve, reject) => {
+    const observer = new MutationObserver(() => {
+      const now = counter()   // undefined while the old view is gone and the new one not yet in
+      if (now !== undefined && now !== before) { observer.disconnect(); resolve(performance.now()) } else watch(observer)
+    })
+    watched.clear()
+    watch(observer)
+    setTimeout(() => { observer.disconnect(); reject(new Error(`no update after 10 s at ${before}`)) }, 10000)
+  })
+"""
+STEP_LATENCY_JS += """
+  const next = button('.step-next')
+  const times = []
+  for (let i = 0; i < n; i++) {
+    const updated = change(counter())
+    const started = performance.now()
+    if (action === 'click') next.click()
+    else document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true, composed: true}))
+    times.push((await updated) - started)
+  }
+  return times
+}
+"""
+# In the page: the instants at which the counter changed during ``seconds`` of playback.
+PLAYBACK_JS = STEP_LATENCY_JS.split("const next")[0].replace("async ({action, n}) => {", "async (seconds) => {") + """
+  const changes = []
+  const play = button('.step-play')
+  let stop = false
+  const record = async () => { while (!stop) { try { changes.push(await change(counter())) } catch (e) { return } } }
+  play.click()
+  const recording = record()
+  await new Promise(resolve => setTimeout(resolve, seconds * 1000))
+  stop = true
+  play.click()
+  await recording
+  return changes
+}
+"""
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
 def part_app() -> dict[str, Any]:
-    reason = "the Panel app (app/lab.py) is not in this branch yet"
-    print(f"\napp: skipped: {reason}", flush=True)
-    return {"skipped": reason}
+    """`panel serve app/lab.py` (the tests' server helper) in headless Chromium: Next-click and key latency, p50/p95
+    over 50 steps per mode; playback at the fastest speed, steps per second achieved."""
+    print(f"\napp (panel serve, headless Chromium): ms from the event to the updated step counter, {APP_STEPS} steps",
+          flush=True)
+    from conftest import CHROMIUM_ARGS, chromium_executable, panel_server
+    reason = None if (ROOT / "app" / "lab.py").exists() else "the Panel app (app/lab.py) is not in this branch yet"
+    reason = reason or (None if chromium_executable() else "no Chromium (LAB_CHROMIUM unset and none on PATH)")
+    if reason:
+        print(f"skipped: {reason}", flush=True)
+        return {"skipped": reason}
+    from playwright.sync_api import sync_playwright
+    figures: dict[str, Any] = {"target_p95_ms": APP_TARGET_P95_MS, "steps": APP_STEPS, "modes": {}}
+    out = ROOT / "test-output"
+    out.mkdir(exist_ok=True)
+    with panel_server(out / "bench-panel-serve.log") as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1366, "height": 900})
+        print(f"{'mode':<4} {'input':<6} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7}", flush=True)
+        for mode, query in APP_RUNS.items():
+            page.goto(f"{url}?{query}")
+            page.locator(".counter").wait_for(timeout=60_000)
+            page.wait_for_timeout(1000)   # let the first render settle
+            figures["modes"][mode] = {}
+            for action in ("click", "key"):
+                page.keyboard.press("Home") if action == "key" else None
+                page.wait_for_timeout(300)
+                times = page.evaluate(STEP_LATENCY_JS, {"action": action, "n": APP_STEPS})
+                row = {"p50_ms": round(percentile(times, 0.5), 1), "p95_ms": round(percentile(times, 0.95), 1),
+                       "max_ms": round(max(times), 1)}
+                row["met"] = row["p95_ms"] < APP_TARGET_P95_MS
+                figures["modes"][mode][action] = row
+                print(f"{mode:<4} {action:<6} {row['p50_ms']:7.1f} {row['p95_ms']:7.1f} {row['max_ms']:7.1f}"
+                      f"  target p95 < {APP_TARGET_P95_MS} ms: {'met' if row['met'] else 'MISSED'}", flush=True)
+        page.keyboard.press("Home")
+        fastest = page.locator("select").filter(has=page.locator("option", has_text="4×"))
+        fastest.select_option(label="4×")
+        page.wait_for_timeout(300)
+        changes = page.evaluate(PLAYBACK_JS, PLAYBACK_SECONDS)
+        rate = (len(changes) - 1) / ((changes[-1] - changes[0]) / 1000) if len(changes) > 2 else 0.0
+        figures["playback"] = {"speed_setting": 4, "steps_per_second": round(rate, 2), "seconds": PLAYBACK_SECONDS}
+        print(f"playback at 4 steps/s (the fastest setting): {rate:.2f} steps/s achieved over {PLAYBACK_SECONDS} s",
+              flush=True)
+        browser.close()
+    return figures
 
 
 def part_site() -> dict[str, Any]:
-    reason = "the static build (static/build_site.py) is not in this branch yet"
-    print(f"\nsite: skipped: {reason}", flush=True)
-    return {"skipped": reason}
+    """`build.py build` with npm's Pyodide runtime inside the site, served on localhost: the site's own assets
+    (raw, gzip), and in Chromium the requests and times of a first visit."""
+    print("\nsite (python3 build.py build, served locally, headless Chromium, no network beyond localhost)", flush=True)
+    from conftest import CHROMIUM_ARGS, chromium_executable
+    npm = os.environ.get("LAB_PYODIDE_NPM")
+    reason = None if (ROOT / "app" / "lab.py").exists() else "the Panel app (app/lab.py) is not in this branch yet"
+    reason = reason or (None if npm else "npm's pyodide is absent (LAB_PYODIDE_NPM unset)")
+    reason = reason or (None if chromium_executable() else "no Chromium (LAB_CHROMIUM unset and none on PATH)")
+    if reason:
+        print(f"skipped: {reason}", flush=True)
+        return {"skipped": reason}
+    import re
+    import threading
+    import build
+    from playwright.sync_api import sync_playwright
+    full = os.environ.get("LAB_PYODIDE_DIST")
+    site = ROOT / "test-output" / "bench-site"
+    options = ["--pyodide-dist", full] if full else ["--pyodide-dist", npm, "--allow-incomplete"]
+    subprocess.run([sys.executable, ROOT / "build.py", "build", "--out", site, *options], check=True,
+                   stdout=subprocess.DEVNULL)
+    info = json.loads((site / "build-info.json").read_text())
+    sizes = {k: info["sizes"][k] for k in ("own_total", "own_total_gzip", "wheels", "javascript_css", "pyodide")}
+    print(f"own assets: {sizes['own_total'] / 1e6:.2f} MB raw, {sizes['own_total_gzip'] / 1e6:.2f} MB gzip "
+          f"(wheels {sizes['wheels'] / 1e6:.2f} MB, JS/CSS {sizes['javascript_css'] / 1e6:.2f} MB); "
+          f"Pyodide's files beside them {sizes['pyodide'] / 1e6:.1f} MB", flush=True)
+    httpd = build.serve_directory(site, 0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    requests: list[str] = []
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
+            page = browser.new_context(viewport={"width": 1366, "height": 900}, service_workers="block").new_page()
+            page.route(re.compile(r"^(?!http://127\.0\.0\.1).*"), lambda route: route.abort("internetdisconnected"))
+            page.on("request", lambda request: requests.append(request.url))
+            started = time.perf_counter()
+            page.goto(base + "index.html")
+            first_paint = page.evaluate("() => (performance.getEntriesByName('first-contentful-paint')[0] || {})"
+                                        ".startTime || null")
+            page.wait_for_function("['ready', 'error'].includes(document.body.dataset.labBoot)", timeout=300_000)
+            booted = time.perf_counter() - started
+            state = page.evaluate("document.body.dataset.labBoot")
+            browser.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    own = [u for u in requests if "/pyodide/" not in u]
+    figures = {"sizes": sizes, "requests": len(requests), "own_requests": len(own),
+               "pyodide_requests": len(requests) - len(own), "first_contentful_paint_ms": first_paint,
+               "boot_state": state, "boot_seconds": round(booted, 2), "pyodide": "full" if full else "npm runtime"}
+    print(f"first visit: {len(requests)} requests until the boot ended ({len(own)} of the site's own, "
+          f"{len(requests) - len(own)} Pyodide's); first contentful paint (the prerendered lab) "
+          f"{first_paint or 0:.0f} ms", flush=True)
+    if state == "ready":
+        figures["time_to_interactive_seconds"] = round(booted, 2)
+        print(f"time to interactive (the lab running in Pyodide): {booted:.1f} s", flush=True)
+    else:
+        figures["time_to_interactive_seconds"] = None
+        figures["why_no_time_to_interactive"] = (
+            "no full Pyodide 314.0.7 distribution here (npm's package has the runtime, not numpy/pandas/bokeh...), "
+            "so the page stops at 'Loading packages' and names them; set LAB_PYODIDE_DIST to measure it")
+        print(f"time to interactive: not measured: {figures['why_no_time_to_interactive']} "
+              f"(the boot ended in '{state}' after {booted:.1f} s)", flush=True)
+    return figures
 
 
 # --- the command --------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Shared fixtures: where the test output goes, and the Chromium that build.py found or installed."""
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -43,3 +44,53 @@ def browser():
         chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class ServerFailed(Exception):
+    """`panel serve` exited or did not answer; the message holds its log."""
+
+
+@contextlib.contextmanager
+def panel_server(log_path: Path, app: Path = ROOT / "app" / "lab.py"):
+    """`panel serve app/lab.py` on a free port, yielding the lab's URL; its log goes to ``log_path``.
+    Used by the app's browser tests (the ``lab_url`` fixture) and by the benchmarks."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    port = free_port()
+    with open(log_path, "w") as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "panel", "serve", str(app), "--address", "127.0.0.1", "--port", str(port),
+             "--allow-websocket-origin", f"127.0.0.1:{port}"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        url = f"http://127.0.0.1:{port}/{app.stem}"
+        deadline = time.monotonic() + 60
+        try:
+            while True:
+                if server.poll() is not None:
+                    raise ServerFailed(f"panel serve exited with {server.returncode}:\n{log_path.read_text()}")
+                try:
+                    with urllib.request.urlopen(url, timeout=5) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise ServerFailed(f"panel serve did not answer within 60 s:\n{log_path.read_text()}")
+                time.sleep(0.3)
+            yield url
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
