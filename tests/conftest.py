@@ -59,8 +59,8 @@ class ServerFailed(Exception):
 
 @contextlib.contextmanager
 def panel_server(log_path: Path, app: Path = ROOT / "app" / "lab.py"):
-    """`panel serve app/lab.py` on a free port, yielding the lab's URL; its log goes to ``log_path``.
-    Used by the app's browser tests (the ``lab_url`` fixture) and by the benchmarks."""
+    """`panel serve app/lab.py` on a free port, yielding the lab's URL and the server's process; its log goes
+    to ``log_path``. Used by the app's browser tests (the ``lab_url`` fixture) and by the benchmarks."""
     import subprocess
     import sys
     import time
@@ -86,7 +86,7 @@ def panel_server(log_path: Path, app: Path = ROOT / "app" / "lab.py"):
                 if time.monotonic() > deadline:
                     raise ServerFailed(f"panel serve did not answer within 60 s:\n{log_path.read_text()}")
                 time.sleep(0.3)
-            yield url
+            yield url, server
         finally:
             server.terminate()
             try:
@@ -94,3 +94,25 @@ def panel_server(log_path: Path, app: Path = ROOT / "app" / "lab.py"):
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
+
+
+@pytest.fixture(scope="session")
+def lab_url(test_output):
+    """`panel serve app/lab.py` for the whole session; its log is kept in the test output folder."""
+    if not (ROOT / "app" / "lab.py").exists():
+        pytest.skip("the app (app/lab.py) is not in this branch yet")
+    log_path = test_output / "panel-serve.log"
+    try:
+        server = panel_server(log_path)
+        url, _ = server.__enter__()
+    except ServerFailed as error:
+        pytest.fail(str(error))
+    try:
+        yield url
+    finally:
+        server.__exit__(None, None, None)
+    # Bokeh's server may log its own race when a browser closes a socket mid-handshake; what must
+    # never appear is an error raised by a session's callbacks or by the app's code.
+    text = log_path.read_text()
+    assert "Error thrown from callback" not in text and f'File "{ROOT / "app"}' not in text, \
+        f"the app raised an error in the server; see {log_path}"
