@@ -1,0 +1,312 @@
+"""What the lab draws: HTML fragments (always escaped) and the Bokeh Gantt chart.
+
+Every function here takes the core's result (the JSON trace of README "Trace format") plus the current step
+and language, and returns markup or a figure; none of them decides anything about scheduling. Names are user
+text: they pass through ``esc`` into HTML and are given to Bokeh only as data fields of plain-text tooltips
+and as axis label overrides (drawn on the canvas as text), never as markup.
+"""
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bokeh.models import BoxAnnotation, ColumnDataSource, FactorRange, HoverTool, Span
+from bokeh.plotting import figure
+from bokeh.transform import dodge
+
+from .text import t
+
+# Okabe & Ito (2008), the colour-blind-safe qualitative palette, without black (kept for text and the cursor).
+PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
+DARK_ON = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#CC79A7"}  # fills where black text reads best
+IDLE_COLOUR = "#BBBBBB"
+
+
+def esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def colour(index: int) -> str:
+    """The colour of the index-th task or tenant (input order), the same in every view."""
+    return PALETTE[index % len(PALETTE)]
+
+
+def ink(fill: str) -> str:
+    return "#000" if fill in DARK_ON else "#fff"
+
+
+def number(value: object) -> str:
+    """A JSON number as a teacher writes it: integers bare, others to two decimals (exact forms live in ``exact``)."""
+    if isinstance(value, bool) or value is None:
+        return "—" if value is None else str(value)
+    if isinstance(value, float):
+        return f"{value:.0f}" if value.is_integer() else f"{value:.2f}"
+    return str(value)
+
+
+def chip(name: str, index: int, extra: str = "") -> str:
+    fill = colour(index)
+    return (f'<span class="chip" style="background:{fill};color:{ink(fill)}">{esc(name)}'
+            f'{esc(extra)}</span>')
+
+
+def section(title: str, body: str, cls: str = "") -> str:
+    return f'<section class="card {cls}"><h3>{esc(title)}</h3>{body}</section>'
+
+
+def indexes(items: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    return {item["name"]: i for i, item in enumerate(items)}
+
+
+def why(step: Mapping[str, Any], lang: str) -> str:
+    sentence = step.get("why") or {}
+    return sentence.get(lang) or sentence.get("en", "")
+
+
+def step_counter(step: int, total: int, time: object, lang: str) -> str:
+    return (f'<p class="counter" aria-live="polite"><strong>{esc(t(lang, "step.counter", k=step + 1, n=total))}'
+            f'</strong> <span class="muted">{esc(t(lang, "step.time", t=time))}</span></p>')
+
+
+def narration(step: Mapping[str, Any], lang: str) -> str:
+    return f'<p class="why" aria-live="polite">{esc(why(step, lang))}</p>'
+
+
+def error_note(message: str) -> str:
+    return f'<p class="error" role="alert">{esc(message)}</p>' if message else ""
+
+
+# --- CPU mode -----------------------------------------------------------------------------------------
+
+def slices(timeline: Sequence[str | None]) -> list[tuple[str | None, int, int]]:
+    """Runs of the same entry in the timeline: (task or None for idle, start, end)."""
+    runs: list[tuple[str | None, int, int]] = []
+    for time, name in enumerate(timeline):
+        if runs and runs[-1][0] == name and runs[-1][2] == time:
+            runs[-1] = (name, runs[-1][1], time + 1)
+        else:
+            runs.append((name, time, time + 1))
+    return runs
+
+
+class Gantt:
+    """The Bokeh timeline of one run; ``move`` shifts the cursor and the dimmed future without a redraw."""
+
+    def __init__(self, result: Mapping[str, Any], lang: str, presenter: bool) -> None:
+        tasks = result["tasks"]
+        where = indexes(tasks)
+        idle = t(lang, "idle")
+        while idle in where:  # a task may be called "idle": the idle row's label must still be unique
+            idle += " "
+        keys = [task["name"] for task in tasks] + [idle]  # drawn on the canvas as text, never markup
+        self.end = max(len(result["timeline"]), 1)
+        data: dict[str, list] = {k: [] for k in ("left", "right", "row", "fill", "name", "span")}
+        for name, start, end in slices(result["timeline"]):
+            data["left"].append(start)
+            data["right"].append(end)
+            data["row"].append(name if name is not None else idle)
+            data["fill"].append(colour(where[name]) if name is not None else IDLE_COLOUR)
+            data["name"].append(name if name is not None else t(lang, "idle"))
+            data["span"].append(f"[{start}, {end})")
+        font = "18pt" if presenter else "11pt"
+        height = 60 + (46 if presenter else 34) * len(keys)
+        plot = figure(y_range=FactorRange(*reversed(keys)), x_range=(0, self.end), height=height,
+                      sizing_mode="stretch_width", toolbar_location=None, tools="",
+                      x_axis_label=t(lang, "gantt.time"), title=t(lang, "gantt"))
+        bars = plot.hbar(y="row", left="left", right="right", height=0.72, fill_color="fill",
+                         line_color="white", source=ColumnDataSource(data))
+        # Tooltips as (label, @field) pairs: Bokeh shows field values as text, so a name stays a name.
+        plot.add_tools(HoverTool(renderers=[bars], tooltips=[(t(lang, "gantt.task"), "@name"),
+                                                             (t(lang, "gantt.slice"), "@span")]))
+        arrivals = ColumnDataSource({"x": [task["arrival"] for task in tasks], "row": keys[:-1],
+                                     "fill": [colour(i) for i in range(len(tasks))]})
+        plot.scatter(x="x", y=dodge("row", 0.42, range=plot.y_range), marker="inverted_triangle",
+                     size=16 if presenter else 11, fill_color="fill", line_color="black", source=arrivals)
+        self.dim = BoxAnnotation(left=0, right=self.end, fill_color="white", fill_alpha=0.65, line_alpha=0)
+        self.cursor = Span(location=0, dimension="height", line_color="black", line_width=3)
+        plot.add_layout(self.dim)
+        plot.add_layout(self.cursor)
+        plot.xaxis.ticker.desired_num_ticks = min(self.end, 20)
+        for axis in (plot.xaxis, plot.yaxis):
+            axis.major_label_text_font_size = font
+            axis.axis_label_text_font_size = font
+        plot.title.text_font_size = font
+        plot.ygrid.grid_line_color = None
+        plot.min_border_left = 10
+        self.plot = plot
+
+    def move(self, step: int) -> None:
+        self.cursor.location = step
+        self.dim.left = step
+
+
+def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) -> str:
+    running = step.get("running")
+    run_html = chip(running, where[running]) if running is not None else esc(t(lang, "running.none"))
+    queue = step.get("ready") or []
+    chips = "".join(f"<li>{chip(name, where[name])}</li>" for name in queue)
+    body = (f'<p><span class="label">{esc(t(lang, "running"))}:</span> {run_html}</p>'
+            f'<p class="label">{esc(t(lang, "ready"))}:</p>'
+            + (f'<ol class="queue">{chips}</ol>' if queue else f'<p class="muted">{esc(t(lang, "ready.empty"))}</p>'))
+    return section(t(lang, "running") + " / " + t(lang, "ready"), body)
+
+
+def remaining_bars(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], lang: str) -> str:
+    longest = max((task["burst"] for task in tasks), default=1) or 1
+    rows = []
+    for i, task in enumerate(tasks):
+        left = step.get("remaining", {}).get(task["name"], task["burst"])
+        width = 100 * left / longest
+        rows.append(f'<div class="bar-row"><span class="bar-name">{esc(task["name"])}</span>'
+                    f'<span class="bar-track"><span class="bar" style="width:{width:.1f}%;background:{colour(i)}">'
+                    f'</span></span><span class="bar-value">{esc(left)}/{esc(task["burst"])}</span></div>')
+    return section(t(lang, "remaining"), "".join(rows))
+
+
+def event_list(step: Mapping[str, Any], lang: str) -> str:
+    items = []
+    for event in step.get("events") or []:
+        kind, task = event.get("kind", ""), event.get("task")
+        key = f"event.{kind}"
+        try:
+            sentence = t(lang, key, task=task if task is not None else "")
+        except KeyError:
+            sentence = t(lang, "event.other", kind=kind, task=task if task is not None else "")
+        items.append(f"<li>{esc(sentence)}</li>")
+    body = f'<ul class="events">{"".join(items)}</ul>' if items else f'<p class="muted">{esc(t(lang, "events.none"))}</p>'
+    return section(t(lang, "events"), body)
+
+
+def finished_by(result: Mapping[str, Any], step: int) -> set[str]:
+    """Tasks complete at the current step: their completion time is not after the step's time."""
+    time = result["steps"][step]["time"]
+    return {task["name"] for task in result["tasks"] if task["completion"] <= time}
+
+
+def cpu_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
+    tasks = result["tasks"]
+    columns = ["arrival", "burst", "completion", "turnaround", "waiting", "response"]
+    if any("deadline" in task for task in tasks):
+        columns += ["deadline", "missed"]
+    done = finished_by(result, step)
+    head = "".join(f'<th scope="col">{esc(t(lang, "col." + c))}</th>' for c in ["task", *columns])
+    body = []
+    for i, task in enumerate(tasks):
+        pending = task["name"] not in done
+        cells = []
+        for c in columns:
+            value = task.get(c)
+            cells.append(f"<td>{esc(t(lang, 'yes' if value else 'no') if c == 'missed' else number(value))}</td>")
+        mark = f' <span class="pending-mark">({esc(t(lang, "metrics.pending"))})</span>' if pending else ""
+        body.append(f'<tr class="{"pending" if pending else "done"}"><th scope="row">'
+                    f'{chip(task["name"], i)}{mark}</th>{"".join(cells)}</tr>')
+    averages = result.get("averages", {})
+    foot = "".join(f"<td>{esc(number(averages[c])) if c in averages else ''}</td>" for c in columns)
+    summary = result.get("summary") or {}
+    note = ""
+    if summary:
+        values = {k: number(summary.get(k, "—")) for k in ("makespan", "busy", "idle", "context_switches")}
+        note = f'<p class="muted">{esc(t(lang, "summary", **values))}</p>'
+    table = (f'<div class="table-wrap"><table class="metrics"><caption>{esc(t(lang, "metrics"))}</caption>'
+             f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
+             f'<tfoot><tr><th scope="row">{esc(t(lang, "metrics.average"))}</th>{foot}</tr></tfoot></table></div>')
+    return f'<section class="card">{table}{note}</section>'
+
+
+# --- LLM mode -----------------------------------------------------------------------------------------
+
+def dispatched_so_far(result: Mapping[str, Any], step: int) -> int:
+    return sum(1 for s in result["steps"][1:step + 1] if s.get("kind") == "dispatch")
+
+
+def dispatch_strip(result: Mapping[str, Any], step: int, lang: str) -> str:
+    where = indexes(result["tenants"])
+    done = dispatched_so_far(result, step)
+    current = result["steps"][step].get("kind") == "dispatch"
+    cells = []
+    for n, item in enumerate(result["dispatch"]):
+        name = item["tenant"]
+        fill = colour(where[name])
+        state = "current" if current and n == done - 1 else ("future" if n >= done else "past")
+        label = f'{name} #{item.get("request", 0) + 1}: {item["cost"]}'
+        cells.append(f'<li class="cell {state}" style="background:{fill};color:{ink(fill)}" title="{esc(label)}"'
+                     f'{" aria-current=\"step\"" if state == "current" else ""}>'
+                     f'<span class="cell-name">{esc(name)}</span><span class="cell-cost">{esc(item["cost"])}</span></li>')
+    return section(t(lang, "dispatch"), f'<ol class="strip">{"".join(cells)}</ol>')
+
+
+def tenant_queues(result: Mapping[str, Any], step: int, lang: str) -> str:
+    queues = result["steps"][step].get("queues") or {}
+    rows = []
+    for i, tenant in enumerate(result["tenants"]):
+        waiting = queues.get(tenant["name"], [])
+        fill = colour(i)
+        boxes = "".join(f'<li class="req" style="background:{fill};color:{ink(fill)}">{esc(number(c))}</li>'
+                        for c in waiting)
+        rows.append(f'<div class="queue-row">{chip(tenant["name"], i)}'
+                    + (f'<ol class="reqs">{boxes}</ol>' if waiting else f'<span class="muted">{esc(t(lang, "queue.empty"))}</span>')
+                    + "</div>")
+    return section(t(lang, "queues"), "".join(rows))
+
+
+def meters(result: Mapping[str, Any], step: int, lang: str) -> str:
+    state = result["steps"][step]
+    values = state.get("meters")
+    if not values:
+        return section(t(lang, "meters"), f'<p class="muted">{esc(t(lang, "meters.none"))}</p>')
+    vtime = state.get("virtual_time", 0) or 0
+    top = max([*values.values(), vtime, 1])
+    rows = []
+    for i, tenant in enumerate(result["tenants"]):
+        value = values.get(tenant["name"], 0)
+        rows.append(f'<div class="bar-row"><span class="bar-name">{esc(tenant["name"])}</span>'
+                    f'<span class="bar-track"><span class="bar" style="width:{100 * value / top:.1f}%;'
+                    f'background:{colour(i)}"></span><span class="vline" style="left:{100 * vtime / top:.1f}%">'
+                    f'</span></span><span class="bar-value">M = {esc(number(value))}</span></div>')
+    legend = f'<p class="muted"><span class="vkey"></span> V = {esc(number(vtime))}</p>'
+    return section(t(lang, "meters"), "".join(rows) + legend)
+
+
+def fairness(result: Mapping[str, Any], lang: str) -> str:
+    fair = result.get("fairness") or {}
+    interval = fair.get("interval")
+    if not interval:
+        return section(t(lang, "fairness"), f'<p class="muted">{esc(t(lang, "fairness.none"))}</p>')
+    increments = fair.get("normalized") or fair.get("increments") or {}
+    top = max([*increments.values(), 1])
+    rows = []
+    for i, tenant in enumerate(result["tenants"]):
+        if tenant["name"] in increments:
+            value = increments[tenant["name"]]
+            rows.append(f'<div class="bar-row"><span class="bar-name">{esc(tenant["name"])}</span>'
+                        f'<span class="bar-track"><span class="bar" style="width:{100 * value / top:.1f}%;'
+                        f'background:{colour(i)}"></span></span><span class="bar-value">{esc(number(value))}</span></div>')
+    lines = [t(lang, "fairness.interval", start=interval.get("start"), end=interval.get("end"))]
+    if "jain" in fair:
+        lines.append(t(lang, "fairness.jain", value=number(fair["jain"])))
+    if "band" in fair:
+        lines.append(t(lang, "fairness.band", value=number(fair["band"])))
+    if "bound" in fair:
+        ok = fair.get("within_bound")
+        lines.append(t(lang, "fairness.bound", bound=number(fair["bound"]),
+                       status=t(lang, "fairness.within" if ok else "fairness.exceeded")))
+    text = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    return section(t(lang, "fairness"), "".join(rows) + f'<ul class="facts">{text}</ul>')
+
+
+def llm_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
+    counts: dict[str, int] = {}
+    for item in result["dispatch"][:dispatched_so_far(result, step)]:
+        counts[item["tenant"]] = counts.get(item["tenant"], 0) + 1
+    columns = ["weight", "requests", "dispatched", "charged", "normalized"]
+    head = "".join(f'<th scope="col">{esc(t(lang, "col." + c))}</th>' for c in ["tenant", *columns])
+    body = []
+    for i, tenant in enumerate(result["tenants"]):
+        pending = counts.get(tenant["name"], 0) < tenant.get("requests", tenant["dispatched"])
+        mark = f' <span class="pending-mark">({esc(t(lang, "metrics.pending"))})</span>' if pending else ""
+        cells = "".join(f"<td>{esc(number(tenant.get(c)))}</td>" for c in columns)
+        body.append(f'<tr class="{"pending" if pending else "done"}"><th scope="row">{chip(tenant["name"], i)}'
+                    f'{mark}</th>{cells}</tr>')
+    return (f'<section class="card"><div class="table-wrap"><table class="metrics"><caption>{esc(t(lang, "metrics"))}'
+            f'</caption><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div></section>')
