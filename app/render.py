@@ -15,7 +15,7 @@ from bokeh.models import BoxAnnotation, ColumnDataSource, FactorRange, HoverTool
 from bokeh.plotting import figure
 from bokeh.transform import dodge
 
-from .text import t
+from .text import TEXT, t
 
 # Okabe & Ito (2008), the colour-blind-safe qualitative palette, without black (kept for text and the cursor).
 PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
@@ -64,9 +64,16 @@ def why(step: Mapping[str, Any], lang: str) -> str:
     return sentence.get(lang) or sentence.get("en", "")
 
 
-def step_counter(step: int, total: int, time: object, lang: str) -> str:
-    return (f'<p class="counter" aria-live="polite"><strong>{esc(t(lang, "step.counter", k=step + 1, n=total))}'
-            f'</strong> <span class="muted">{esc(t(lang, "step.time", t=time))}</span></p>')
+def step_counter(index: int, total: int, step: Mapping[str, Any], lang: str) -> str:
+    """"step 1/16 · t = 0", plus the kind of an LLM step (dispatch, join, idle reset) as its own word."""
+    kind = step.get("kind")
+    kind_text = ""
+    if kind:
+        name = t(lang, f"kind.{kind}") if f"kind.{kind}" in TEXT else kind
+        kind_text = f' <span class="kind kind-{esc(kind)}">{esc(name)}</span>'
+    return (f'<p class="counter" aria-live="polite"><strong>{esc(t(lang, "step.counter", k=index + 1, n=total))}'
+            f'</strong> <span class="muted">{esc(t(lang, "step.time", t=step.get("time", index)))}</span>'
+            f'{kind_text}</p>')
 
 
 def narration(step: Mapping[str, Any], lang: str) -> str:
@@ -178,6 +185,18 @@ def event_list(step: Mapping[str, Any], lang: str) -> str:
     return section(t(lang, "events"), body)
 
 
+def pending_mark(pending: bool, lang: str) -> str:
+    """A short visible mark for narrow screens; screen readers hear the words instead."""
+    if not pending:
+        return ""
+    return (f'<span class="pending-mark" aria-hidden="true">*</span>'
+            f'<span class="sr-only"> ({esc(t(lang, "metrics.pending"))})</span>')
+
+
+def pending_legend(lang: str) -> str:
+    return f'<p class="muted legend" aria-hidden="true">* {esc(t(lang, "metrics.pending"))}</p>'
+
+
 def finished_by(result: Mapping[str, Any], step: int) -> set[str]:
     """Tasks complete at the current step: their completion time is not after the step's time."""
     time = result["steps"][step]["time"]
@@ -198,9 +217,8 @@ def cpu_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
         for c in columns:
             value = task.get(c)
             cells.append(f"<td>{esc(t(lang, 'yes' if value else 'no') if c == 'missed' else number(value))}</td>")
-        mark = f' <span class="pending-mark">({esc(t(lang, "metrics.pending"))})</span>' if pending else ""
         body.append(f'<tr class="{"pending" if pending else "done"}"><th scope="row">'
-                    f'{chip(task["name"], i)}{mark}</th>{"".join(cells)}</tr>')
+                    f'{chip(task["name"], i)}{pending_mark(pending, lang)}</th>{"".join(cells)}</tr>')
     averages = result.get("averages", {})
     foot = "".join(f"<td>{esc(number(averages[c])) if c in averages else ''}</td>" for c in columns)
     summary = result.get("summary") or {}
@@ -211,7 +229,7 @@ def cpu_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
     table = (f'<div class="table-wrap"><table class="metrics"><caption>{esc(t(lang, "metrics"))}</caption>'
              f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
              f'<tfoot><tr><th scope="row">{esc(t(lang, "metrics.average"))}</th>{foot}</tr></tfoot></table></div>')
-    return f'<section class="card">{table}{note}</section>'
+    return f'<section class="card">{table}{pending_legend(lang)}{note}</section>'
 
 
 # --- LLM mode -----------------------------------------------------------------------------------------
@@ -272,7 +290,7 @@ def fairness(result: Mapping[str, Any], lang: str) -> str:
     fair = result.get("fairness") or {}
     interval = fair.get("interval")
     if not interval:
-        return section(t(lang, "fairness"), f'<p class="muted">{esc(t(lang, "fairness.none"))}</p>')
+        return section(t(lang, "fairness"), f'<p class="muted">{esc(t(lang, "fairness.none"))}</p>', "fairness")
     increments = fair.get("normalized") or fair.get("increments") or {}
     top = max([*increments.values(), 1])
     rows = []
@@ -292,7 +310,7 @@ def fairness(result: Mapping[str, Any], lang: str) -> str:
         lines.append(t(lang, "fairness.bound", bound=number(fair["bound"]),
                        status=t(lang, "fairness.within" if ok else "fairness.exceeded")))
     text = "".join(f"<li>{esc(line)}</li>" for line in lines)
-    return section(t(lang, "fairness"), "".join(rows) + f'<ul class="facts">{text}</ul>')
+    return section(t(lang, "fairness"), "".join(rows) + f'<ul class="facts">{text}</ul>', "fairness")
 
 
 def llm_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
@@ -304,9 +322,9 @@ def llm_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
     body = []
     for i, tenant in enumerate(result["tenants"]):
         pending = counts.get(tenant["name"], 0) < tenant.get("requests", tenant["dispatched"])
-        mark = f' <span class="pending-mark">({esc(t(lang, "metrics.pending"))})</span>' if pending else ""
         cells = "".join(f"<td>{esc(number(tenant.get(c)))}</td>" for c in columns)
         body.append(f'<tr class="{"pending" if pending else "done"}"><th scope="row">{chip(tenant["name"], i)}'
-                    f'{mark}</th>{cells}</tr>')
+                    f'{pending_mark(pending, lang)}</th>{cells}</tr>')
     return (f'<section class="card"><div class="table-wrap"><table class="metrics"><caption>{esc(t(lang, "metrics"))}'
-            f'</caption><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div></section>')
+            f'</caption><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+            f'{pending_legend(lang)}</section>')

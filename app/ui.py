@@ -102,7 +102,8 @@ class LabUI(param.Parameterized):
         lab, lang = self.lab, self.lab.lang
         modes = pn.widgets.RadioButtonGroup(options={t(lang, f"mode.{m}"): m for m in ("cpu", "llm")},
                                             value=lab.mode, button_type="primary", button_style="outline",
-                                            name=t(lang, "mode"), margin=(4, 4), width=420)
+                                            name=t(lang, "mode"), margin=(4, 4), sizing_mode="stretch_width",
+                                            max_width=440, styles={"flex": "1 1 300px"})
         modes.link(lab, value="mode")
         language = pn.widgets.RadioButtonGroup(options={v: k for k, v in LANGUAGES.items()}, value=lang,
                                                name=t(lang, "language"), margin=(4, 4), width=170)
@@ -160,9 +161,10 @@ class LabUI(param.Parameterized):
             fields = ["arrival", "burst", *[f for f in ("deadline", "priority", "tickets") if f in extra]]
         else:
             fields = ["cost", "count", "costs", "join", *[f for f in ("weight",) if f in extra or row.weight]]
-        widths = {"name": 120, "costs": 150}
+        widths = {"name": 104, "costs": 140}
         widgets = [pn.widgets.TextInput.from_param(row.widget_param(f), name=label(lang, f),
-                                                   width=widths.get(f, 72), css_classes=[f"field-{f}"])
+                                                   width=widths.get(f, 64), css_classes=[f"field-{f}"],
+                                                   description=t(lang, f"help.{f}") if f"help.{f}" in TEXT else None)
                    for f in ["name", *fields]]
         remove = pn.widgets.Button(name="✕", description=t(lang, "remove.row", name=row.label), width=40,
                                    align="end", button_type="danger", button_style="outline",
@@ -216,7 +218,7 @@ class LabUI(param.Parameterized):
         if not lab.result:
             return html("")
         step = lab.result["steps"][lab.step]
-        return html(render.step_counter(lab.step, lab.last_step + 1, step.get("time", lab.step), lab.lang)
+        return html(render.step_counter(lab.step, lab.last_step + 1, step, lab.lang)
                     + render.narration(step, lab.lang))
 
     @param.depends("lab.errors", "lab.lang")
@@ -237,7 +239,8 @@ class LabUI(param.Parameterized):
     @param.depends("lab.step", watch=True)
     def _move_cursor(self) -> None:
         if self._gantt is not None:
-            self._gantt.move(self.lab.step)
+            with pn.io.unlocked():  # a direct Bokeh edit: send it to the browser as Panel's own edits are
+                self._gantt.move(self.lab.step)
 
     @param.depends("lab.result", "lab.step", "lab.lang")
     def cpu_state(self):
