@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import os
 import sys
 from typing import Any, NoReturn
 
 from .errors import ScenarioError
+from .exercises import cpu_exercise, llm_exercise
 
 MODES = {"cpu": "single CPU, integer time", "llm": "LLM router: order of dispatch to a server fleet"}
 MAX_SCENARIO_BYTES = 64 * 1024 * 1024
+EXERCISES = {"cpu": cpu_exercise, "llm": llm_exercise}
 
 
 class UsageError(Exception):
@@ -34,6 +37,11 @@ def mode_module(mode: str):
     return importlib.import_module(f"{__package__}.{mode}")
 
 
+def installed_modes() -> list[str]:
+    """The modes whose module is present: a branch that has only one mode still gets a working CLI."""
+    return [mode for mode in MODES if importlib.util.find_spec(f"{__package__}.{mode}") is not None]
+
+
 def algorithm_list(mode: str, lang: str = "en") -> str:
     rows = [f"  {a.name:<10} {a.summary[lang]}" for a in mode_module(mode).ALGORITHMS.values()]
     return "\n".join(rows)
@@ -42,12 +50,14 @@ def algorithm_list(mode: str, lang: str = "en") -> str:
 def build_parser() -> Parser:
     parser = Parser(prog="python -m schedulers", description="The scheduling lab's core, on the command line.")
     modes = parser.add_subparsers(dest="mode", required=True, parser_class=Parser)
-    for mode, description in MODES.items():
-        module = mode_module(mode)
+    for mode in installed_modes():
+        module, description = mode_module(mode), MODES[mode]
         sub = modes.add_parser(mode, help=description, description=description,
                                epilog="algorithms:\n" + algorithm_list(mode),
                                formatter_class=argparse.RawDescriptionHelpFormatter)
         sub.add_argument("--scenario", metavar="FILE.json", help="the scenario file (JSON); '-' reads stdin")
+        sub.add_argument("--seed", metavar="N", help="instead of a file, the seeded random exercise N "
+                         "(the lab shows the same one for the same seed)")
         sub.add_argument("--algorithm", metavar="NAME", help="overrides the file's algorithm: "
                          + " ".join(module.ALGORITHMS))
         sub.add_argument("--json", action="store_true", help="print one JSON object (the full trace)")
@@ -85,6 +95,12 @@ def read_scenario(path: str) -> dict[str, Any]:
     return data
 
 
+def parse_seed(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        raise ScenarioError("seed", f"must be a whole number from 0 to 2**63 - 1, not {text[:40]!r}")
+    return int(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -93,9 +109,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.list:
             print(algorithm_list(args.mode, args.lang))
             return 0
-        if not args.scenario:
-            raise UsageError("--scenario FILE.json is required (or --list)")
-        scenario = read_scenario(args.scenario)
+        if args.scenario and args.seed is not None:
+            raise UsageError("give either --scenario or --seed, not both")
+        if args.seed is not None:
+            scenario = EXERCISES[args.mode](parse_seed(args.seed))
+        elif args.scenario:
+            scenario = read_scenario(args.scenario)
+        else:
+            raise UsageError("--scenario FILE.json or --seed N is required (or --list)")
         overrides = {"algorithm": args.algorithm} if args.algorithm is not None else {}
         overrides.update(module.cli_overrides(args))
         result = module.run({**scenario, **overrides})
@@ -105,8 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     except ScenarioError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
-    else:
-        print(module.render_text(result, args.lang))
+    output = json.dumps(result, ensure_ascii=False, separators=(",", ":")) if args.json \
+        else module.render_text(result, args.lang)
+    try:
+        print(output, flush=True)
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) left early: that is its choice, not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

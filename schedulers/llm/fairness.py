@@ -1,0 +1,107 @@
+"""Fairness metrics of a finished run: charged cost per tenant, the common-backlog interval, Jain's index,
+the meter band and the pairwise bound.
+
+Definitions (all exact):
+
+- W_i = the cost charged to tenant i (sum of its dispatched requests' estimated costs); normalised W_i / w_i.
+- q̄ = c̄ = the largest cost / weight of any request in the scenario.
+- The common-backlog interval: the longest run of dispatch times [t1, t2] (earliest on ties) during which
+  every compared tenant is backlogged: waiting at each dispatch and never emptied in between.
+- Increments: x_i = the normalised cost charged to compared tenant i by the dispatches at t1..t2.
+- Jain's index on the increments: (Σ x_i)² / (n Σ x_i²); 1 is perfectly even, 1/n all to one tenant.
+  Undefined (null, with a note) when there is no interval or every increment is 0.
+- The pairwise bound: at every boundary inside the interval (after each dispatch), every pair of compared
+  tenants satisfies |x_i - x_j| <= 2 q̄ (SFQ guarantees it; other policies may break it).
+- The band (meter policies): after every step, each waiting tenant has V <= M_i <= V + c̄.
+"""
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, bisect_right
+from fractions import Fraction
+from typing import Any
+
+from .router import Router, number
+
+
+def measure(router: Router, times: list[int]) -> dict[str, Any]:
+    names = [t.name for t in router.tenants]
+    compared = sorted(router.compared)
+    q_bar = router.fraction(max(router.units(t.order, max(t.costs)) for t in router.tenants))
+    result: dict[str, Any] = {"compared": [names[i] for i in compared], "max_normalized_cost": number(q_bar),
+                              "interval": None, "increments": None, "jain": None, "pairwise_bound": None,
+                              "band": None, "notes": {}, "exact": {"max_normalized_cost": str(q_bar)}}
+    router.backlog.close()
+    if router.backlog.best is None:
+        result["notes"]["interval"] = "the compared tenants are never all backlogged at the same dispatch"
+        result["notes"]["jain"] = "undefined: there is no common-backlog interval"
+    else:
+        start, end = router.backlog.best
+        first, last = bisect_left(times, start), bisect_right(times, end)
+        result["interval"] = {"start": start, "end": end, "dispatches": last - first}
+        increments, gap = walk(router, compared, first, last)
+        fractions = {i: router.fraction(x) for i, x in increments.items()}
+        result["increments"] = {names[i]: number(x) for i, x in fractions.items()}
+        result["exact"]["increments"] = {names[i]: str(x) for i, x in fractions.items()}
+        jain = jain_index(list(fractions.values()))
+        if jain is None:
+            result["notes"]["jain"] = "undefined: every increment in the interval is 0"
+        else:
+            result["jain"] = number(jain)
+            result["exact"]["jain"] = str(jain)
+        worst, at, pair = gap
+        bound, widest = 2 * q_bar, router.fraction(worst)
+        if len(compared) < 2:
+            result["notes"]["pairwise_bound"] = "one tenant: no pair to compare"
+        else:
+            result["pairwise_bound"] = {"bound": number(bound), "max_gap": number(widest), "at": at,
+                                        "tenants": [names[i] for i in pair], "holds": widest <= bound,
+                                        "exact": {"bound": str(bound), "max_gap": str(widest)}}
+    band = router.band
+    if band is None:
+        result["notes"]["band"] = "this policy keeps no meters"
+    elif band.checks == 0:
+        result["notes"]["band"] = "no boundary had a waiting tenant"
+    else:
+        least, greatest = band.least_gap, band.greatest_gap
+        width = router.fraction(band.width)
+        low, high = router.fraction(least[0]), router.fraction(greatest[0])
+        result["band"] = {
+            "width": number(width), "checked": band.checks, "holds": low >= 0 and high <= width,
+            "least": {"gap": number(low), "time": least[1], "tenant": names[least[2]]},
+            "greatest": {"gap": number(high), "time": greatest[1], "tenant": names[greatest[2]]},
+            "exact": {"width": str(width), "least": str(low), "greatest": str(high)}}
+    return result
+
+
+def walk(router: Router, compared: list[int], first: int, last: int
+         ) -> tuple[dict[int, int], tuple[int, int, tuple[int, int]]]:
+    """The increments x_i over dispatches first..last-1 (in units) and the widest max_i x_i - min_j x_j seen
+    after any of them, with its time and the pair; a lazy min-heap keeps each boundary O(log n)."""
+    index = {t.name: t.order for t in router.tenants}
+    x = dict.fromkeys(compared, 0)
+    least = [(0, i) for i in compared]
+    heapq.heapify(least)
+    top = compared[0]
+    worst: tuple[int, int, tuple[int, int]] = (0, router.dispatch[first]["time"] if first < last else -1,
+                                               (compared[0], compared[-1]))
+    for entry in router.dispatch[first:last]:
+        tenant = index[entry["tenant"]]
+        if tenant in x:
+            x[tenant] += router.units(tenant, entry["cost"])
+            heapq.heappush(least, (x[tenant], tenant))
+            if x[tenant] > x[top] or (x[tenant] == x[top] and tenant < top):
+                top = tenant
+        while least[0][0] != x[least[0][1]]:
+            heapq.heappop(least)
+        gap = x[top] - least[0][0]
+        if gap > worst[0]:
+            worst = (gap, entry["time"], (top, least[0][1]))
+    return x, worst
+
+
+def jain_index(values: list[Fraction | int]) -> Fraction | None:
+    total, squares = sum(values), sum(v * v for v in values)
+    if squares == 0:
+        return None
+    return Fraction(total * total) / (len(values) * squares)

@@ -1,0 +1,373 @@
+"""The one router loop every LLM policy runs in: arrivals, the idle reset, one dispatch per time unit.
+
+Boundary order at each logical time t (the contract's rules):
+
+- if requests are still waiting from before, the arrivals at t come first, then the dispatch;
+- if the previous dispatch emptied every queue, the idle reset comes first (a step of its own, for the
+  meter policies; an ``idle`` step for the others when time then jumps), then the arrivals, then the
+  dispatch;
+- if every queue is empty and the next arrival lies in the future, time jumps to it;
+- the final reset, with no arrival left to come, is noted on the last dispatch (``final_reset``).
+
+The trace has three levels: ``full`` (every tenant's queue and the policy's numbers at every step, with a
+sentence), ``compact`` (only the acting tenant's numbers, no sentences: chosen when a full trace would pass
+``TRACE_BUDGET``) and ``none`` (no steps: for benchmarks).
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from fractions import Fraction
+from typing import Any
+
+from ..narration import join, say
+from .policies import Policy, show
+from .scenario import Scenario
+
+TRACE_BUDGET = 1_000_000   # queue entries and numbers a full trace may hold; above it the trace is compact
+FULL, COMPACT, NONE = "full", "compact", "none"
+
+
+class Router:
+    def __init__(self, scenario: Scenario, policy: type[Policy], quantum: Fraction, trace: bool = True) -> None:
+        self.tenants = scenario.tenants
+        self.quantum = quantum
+        # Meters count cost / weight exactly as integers in units of 1/scale: scale is the lcm of the
+        # weights' numerators, so cost / (p/q) = cost * q * scale / p is a whole number of units.
+        self.scale = math.lcm(*(t.weight.numerator for t in self.tenants))
+        self.unit = [self.scale * t.weight.denominator // t.weight.numerator for t in self.tenants]
+        self.queues: list[deque[int]] = [deque() for _ in self.tenants]
+        self.sizes = [0] * len(self.tenants)
+        self.arrived = [0] * len(self.tenants)  # requests arrive in index order: 0..arrived-1 have arrived
+        self.sent = [bytearray(len(t.costs)) for t in self.tenants]   # 1 once dispatched
+        self.busy = 0                          # tenants with waiting requests
+        self.total_waiting = 0                 # requests waiting, all tenants
+        self.arrivals = sorted(arrival_events(scenario), key=lambda e: (e[0], e[1]))
+        self.level = trace_level(scenario, len(self.arrivals)) if trace else NONE
+        self.tracing = self.level != NONE
+        self.policy = policy(self)
+        self.steps: list[dict[str, Any]] = []
+        self.dispatch: list[dict[str, Any]] = []
+        self.charged = [0] * len(self.tenants)
+        self.dispatched = [0] * len(self.tenants)
+        self.compared = frozenset(scenario.compare)
+        self.compared_busy = 0
+        self.backlog = Backlog()
+        self.band = Band(self) if self.policy.meters else None
+
+    # --- what policies read ---------------------------------------------------------------------------
+
+    def waiting(self, tenant: int) -> int:
+        return self.sizes[tenant]
+
+    def head(self, tenant: int) -> int:
+        """The tenant's oldest waiting request."""
+        queue, sent = self.queues[tenant], self.sent[tenant]
+        while sent[queue[0]]:   # taken from inside the queue earlier (shortest-first): drop it lazily
+            queue.popleft()
+        return queue[0]
+
+    def head_cost(self, tenant: int) -> int:
+        return self.tenants[tenant].costs[self.head(tenant)]
+
+    def units(self, tenant: int, cost: int) -> int:
+        """cost / weight, in units of 1/scale."""
+        return cost * self.unit[tenant]
+
+    def fraction(self, units: int) -> Fraction | int:
+        """Units as the exact number they stand for (an int when the scale is 1: all weights whole)."""
+        return units if self.scale == 1 else Fraction(units, self.scale)
+
+    # --- the loop ---------------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        self.record("initial", 0, [], {}, say(MESSAGES, "initial", tenants=len(self.tenants)),
+                    decision={"rule": "nothing has arrived"})
+        now, next_arrival = 0, 0
+        while next_arrival < len(self.arrivals) or self.busy:
+            if not self.busy:
+                coming = self.arrivals[next_arrival][0]
+                if self.dispatch:
+                    self.idle(now, coming)
+                now = max(now, coming)
+            while next_arrival < len(self.arrivals) and self.arrivals[next_arrival][0] == now:
+                self.arrive(*self.arrivals[next_arrival])
+                next_arrival += 1
+            self.dispatch_one(now)
+            now += 1
+        if self.policy.meters and self.dispatch:
+            self.final_reset()
+
+    def arrive(self, now: int, tenant: int, requests: list[int]) -> None:
+        joined = self.sizes[tenant] == 0
+        before = self.state([tenant])
+        self.queues[tenant].extend(requests)
+        self.arrived[tenant] += len(requests)
+        self.sizes[tenant] += len(requests)
+        self.total_waiting += len(requests)
+        if joined:
+            self.busy += 1
+            self.compared_busy += tenant in self.compared
+        self.policy.arrive(tenant, requests, joined)
+        if self.band:
+            self.band.watch(tenant)
+            self.band.check(now)
+        if self.tracing:
+            name = self.tenants[tenant].name
+            why = say(MESSAGES, "join" if joined else "arrive", t=now, tenant=name, count=len(requests),
+                      waiting=self.sizes[tenant])
+            decision = {"rule": "join the queue" if joined else "add to the queue"}
+            if joined and self.policy.meters:
+                outcome = self.meter_outcome(tenant, before)
+                decision = {"rule": "M = max(M, V)", "outcome": outcome}
+                why = join(why, self.meter_sentence(tenant, before, outcome))
+            self.record("join" if joined else "arrive", now, [tenant], before, why, tenant=name, count=len(requests),
+                        decision=decision)
+
+    def dispatch_one(self, now: int) -> None:
+        self.backlog.decide(now, self.compared_busy == len(self.compared))
+        before = self.state([])
+        decision = self.policy.pick(now)
+        tenant, request = decision.tenant, decision.request
+        spec = self.tenants[tenant]
+        cost = spec.costs[request]
+        self.take(tenant, request)
+        self.policy.charge(tenant, request, cost)
+        emptied = self.sizes[tenant] == 0
+        if emptied:
+            self.busy -= 1
+            if tenant in self.compared:
+                self.compared_busy -= 1
+                self.backlog.close()
+            self.policy.leave(tenant)
+        self.charged[tenant] += cost
+        self.dispatched[tenant] += 1
+        self.dispatch.append({"time": now, "tenant": spec.name, "request": request, "cost": cost,
+                              "arrival": spec.arrivals[request]})
+        if self.band:
+            self.band.watch(tenant)
+            self.band.check(now)
+        if self.tracing:
+            why = self.policy.explain(now, decision) if self.level == FULL else None
+            self.record("dispatch", now, [tenant], before, why, tenant=spec.name, request=request, cost=cost,
+                        decision=plain(decision.facts))
+
+    def take(self, tenant: int, request: int) -> None:
+        """Take the chosen request off its tenant's queue: O(1) (a request inside the queue is marked sent and
+        dropped when it reaches the head)."""
+        if not (0 <= request < self.arrived[tenant]) or self.sent[tenant][request]:
+            raise PolicyError(f"chose request {request} of {self.tenants[tenant].name}, which is not waiting")
+        if self.head(tenant) == request:
+            self.queues[tenant].popleft()
+        self.sent[tenant][request] = 1
+        self.sizes[tenant] -= 1
+        self.total_waiting -= 1
+
+    def idle(self, now: int, coming: int) -> None:
+        """Every queue is empty after the dispatch at now - 1; the next arrival is at ``coming``."""
+        if not self.policy.meters:
+            if coming > now and self.tracing:
+                self.record("idle", now, [], {}, say(MESSAGES, "idle", t=now, until=coming), until=coming,
+                            decision={"rule": "jump to the next arrival"})
+            return
+        before = self.state([])
+        self.policy.idle_reset()
+        if self.tracing:
+            after = self.policy.state([])["virtual_time"]
+            raised = after > before["virtual_time"]
+            why = say(MESSAGES, "reset" if raised else "reset_kept", t=now, v=show(after))
+            if coming > now:
+                why = join(why, say(MESSAGES, "jump", until=coming))
+            self.record("idle_reset", now, [], before, why, until=coming,
+                        decision={"rule": "V = max(V, max M)", "outcome": "raised" if raised else "kept"})
+
+    def final_reset(self) -> None:
+        before = self.policy.state([])["virtual_time"]
+        self.policy.idle_reset()
+        after = self.policy.state([])["virtual_time"]
+        if not self.tracing:
+            return
+        last = self.steps[-1]
+        last["final_reset"] = {"virtual_time_before": number(before), "virtual_time": number(after),
+                               "exact": {"virtual_time_before": str(before), "virtual_time": str(after)}}
+        if last["why"] is not None:
+            last["why"] = join(last["why"], say(MESSAGES, "final", v=show(after)))
+
+    # --- the trace ----------------------------------------------------------------------------------------
+
+    def state(self, acting: list[int]) -> dict[str, Any]:
+        """The policy's numbers: every tenant's in a full trace, the acting tenants' in a compact one."""
+        if not self.tracing:
+            return {}
+        return self.policy.state(range(len(self.tenants)) if self.level == FULL else acting)
+
+    def record(self, kind: str, now: int, acting: list[int], before: dict[str, Any],
+               why: dict[str, str] | None, **facts: Any) -> None:
+        if not self.tracing:
+            return
+        step: dict[str, Any] = {"step": len(self.steps), "kind": kind, "time": now, **facts,
+                                "waiting": self.total_waiting}
+        if self.level == FULL:
+            step["queues"] = {t.name: self.queue_costs(t.order) for t in self.tenants}
+        after = self.state(acting)
+        exact: dict[str, Any] = {}
+        for suffix, numbers in (("_before", before), ("", after)):
+            for key, value in numbers.items():
+                if isinstance(value, dict):
+                    step[key + suffix] = {self.tenants[i].name: number(v) for i, v in value.items()}
+                    exact[key + suffix] = {self.tenants[i].name: str(v) for i, v in value.items()}
+                else:
+                    step[key + suffix] = number(value)
+                    exact[key + suffix] = str(value)
+        if exact:
+            step["exact"] = exact
+        step["why"] = why
+        self.steps.append(step)
+
+    def queue_costs(self, tenant: int) -> list[int]:
+        sent, costs = self.sent[tenant], self.tenants[tenant].costs
+        return [costs[r] for r in self.queues[tenant] if not sent[r]]
+
+    def meter_outcome(self, tenant: int, before: dict[str, Any]) -> str:
+        """What M = max(M, V) did to a joining tenant's meter: ``raised`` to V, ``kept`` above V, or ``at_v``."""
+        old, v = before["meters"][tenant], self.policy.state([])["virtual_time"]
+        return "raised" if old < v else "kept" if old > v else "at_v"
+
+    def meter_sentence(self, tenant: int, before: dict[str, Any], outcome: str) -> dict[str, str]:
+        old, v = before["meters"][tenant], self.policy.state([])["virtual_time"]
+        return say(MESSAGES, outcome, tenant=self.tenants[tenant].name, old=show(old), v=show(v))
+
+
+def number(value: Fraction | int) -> int | float:
+    """An exact rational as a JSON number: an int when whole, else the nearest float."""
+    if isinstance(value, int):
+        return value
+    return value.numerator if value.denominator == 1 else value.numerator / value.denominator
+
+
+def plain(value: Any) -> Any:
+    """``value`` with every Fraction written as a JSON number."""
+    if isinstance(value, Fraction):
+        return number(value)
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+class PolicyError(RuntimeError):
+    """A policy chose something that is not waiting (a user-written policy's mistake, never a built-in's)."""
+
+
+def arrival_events(scenario: Scenario) -> list[tuple[int, int, list[int]]]:
+    """(time, tenant, request indices) for each time a tenant's requests arrive, in no particular order."""
+    events = []
+    for tenant in scenario.tenants:
+        start = 0
+        for k in range(1, len(tenant.arrivals) + 1):
+            if k == len(tenant.arrivals) or tenant.arrivals[k] != tenant.arrivals[start]:
+                events.append((tenant.arrivals[start], tenant.order, list(range(start, k))))
+                start = k
+    return events
+
+
+def trace_level(scenario: Scenario, arrival_count: int) -> str:
+    """Full while an upper bound on the trace's size stays within TRACE_BUDGET: every step shows every
+    tenant's queue (at most all requests) and one number per tenant."""
+    requests = scenario.requests
+    steps = 1 + requests + 2 * arrival_count
+    return FULL if steps * (len(scenario.tenants) + requests) <= TRACE_BUDGET else COMPACT
+
+
+class Backlog:
+    """The longest run of dispatches (earliest on ties) during which every compared tenant stayed backlogged:
+    waiting at each dispatch and never emptied in between."""
+
+    def __init__(self) -> None:
+        self.open: list[int] | None = None     # [start, end] of the run in progress
+        self.best: tuple[int, int] | None = None
+
+    def decide(self, now: int, all_busy: bool) -> None:
+        if not all_busy:
+            self.close()
+        elif self.open is None:
+            self.open = [now, now]
+        else:
+            self.open[1] = now
+
+    def close(self) -> None:
+        if self.open is not None:
+            start, end = self.open
+            if self.best is None or end - start > self.best[1] - self.best[0]:
+                self.best = (start, end)
+            self.open = None
+
+
+class Band:
+    """Checks V <= M_i <= V + c̄ for every waiting tenant at every boundary, in O(log n) per step: lazy heaps
+    of the waiting tenants' meters (an entry is stale once the meter moved or the tenant left)."""
+
+    def __init__(self, router: Router) -> None:
+        self.router = router
+        self.policy = router.policy
+        self.width = max(router.units(t.order, max(t.costs)) for t in router.tenants)   # c̄ in units
+        self.low: list[tuple[int, int]] = []
+        self.high: list[tuple[int, int]] = []
+        self.least_gap: tuple[int, int, int] | None = None      # (M_i - V, time, tenant), smallest seen
+        self.greatest_gap: tuple[int, int, int] | None = None   # largest seen
+        self.checks = 0
+
+    def watch(self, tenant: int) -> None:
+        if self.router.sizes[tenant]:
+            meter = self.policy.meter[tenant]
+            heapq.heappush(self.low, (meter, tenant))
+            heapq.heappush(self.high, (-meter, tenant))
+
+    def live(self, heap: list[tuple[int, int]], sign: int) -> tuple[int, int] | None:
+        while heap:
+            meter, tenant = heap[0]
+            if self.router.sizes[tenant] and self.policy.meter[tenant] == sign * meter:
+                return sign * meter, tenant
+            heapq.heappop(heap)
+        return None
+
+    def check(self, now: int) -> None:
+        low, high = self.live(self.low, 1), self.live(self.high, -1)
+        if low is None or high is None:
+            return
+        self.checks += 1
+        v = self.policy.virtual_time
+        if self.least_gap is None or low[0] - v < self.least_gap[0]:
+            self.least_gap = (low[0] - v, now, low[1])
+        if self.greatest_gap is None or high[0] - v > self.greatest_gap[0]:
+            self.greatest_gap = (high[0] - v, now, high[1])
+
+
+MESSAGES = {
+    "initial": {"en": "Before t=0: {tenants} tenant(s), nothing waiting yet.",
+                "ja": "t=0 の前: テナント {tenants} 個、まだ何も待っていません。"},
+    "join": {"en": "t={t}: {tenant} joins with {count} request(s).",
+             "ja": "t={t}: {tenant} がリクエスト {count} 件で参加します。"},
+    "arrive": {"en": "t={t}: {count} more request(s) from {tenant} arrive; it was already waiting ({waiting} now).",
+               "ja": "t={t}: {tenant} のリクエストがさらに {count} 件届きます (待ちは {waiting} 件)。"},
+    "raised": {"en": "Its meter is raised from {old} to V = {v} so it cannot spend share it did not use.",
+               "ja": "使わなかった分を後から使えないよう、メーターを {old} から V = {v} に引き上げます。"},
+    "at_v": {"en": "Its meter is {v} = V.",
+             "ja": "メーターは {v} = V です。"},
+    "kept": {"en": "Its meter stays at {old}, above V = {v}: it has already used that share.",
+             "ja": "メーターは {old} のまま (V = {v} より上) です。その分はすでに使っています。"},
+    "reset": {"en": "t={t}: every queue is empty, so V is raised to the largest meter, {v}: "
+                    "no tenant can bank share over idle time.",
+              "ja": "t={t}: すべてのキューが空なので、V を最大のメーター {v} に引き上げます。"
+                    "アイドルの間に取り分を貯めることはできません。"},
+    "reset_kept": {"en": "t={t}: every queue is empty; V = {v} is already the largest meter.",
+                   "ja": "t={t}: すべてのキューが空です。V = {v} はすでに最大のメーターです。"},
+    "jump": {"en": "Nothing arrives until t={until}, so time jumps there.",
+             "ja": "t={until} まで何も届かないので、時刻をそこへ進めます。"},
+    "idle": {"en": "t={t}: every queue is empty; nothing arrives until t={until}, so time jumps there.",
+             "ja": "t={t}: すべてのキューが空です。t={until} まで何も届かないので、時刻をそこへ進めます。"},
+    "final": {"en": "Every queue is now empty and nothing more arrives: the final reset sets V = {v}.",
+              "ja": "すべてのキューが空になり、もう何も届きません。最後のリセットで V = {v} とします。"},
+}

@@ -1,0 +1,95 @@
+"""The readable text form of an LLM run: the dispatch order, every step's sentence, the tenant table and
+the fairness metrics, in English or Japanese."""
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+HEADINGS = {
+    "en": {"order": "Dispatch order", "steps": "Steps", "tenants": "Tenants", "fairness": "Fairness",
+           "columns": ("tenant", "weight", "join", "requests", "dispatched", "charged", "normalized"),
+           "interval": "Common-backlog interval", "none": "none", "jain": "Jain's index", "band": "Band",
+           "bound": "Pairwise bound", "holds": "holds", "fails": "does NOT hold", "undefined": "undefined",
+           "trace": "Trace", "least": "least", "greatest": "greatest", "over": "over {n} boundaries"},
+    "ja": {"order": "送出順", "steps": "ステップ", "tenants": "テナント", "fairness": "公平性",
+           "columns": ("テナント", "重み", "参加", "件数", "送出", "課金", "正規化"),
+           "interval": "全員が待つ区間", "none": "なし", "jain": "Jain 指数", "band": "帯",
+           "bound": "対ごとの上界", "holds": "成立", "fails": "不成立", "undefined": "未定義",
+           "trace": "トレース", "least": "最小", "greatest": "最大", "over": "境界 {n} 箇所で"},
+}
+
+
+# The fairness notes are English in the JSON; the Japanese text shows them translated.
+NOTES_JA = {
+    "the compared tenants are never all backlogged at the same dispatch": "比較するテナントが同時に全員待つ送出がない",
+    "undefined: there is no common-backlog interval": "全員が待つ区間がない",
+    "undefined: every increment in the interval is 0": "区間内の増分がすべて 0",
+    "this policy keeps no meters": "この方式はメーターを持たない",
+    "no boundary had a waiting tenant": "待ちテナントのいる境界がない",
+    "one tenant: no pair to compare": "テナントが 1 つで比べる対がない",
+}
+
+
+def note(text: str, lang: str) -> str:
+    return NOTES_JA.get(text, text) if lang == "ja" else text.removeprefix("undefined: ")
+
+
+def render_text(result: dict[str, Any], lang: str = "en") -> str:
+    h = HEADINGS[lang]
+    lines = [f"LLM router · {result['algorithm']}"
+             + (f" · quantum {result['parameters']['exact']['quantum']}" if result["parameters"] else "")]
+    names = [e["tenant"] for e in result["dispatch"]]
+    separator = "" if all(len(n) == 1 for n in names) else " "
+    lines += ["", f"{h['order']}: {separator.join(names)}", "", f"{h['steps']}:"]
+    for step in result["steps"]:
+        if step["why"] is not None:
+            lines.append(f"  {step['why'][lang]}")
+        elif step["kind"] == "dispatch":
+            lines.append(f"  t={step['time']}: {step['tenant']} #{step['request']} (cost {step['cost']})")
+    if result["trace"]["level"] != "full":
+        lines.append(f"  ({h['trace']}: {result['trace'].get('note', result['trace']['level'])})")
+    lines += ["", f"{h['tenants']}:", table(h["columns"], [
+        (t["name"], t["exact"]["weight"], t["join"], t["requests"], t["dispatched"], t["charged"],
+         t["exact"]["normalized"]) for t in result["tenants"]])]
+    lines += ["", f"{h['fairness']}:"] + fairness_lines(result["fairness"], h, lang)
+    return "\n".join(lines)
+
+
+def fairness_lines(f: dict[str, Any], h: dict[str, Any], lang: str) -> list[str]:
+    lines = []
+    interval = f["interval"]
+    if interval is None:
+        lines.append(f"  {h['interval']}: {h['none']} ({note(f['notes']['interval'], lang)})")
+    else:
+        increments = ", ".join(f"{name} +{x}" for name, x in f["exact"]["increments"].items())
+        lines.append(f"  {h['interval']}: t={interval['start']}..{interval['end']}: {increments}")
+    jain = f["exact"].get("jain")
+    lines.append(f"  {h['jain']}: " + (f"{jain} ≈ {f['jain']:.4f}" if jain else
+                                      f"{h['undefined']} ({note(f['notes']['jain'], lang)})"))
+    bound = f["pairwise_bound"]
+    if bound is not None:
+        verdict = h["holds"] if bound["holds"] else h["fails"]
+        pair = " vs ".join(bound["tenants"])
+        lines.append(f"  {h['bound']}: max |x_i - x_j| = {bound['exact']['max_gap']} ({pair}, t={bound['at']}) "
+                     f"<= 2q̄ = {bound['exact']['bound']}: {verdict}")
+    band = f["band"]
+    if band is None:
+        lines.append(f"  {h['band']}: — ({note(f['notes']['band'], lang)})")
+    else:
+        verdict = h["holds"] if band["holds"] else h["fails"]
+        lines.append(f"  {h['band']}: 0 <= M_i - V <= c̄ = {band['exact']['width']}: {h['least']} "
+                     f"{band['exact']['least']}, {h['greatest']} {band['exact']['greatest']}, "
+                     f"{h['over'].format(n=band['checked'])}: {verdict}")
+    return lines
+
+
+def table(columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
+    cells = [list(map(str, columns))] + [list(map(str, row)) for row in rows]
+    widths = [max(width(row[k]) for row in cells) for k in range(len(columns))]
+    return "\n".join("  " + "  ".join(c + " " * (w - width(c)) for c, w in zip(row, widths)).rstrip()
+                     for row in cells)
+
+
+def width(text: str) -> int:
+    """Columns a terminal gives ``text``: wide (CJK) characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
