@@ -17,7 +17,7 @@ from . import query
 
 MODES = ("cpu", "llm")
 DEFAULT_TASKS = [("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "3")]  # the article's
-DEFAULT_TENANTS = [("A", "8", "6"), ("B", "2", "6")]
+DEFAULT_TENANTS = [("A", "8", "6", ""), ("B", "2", "6", ""), ("C", "2", "4", "6")]  # the contract's reference
 SPEEDS = (0.5, 1.0, 2.0, 4.0)
 ROW_FIELD = re.compile(r"^(?P<list>tasks|tenants)\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
 INTEGER = re.compile(r"^[+-]?\d+$")
@@ -98,7 +98,7 @@ class Lab(param.Parameterized):
 
     mode = param.Selector(objects=list(MODES), default="cpu")
     cpu_algorithm = param.String(default="fcfs")
-    llm_algorithm = param.String(default="fifo")
+    llm_algorithm = param.String(default="sfq")
     parameters = param.Dict(default={}, doc="parameter name -> text, kept across algorithms")
     tasks = param.List(default=[], item_type=TaskRow)
     tenants = param.List(default=[], item_type=TenantRow)
@@ -116,7 +116,8 @@ class Lab(param.Parameterized):
 
     def __init__(self, **params):
         params.setdefault("tasks", [TaskRow(name=n, arrival=a, burst=b) for n, a, b in DEFAULT_TASKS])
-        params.setdefault("tenants", [TenantRow(name=n, cost=c, count=k) for n, c, k in DEFAULT_TENANTS])
+        params.setdefault("tenants", [TenantRow(name=n, cost=c, count=k, join=j)
+                                         for n, c, k, j in DEFAULT_TENANTS])
         self._valid: dict[str, tuple[dict, dict]] = {}  # mode -> (result, setup) of its last valid run
         self._watched: set[int] = set()
         super().__init__(**params)

@@ -255,7 +255,9 @@ def dispatch_strip(result: Mapping[str, Any], step: int, lang: str) -> str:
 
 
 def tenant_queues(result: Mapping[str, Any], step: int, lang: str) -> str:
-    queues = result["steps"][step].get("queues") or {}
+    queues = result["steps"][step].get("queues")
+    if queues is None:  # a compact trace (very large runs) records no queues
+        return section(t(lang, "queues"), f'<p class="muted">{esc(t(lang, "queues.compact"))}</p>')
     rows = []
     for i, tenant in enumerate(result["tenants"]):
         waiting = queues.get(tenant["name"], [])
@@ -268,49 +270,75 @@ def tenant_queues(result: Mapping[str, Any], step: int, lang: str) -> str:
     return section(t(lang, "queues"), "".join(rows))
 
 
+def exact(step_or_result: Mapping[str, Any], key: str, name: str | None = None) -> str | None:
+    """The ``p/q`` companion the core gives for an exact value, when it gives one."""
+    value = (step_or_result.get("exact") or {}).get(key)
+    if name is not None and isinstance(value, Mapping):
+        value = value.get(name)
+    return value if isinstance(value, str) else None
+
+
+def exact_number(value: object, fraction: str | None) -> str:
+    """``2.67 (8/3)`` when the exact value is not a whole number, else the number alone."""
+    return f"{number(value)} ({fraction})" if fraction and "/" in fraction else number(value)
+
+
+def bar_row(name: str, index: int, value: float, top: float, text: str, marker: float | None = None) -> str:
+    line = f'<span class="vline" style="left:{100 * marker / top:.1f}%"></span>' if marker is not None else ""
+    return (f'<div class="bar-row"><span class="bar-name">{esc(name)}</span><span class="bar-track">'
+            f'<span class="bar" style="width:{100 * max(value, 0) / top:.1f}%;background:{colour(index)}"></span>'
+            f'{line}</span><span class="bar-value">{esc(text)}</span></div>')
+
+
 def meters(result: Mapping[str, Any], step: int, lang: str) -> str:
+    """SFQ-family meters M_i with the virtual time V as a line; DRR's deficits; nothing for the others."""
     state = result["steps"][step]
-    values = state.get("meters")
+    values, kind = state.get("meters"), "meters"
+    if values is None:
+        values, kind = state.get("deficits"), "deficits"
     if not values:
         return section(t(lang, "meters"), f'<p class="muted">{esc(t(lang, "meters.none"))}</p>')
-    vtime = state.get("virtual_time", 0) or 0
-    top = max([*values.values(), vtime, 1])
-    rows = []
-    for i, tenant in enumerate(result["tenants"]):
-        value = values.get(tenant["name"], 0)
-        rows.append(f'<div class="bar-row"><span class="bar-name">{esc(tenant["name"])}</span>'
-                    f'<span class="bar-track"><span class="bar" style="width:{100 * value / top:.1f}%;'
-                    f'background:{colour(i)}"></span><span class="vline" style="left:{100 * vtime / top:.1f}%">'
-                    f'</span></span><span class="bar-value">M = {esc(number(value))}</span></div>')
-    legend = f'<p class="muted"><span class="vkey"></span> V = {esc(number(vtime))}</p>'
-    return section(t(lang, "meters"), "".join(rows) + legend)
+    vtime = state.get("virtual_time") if kind == "meters" else None
+    top = max([*values.values(), vtime or 0, 1])
+    rows = [bar_row(tenant["name"], i, values[tenant["name"]], top,
+                    f'{"M" if kind == "meters" else "D"} = '
+                    + exact_number(values[tenant["name"]], exact(state, kind, tenant["name"])), vtime)
+            for i, tenant in enumerate(result["tenants"]) if tenant["name"] in values]
+    if vtime is not None:
+        legend = (f'<p class="muted"><span class="vkey"></span> V = '
+                  f'{esc(exact_number(vtime, exact(state, "virtual_time")))}</p>')
+    else:
+        legend = f'<p class="muted">{esc(t(lang, "deficits"))}</p>'
+    return section(t(lang, "meters" if kind == "meters" else "deficits.title"), "".join(rows) + legend)
 
 
 def fairness(result: Mapping[str, Any], lang: str) -> str:
+    """Normalised cost charged over the common-backlog interval, Jain's index, the bound and the band."""
     fair = result.get("fairness") or {}
     interval = fair.get("interval")
+    notes = "".join(f"<li>{esc(note)}</li>" for note in (fair.get("notes") or {}).values())
     if not interval:
-        return section(t(lang, "fairness"), f'<p class="muted">{esc(t(lang, "fairness.none"))}</p>', "fairness")
-    increments = fair.get("normalized") or fair.get("increments") or {}
+        return section(t(lang, "fairness"), f'<p class="muted">{esc(t(lang, "fairness.none"))}</p>'
+                       + (f'<ul class="facts">{notes}</ul>' if notes else ""), "fairness")
+    increments = fair.get("increments") or {}
     top = max([*increments.values(), 1])
-    rows = []
-    for i, tenant in enumerate(result["tenants"]):
-        if tenant["name"] in increments:
-            value = increments[tenant["name"]]
-            rows.append(f'<div class="bar-row"><span class="bar-name">{esc(tenant["name"])}</span>'
-                        f'<span class="bar-track"><span class="bar" style="width:{100 * value / top:.1f}%;'
-                        f'background:{colour(i)}"></span></span><span class="bar-value">{esc(number(value))}</span></div>')
-    lines = [t(lang, "fairness.interval", start=interval.get("start"), end=interval.get("end"))]
-    if "jain" in fair:
-        lines.append(t(lang, "fairness.jain", value=number(fair["jain"])))
-    if "band" in fair:
-        lines.append(t(lang, "fairness.band", value=number(fair["band"])))
-    if "bound" in fair:
-        ok = fair.get("within_bound")
-        lines.append(t(lang, "fairness.bound", bound=number(fair["bound"]),
-                       status=t(lang, "fairness.within" if ok else "fairness.exceeded")))
-    text = "".join(f"<li>{esc(line)}</li>" for line in lines)
-    return section(t(lang, "fairness"), "".join(rows) + f'<ul class="facts">{text}</ul>', "fairness")
+    where = indexes(result["tenants"])
+    rows = [bar_row(name, where[name], value, top, exact_number(value, exact(fair, "increments", name)))
+            for name, value in increments.items()]
+    lines = [t(lang, "fairness.interval", start=interval.get("start"), end=interval.get("end"),
+               count=interval.get("dispatches", "?"))]
+    if fair.get("jain") is not None:
+        lines.append(t(lang, "fairness.jain", value=exact_number(fair["jain"], exact(fair, "jain"))))
+    bound = fair.get("pairwise_bound")
+    if bound:
+        lines.append(t(lang, "fairness.bound", gap=number(bound.get("max_gap")), bound=number(bound.get("bound")),
+                       status=t(lang, "holds" if bound.get("holds") else "broken")))
+    band = fair.get("band")
+    if band:
+        lines.append(t(lang, "fairness.band", width=number(band.get("width")),
+                       status=t(lang, "holds" if band.get("holds") else "broken")))
+    facts = "".join(f"<li>{esc(line)}</li>" for line in lines) + notes
+    return section(t(lang, "fairness"), "".join(rows) + f'<ul class="facts">{facts}</ul>', "fairness")
 
 
 def llm_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:

@@ -370,11 +370,16 @@ def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_outp
     assert strip_order(lab) == "".join(d["tenant"] for d in sfq["dispatch"])
     fair = lab.page.locator(".fairness")
     expect(fair).to_be_visible()
+    increments = sfq["fairness"]["increments"]  # normalised cost charged over the common-backlog interval
     values = [v.strip() for v in fair.locator(".bar-value").all_inner_texts()]
-    normalized = sfq["fairness"]["normalized"]
-    assert values == [shown(normalized[t["name"]]) for t in sfq["tenants"]]
-    assert max(normalized.values()) - min(normalized.values()) <= sfq["fairness"]["bound"]
+    assert [v.split(" ")[0] for v in values] == [shown(increments[name]) for name in increments]
+    bound = sfq["fairness"]["pairwise_bound"]
+    assert max(increments.values()) - min(increments.values()) <= bound["bound"] and bound["holds"]
+    expect(fair).to_contain_text(f"Largest gap {shown(bound['max_gap'])} against the bound 2c̄ = "
+                                 f"{shown(bound['bound'])}: holds")
     lab.button("step-last").click()
+    lab.expect_step(len(sfq["steps"]), len(sfq["steps"]))
+    expect(lab.page.locator(".editor")).to_contain_text(algorithms("llm")["sfq"].summary["en"])
     lab.shot(test_output, "llm-sfq-1366")
     lab.page.set_viewport_size({"width": 360, "height": 800})
     lab.page.wait_for_timeout(800)
