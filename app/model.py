@@ -29,6 +29,21 @@ def number(text: str) -> object:
     return int(text) if INTEGER.match(text) else text
 
 
+def parameter_value(text: str) -> object:
+    """A parameter as typed: ``2`` is a number, ``1, 2, 4`` (commas or spaces) a list, as MLFQ's quanta."""
+    items = query.split_costs(text)
+    return [number(item) for item in items] if len(items) > 1 or "," in text else number(text)
+
+
+def parameter_text(value: object) -> str:
+    """How the core's value of a parameter is shown in its field: ``1, 2, 4`` for a list, empty for none."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(item) for item in value)
+    return str(value)
+
+
 class Row(param.Parameterized):
     """One editable task or tenant: every field is the text the user typed.
 
@@ -150,7 +165,7 @@ class Lab(param.Parameterized):
         for name in self.used_parameters():
             text = self.parameters.get(name, "")
             if text.strip():
-                scenario[name] = number(text)
+                scenario[name] = parameter_value(text)
         scenario["tasks" if self.mode == "cpu" else "tenants"] = [row.scenario() for row in self.rows]
         return scenario
 
@@ -189,7 +204,7 @@ class Lab(param.Parameterized):
             return
         for name, value in result.get("parameters", {}).items():  # show the values the core used
             if not self.parameters.get(name, "").strip():
-                self.parameters[name] = str(value)  # in place: the same run, no second one
+                self.parameters[name] = parameter_text(value)  # in place: the same run, no second one
         self._valid[self.mode] = (result, self.setup())
         self._show(result, errors={})
 
@@ -304,7 +319,7 @@ class Lab(param.Parameterized):
         info = algorithms(mode)[algorithm]
         parameters = {**self.parameters, **candidate["parameters"]}
         scenario: dict[str, object] = {"algorithm": algorithm}
-        scenario.update({k: number(v) for k, v in parameters.items() if k in info.parameters and v.strip()})
+        scenario.update({k: parameter_value(v) for k, v in parameters.items() if k in info.parameters and v.strip()})
         rows = rows_from_text(mode, candidate["rows"]) if candidate["rows"] is not None else \
             (self.tasks if mode == "cpu" else self.tenants)
         scenario["tasks" if mode == "cpu" else "tenants"] = [row.scenario() for row in rows]

@@ -143,23 +143,29 @@ class Gantt:
         plot.min_border_left = 10
         self.plot = plot
 
-    def move(self, step: int) -> None:
-        self.cursor.location = step
-        self.dim.left = step
+    def move(self, time: int) -> None:
+        self.cursor.location = time
+        self.dim.left = time
 
 
 def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) -> str:
     running = step.get("running")
     run_html = chip(running, where[running]) if running is not None else esc(t(lang, "running.none"))
-    queue = step.get("ready") or []
-    chips = "".join(f"<li>{chip(name, where[name])}</li>" for name in queue)
+    queue = step.get("ready")
+    if queue is None:
+        listing = f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>'
+    elif queue:
+        listing = f'<ol class="queue">{"".join(f"<li>{chip(name, where[name])}</li>" for name in queue)}</ol>'
+    else:
+        listing = f'<p class="muted">{esc(t(lang, "ready.empty"))}</p>'
     body = (f'<p><span class="label">{esc(t(lang, "running"))}:</span> {run_html}</p>'
-            f'<p class="label">{esc(t(lang, "ready"))}:</p>'
-            + (f'<ol class="queue">{chips}</ol>' if queue else f'<p class="muted">{esc(t(lang, "ready.empty"))}</p>'))
+            f'<p class="label">{esc(t(lang, "ready"))}:</p>{listing}')
     return section(t(lang, "running") + " / " + t(lang, "ready"), body)
 
 
 def remaining_bars(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], lang: str) -> str:
+    if step.get("remaining") is None:
+        return section(t(lang, "remaining"), f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>')
     longest = max((task["burst"] for task in tasks), default=1) or 1
     rows = []
     for i, task in enumerate(tasks):
@@ -206,8 +212,9 @@ def finished_by(result: Mapping[str, Any], step: int) -> set[str]:
 def cpu_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
     tasks = result["tasks"]
     columns = ["arrival", "burst", "completion", "turnaround", "waiting", "response"]
-    if any("deadline" in task for task in tasks):
-        columns += ["deadline", "missed"]
+    columns += [c for c in ("priority", "tickets", "deadline") if any(c in task for task in tasks)]
+    if "deadline" in columns:
+        columns.append("missed")
     done = finished_by(result, step)
     head = "".join(f'<th scope="col">{esc(t(lang, "col." + c))}</th>' for c in ["task", *columns])
     body = []
@@ -216,7 +223,11 @@ def cpu_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
         cells = []
         for c in columns:
             value = task.get(c)
-            cells.append(f"<td>{esc(t(lang, 'yes' if value else 'no') if c == 'missed' else number(value))}</td>")
+            if c == "missed":
+                text = t(lang, "yes" if value else "no") if "deadline" in task else "—"
+            else:
+                text = number(value)
+            cells.append(f"<td>{esc(text)}</td>")
         body.append(f'<tr class="{"pending" if pending else "done"}"><th scope="row">'
                     f'{chip(task["name"], i)}{pending_mark(pending, lang)}</th>{"".join(cells)}</tr>')
     averages = result.get("averages", {})

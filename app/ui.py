@@ -140,7 +140,9 @@ class LabUI(param.Parameterized):
         parts = [select, html(f'<p class="muted">{render.esc(info.summary.get(lang, "")) if info else ""}</p>'),
                  self._error_pane(lambda field: field == "algorithm")]
         for name in lab.used_parameters():
-            box = pn.widgets.TextInput(name=label(lang, name), value=lab.parameters.get(name, ""), width=120)
+            box = pn.widgets.TextInput(name=label(lang, name), value=lab.parameters.get(name, ""), width=160,
+                                       css_classes=[f"param-{name}"],
+                                       description=t(lang, f"help.{name}") if f"help.{name}" in TEXT else None)
             pn.bind(lab.set_parameter, name, box, watch=True)
             parts += [box, self._error_pane(lambda field, name=name: field == name)]
         extra = info.item_fields if info else ()
@@ -233,14 +235,18 @@ class LabUI(param.Parameterized):
         if not self.lab.result or self.lab.result.get("mode") != "cpu":
             return html("")
         self._gantt = render.Gantt(self.lab.result, self.lab.lang, self.lab.presenter)
-        self._gantt.move(self.lab.step)
+        self._gantt.move(self._time())
         return pn.pane.Bokeh(self._gantt.plot, sizing_mode="stretch_width", css_classes=["gantt"])
 
     @param.depends("lab.step", watch=True)
     def _move_cursor(self) -> None:
         if self._gantt is not None:
             with pn.io.unlocked():  # a direct Bokeh edit: send it to the browser as Panel's own edits are
-                self._gantt.move(self.lab.step)
+                self._gantt.move(self._time())
+
+    def _time(self) -> int:
+        """The time the current step reaches (steps and times differ in a compact trace)."""
+        return self.lab.result["steps"][self.lab.step].get("time", self.lab.step) if self.lab.result else 0
 
     @param.depends("lab.result", "lab.step", "lab.lang")
     def cpu_state(self):
