@@ -9,7 +9,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-if __package__ in (None, ""):  # `panel serve app/lab.py` runs this file as a script: make `app` importable
+if __package__ in (None, "") and "__file__" in globals():
+    # `panel serve app/lab.py` runs this file as a script: make the repository's `app` package importable.
+    # (Converted to Pyodide there is no file: `app` and `schedulers` come installed as a package.)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import panel as pn
@@ -21,10 +23,14 @@ pn.extension(design="bootstrap")
 
 
 def browser_language() -> str | None:
+    """"ja" or "en" from the browser (Panel's browser info, the request header, or in Pyodide the navigator)."""
     info = pn.state.browser_info
     language = getattr(info, "language", None) if info is not None else None
     if not language and pn.state.headers:
         language = pn.state.headers.get("Accept-Language", "")
+    if not language and sys.platform == "emscripten":
+        import js  # Pyodide's bridge to the page
+        language = str(js.navigator.language)
     return "ja" if language and language.lower().startswith("ja") else ("en" if language else None)
 
 

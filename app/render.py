@@ -187,7 +187,9 @@ def event_list(step: Mapping[str, Any], lang: str) -> str:
         except KeyError:
             sentence = t(lang, "event.other", kind=kind, task=task if task is not None else "")
         items.append(f"<li>{esc(sentence)}</li>")
-    body = f'<ul class="events">{"".join(items)}</ul>' if items else f'<p class="muted">{esc(t(lang, "events.none"))}</p>'
+    if not items:
+        return section(t(lang, "events"), f'<p class="muted">{esc(t(lang, "events.none"))}</p>')
+    body = f'<ul class="events">{"".join(items)}</ul>'
     return section(t(lang, "events"), body)
 
 
@@ -259,9 +261,10 @@ def dispatch_strip(result: Mapping[str, Any], step: int, lang: str) -> str:
         fill = colour(where[name])
         state = "current" if current and n == done - 1 else ("future" if n >= done else "past")
         label = f'{name} #{item.get("request", 0) + 1}: {item["cost"]}'
+        current_mark = ' aria-current="step"' if state == "current" else ""
         cells.append(f'<li class="cell {state}" style="background:{fill};color:{ink(fill)}" title="{esc(label)}"'
-                     f'{" aria-current=\"step\"" if state == "current" else ""}>'
-                     f'<span class="cell-name">{esc(name)}</span><span class="cell-cost">{esc(item["cost"])}</span></li>')
+                     f'{current_mark}><span class="cell-name">{esc(name)}</span>'
+                     f'<span class="cell-cost">{esc(item["cost"])}</span></li>')
     return section(t(lang, "dispatch"), f'<ol class="strip">{"".join(cells)}</ol>')
 
 
@@ -275,9 +278,9 @@ def tenant_queues(result: Mapping[str, Any], step: int, lang: str) -> str:
         fill = colour(i)
         boxes = "".join(f'<li class="req" style="background:{fill};color:{ink(fill)}">{esc(number(c))}</li>'
                         for c in waiting)
-        rows.append(f'<div class="queue-row">{chip(tenant["name"], i)}'
-                    + (f'<ol class="reqs">{boxes}</ol>' if waiting else f'<span class="muted">{esc(t(lang, "queue.empty"))}</span>')
-                    + "</div>")
+        empty = f'<span class="muted">{esc(t(lang, "queue.empty"))}</span>'
+        listing = f'<ol class="reqs">{boxes}</ol>' if waiting else empty
+        rows.append(f'<div class="queue-row">{chip(tenant["name"], i)}{listing}</div>')
     return section(t(lang, "queues"), "".join(rows))
 
 

@@ -34,6 +34,8 @@ def site_css() -> str:
 
 
 CSS = site_css()
+# Panel's bootstrap buttons size their text in rem (the page root); in em they follow presenter mode.
+SCALED = [":host { --bs-btn-font-size: 0.95em; }"]
 FIELD_ERROR = re.compile(r"^(?P<list>tasks|tenants)\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
 
 
@@ -103,13 +105,13 @@ class LabUI(param.Parameterized):
         modes = pn.widgets.RadioButtonGroup(options={t(lang, f"mode.{m}"): m for m in ("cpu", "llm")},
                                             value=lab.mode, button_type="primary", button_style="outline",
                                             name=t(lang, "mode"), margin=(4, 4), sizing_mode="stretch_width",
-                                            max_width=440, styles={"flex": "1 1 300px"})
+                                            max_width=440, styles={"flex": "1 1 300px"}, stylesheets=SCALED)
         modes.link(lab, value="mode")
         language = pn.widgets.RadioButtonGroup(options={v: k for k, v in LANGUAGES.items()}, value=lang,
-                                               name=t(lang, "language"), margin=(4, 4), width=170)
+                                               name=t(lang, "language"), margin=(4, 4), stylesheets=SCALED)
         language.link(lab, value="lang")
         presenter = pn.widgets.Toggle.from_param(lab.param.presenter, name=t(lang, "presenter"), margin=(4, 4),
-                                                 button_type="default", width=170)
+                                                 button_type="default", stylesheets=SCALED)
         help_key = "help" if lab.mode == "cpu" else "help.llm"
         help_html = (f'<details class="help"><summary>?</summary><p>{render.esc(t(lang, help_key))}</p>'
                      f'<p>{render.esc(t(lang, "keys"))}</p></details>')
@@ -151,7 +153,7 @@ class LabUI(param.Parameterized):
         for index, row in enumerate(lab.rows):
             parts.append(self._row_editor(row, index, extra))
         add = pn.widgets.Button(name=t(lang, "add.task" if lab.mode == "cpu" else "add.tenant"),
-                                button_type="primary", button_style="outline")
+                                button_type="primary", button_style="outline", stylesheets=SCALED)
         add.on_click(lambda _: lab.add_row())
         parts += [add, self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
                                         and field not in lab.used_parameters())]
@@ -166,10 +168,11 @@ class LabUI(param.Parameterized):
         widths = {"name": 104, "costs": 140}
         widgets = [pn.widgets.TextInput.from_param(row.widget_param(f), name=label(lang, f),
                                                    width=widths.get(f, 64), css_classes=[f"field-{f}"],
+                                                   margin=(2, 4),
                                                    description=t(lang, f"help.{f}") if f"help.{f}" in TEXT else None)
                    for f in ["name", *fields]]
         remove = pn.widgets.Button(name="✕", description=t(lang, "remove.row", name=row.label), width=40,
-                                   align="end", button_type="danger", button_style="outline",
+                                   margin=(2, 4), align="end", button_type="danger", button_style="outline",
                                    disabled=len(lab.rows) <= 1)
         remove.on_click(lambda _: lab.remove_row(row))
         listing = "tasks" if lab.mode == "cpu" else "tenants"
@@ -199,11 +202,13 @@ class LabUI(param.Parameterized):
         lab, lang = self.lab, self.lab.lang
         buttons = []
         for key, action in (("first", lab.first), ("prev", lab.prev), ("next", lab.next), ("last", lab.last)):
-            button = pn.widgets.Button(name=t(lang, key), css_classes=[f"step-{key}"], margin=(4, 2), width=100)
+            button = pn.widgets.Button(name=t(lang, key), css_classes=[f"step-{key}"], margin=(4, 2),
+                                       stylesheets=SCALED)
             button.on_click(lambda _, action=action: action())
             buttons.append(button)
         play = pn.widgets.Button(name=pn.bind(lambda p: t(lang, "pause" if p else "play"), lab.param.playing),
-                                 button_type="primary", css_classes=["step-play"], margin=(4, 2), width=110)
+                                 button_type="primary", css_classes=["step-play"], margin=(4, 2),
+                                 stylesheets=SCALED)
         play.on_click(lambda _: lab.toggle_play())
         speed = pn.widgets.Select(options={f"{s:g}×": s for s in SPEEDS}, value=lab.speed,
                                   name=t(lang, "speed"), width=130, margin=(0, 4))
