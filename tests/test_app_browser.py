@@ -192,7 +192,7 @@ def test_default_view_is_the_articles(lab, test_output):
     assert width <= 370, f"the page scrolls sideways at 360 px ({width} px wide)"
 
 
-def test_buttons_and_keys_move_the_step_and_the_story(lab):
+def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
     lab.open()
     result = simulate("cpu", ARTICLE)
     lab.button("step-next").click()
@@ -206,6 +206,7 @@ def test_buttons_and_keys_move_the_step_and_the_story(lab):
     assert lab.narration() == step["why"]["en"]
     queue = lab.page.locator("ol.queue li").all_inner_texts()
     assert [q.strip() for q in queue] == step["ready"]
+    lab.shot(test_output, "cpu-step-6-1366")
     lab.page.keyboard.press("ArrowLeft")
     lab.expect_step(5, 16)
     lab.page.keyboard.press("End")
