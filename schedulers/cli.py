@@ -43,7 +43,9 @@ def installed_modes() -> list[str]:
 
 
 def algorithm_list(mode: str, lang: str = "en") -> str:
-    rows = [f"  {a.name:<10} {a.summary[lang]}" for a in mode_module(mode).ALGORITHMS.values()]
+    algorithms = mode_module(mode).ALGORITHMS.values()
+    width = max(len(a.name) for a in algorithms)
+    rows = [f"  {a.name:<{width}}  {a.summary[lang]}" for a in algorithms]
     return "\n".join(rows)
 
 

@@ -15,8 +15,11 @@ Messages = Mapping[str, Mapping[str, str]]
 
 
 def say(messages: Messages, key: str, **values: Any) -> dict[str, str]:
+    """Fill ``messages[key]`` in every language; a value given as ``{lang: text}`` (a dict) is taken per language."""
     templates = messages[key]
-    return {lang: templates[lang].format(**values) for lang in LANGUAGES}
+    return {lang: templates[lang].format(**{name: value[lang] if type(value) is dict else value
+                                           for name, value in values.items()})
+            for lang in LANGUAGES}
 
 
 def join(*sentences: Mapping[str, str]) -> dict[str, str]:

@@ -1,0 +1,331 @@
+"""The one event loop every CPU rule runs in: time, arrivals, the ready queue, quanta, and the step trace.
+
+At every decision instant t, in this order (the contract's):
+  1. tasks whose arrival is t join the ready queue, in input order;
+  2. a task whose quantum expired at t returns to the tail;
+  3. rule-specific work (MLFQ's boost);
+  4. the rule decides what runs over [t, t+1): keep the running task, preempt it, dispatch, or idle.
+
+The loop jumps from instant to instant (an arrival, a completion, a quantum's end, a boost) and runs the
+chosen task for the whole stretch; ``timeline`` still gets one entry per time unit. Step k (k >= 1) is the
+slice [k-1, k): its events are those of instant k-1 followed by the slice's end (complete, expire), and
+its state is the one after the slice.
+"""
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..narration import join, say
+from .policies import Policy
+from .scenario import Task
+
+FULL_TRACE_CELLS = 200_000   # steps x tasks with full snapshots (ready queue, every remaining time)
+MAX_COMPACT_STEPS = 50_000   # steps kept in the compact trace (only the steps where something happens)
+
+MESSAGES = {
+    "initial": {"en": "t=0: initial state; {count} tasks, none has run yet.",
+                "ja": "t=0: 初期状態。タスク{count}個、まだ何も実行していない。"},
+    "dispatch": {"en": "t={t}: {task} ({detail}) is dispatched: {rule}.",
+                 "ja": "t={t}: {task}（{detail}）をディスパッチ: {rule}。"},
+    "preempt": {"en": "t={t}: {task} ({detail}) preempts {old} ({old_detail}): {rule}.",
+                "ja": "t={t}: {task}（{detail}）が{old}（{old_detail}）を横取り: {rule}。"},
+    "continue": {"en": "t={t}: {task} ({detail}) continues: {keep}.",
+                 "ja": "t={t}: {task}（{detail}）が実行を続ける: {keep}。"},
+    "idle": {"en": "t={t}: no task is ready, so the CPU is idle until t={until}.",
+             "ja": "t={t}: 実行可能なタスクがないので、CPUはt={until}まで空く。"},
+    "tie_arrival": {"en": "It ties with {rival} and arrived earlier.", "ja": "{rival}と同点だが、到着が早い。"},
+    "tie_input": {"en": "It ties with {rival}, arrived at the same time and comes first in the input.",
+                  "ja": "{rival}と同点で同時に到着したが、入力順が先。"},
+    "complete": {"en": "{task} completes at t={t}.", "ja": "{task}はt={t}に完了。"},
+    "expire": {"en": "{task}'s quantum expires at t={t}.", "ja": "{task}のクォンタムがt={t}に切れる。"},
+    "demote": {"en": "{task} has used its allotment and moves down to level {level}.",
+               "ja": "{task}は割り当てを使い切り、レベル{level}に下がる。"},
+}
+
+
+class HeapQueue:
+    """The ready queue of a rule whose keys do not change while tasks wait: a heap, O(log n)."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.heap: list[tuple[Any, int, Task]] = []
+
+    def __len__(self) -> int:
+        return len(self.heap)
+
+    def push(self, task: Task, now: int) -> None:
+        heapq.heappush(self.heap, (self.policy.key(task, now), task.index, task))
+
+    def best(self, now: int) -> Task:
+        return self.heap[0][2]
+
+    def take(self, task: Task) -> None:
+        assert heapq.heappop(self.heap)[2] is task
+
+    def tasks(self) -> list[Task]:
+        return [entry[2] for entry in self.heap]
+
+    def ordered(self, now: int) -> list[Task]:
+        return [entry[2] for entry in sorted(self.heap)]
+
+    def rekey(self, now: int) -> None:
+        self.heap = [(self.policy.key(task, now), task.index, task) for _, _, task in self.heap]
+        heapq.heapify(self.heap)
+
+
+class ScanQueue:
+    """The ready queue of a dynamic rule (aging, HRRN, lottery): a list in queue order, scanned per decision."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.queue: list[Task] = []
+
+    def __len__(self) -> int:
+        return len(self.queue)
+
+    def push(self, task: Task, now: int) -> None:
+        self.queue.append(task)
+
+    def best(self, now: int) -> Task:
+        return self.policy.choose(self.queue, now)
+
+    def take(self, task: Task) -> None:
+        self.queue.remove(task)
+
+    def tasks(self) -> list[Task]:
+        return list(self.queue)
+
+    def ordered(self, now: int) -> list[Task]:
+        return sorted(self.queue, key=lambda task: self.policy.key(task, now))
+
+    def rekey(self, now: int) -> None:
+        """Keys are computed at every decision anyway."""
+
+
+def event(kind: str, task: Task | None, time: int, **extra: Any) -> dict[str, Any]:
+    return {"kind": kind, "task": task.name if task else None, "time": time, **extra}
+
+
+@dataclass
+class Trace:
+    """The steps kept at ``level``: "full" (every step, with snapshots), "compact" (step 0 and the steps
+    where something happens, without snapshots, at most MAX_COMPACT_STEPS of them) or "none"."""
+    level: str
+    tasks: list[Task]
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    truncated: bool = False
+
+    def record(self, time: int, running: Task | None, ready: list[str] | None, events: list[dict[str, Any]],
+               decision: str, why: dict[str, str]) -> None:
+        """Step ``time``: the initial state (0) or the slice [time-1, time) and the state after it."""
+        if self.level == "compact" and not events and time:
+            return
+        if self.level == "compact" and len(self.steps) >= MAX_COMPACT_STEPS:
+            self.truncated = True
+            return
+        step = {"step": time, "time": time, "running": running.name if running else None, "events": events,
+                "decision": decision, "why": why}
+        if self.level == "full":
+            step.update(ready=ready, remaining={task.name: task.remaining for task in self.tasks})
+        self.steps.append(step)
+
+
+def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | None], Trace]:
+    """Run ``tasks`` under ``policy``; returns the per-unit timeline and the trace. Mutates the tasks."""
+    arrivals = sorted(tasks, key=lambda task: (task.arrival, task.index))
+    arrival_times = [task.arrival for task in arrivals]
+    count = len(arrivals)
+    record = level != "none"
+    rule_instants = type(policy).next_instant is not Policy.next_instant
+    ready = ScanQueue(policy) if policy.dynamic else HeapQueue(policy)
+    trace = Trace(level, tasks)
+    if record:
+        trace.record(0, None, [], [], "initial", say(MESSAGES, "initial", count=len(tasks)))
+    timeline: list[str | None] = []
+    queued = 0           # running count of joins to the ready queue: FIFO order for every rule
+    next_arrival = 0     # index into ``arrivals``
+    unfinished = count
+    running: Task | None = None
+    expired: Task | None = None   # its quantum ended at t; it returns to the tail after t's arrivals
+    t = 0
+
+    def least() -> Task | None:
+        present = [task for task in (running, expired) if task is not None]
+        if isinstance(ready, HeapQueue) and ready:
+            present.append(ready.best(t))
+        return min(present, key=lambda task: policy.key(task, t), default=None)
+
+    def join_queue(task: Task) -> None:
+        nonlocal queued
+        task.queued = queued
+        queued += 1
+        ready.push(task, t)
+
+    while unfinished:
+        # 1. arrivals, 2. the expired task's requeue, 3. the rule's own work, 4. the decision.
+        events: list[dict[str, Any]] = []
+        while next_arrival < count and arrival_times[next_arrival] == t:
+            task = arrivals[next_arrival]
+            next_arrival += 1
+            policy.admit(task, t, least)
+            join_queue(task)
+            if record:
+                events.append(event("arrive", task, t))
+        if expired is not None:
+            join_queue(expired)
+            if record:
+                events.append(event("requeue", expired, t))
+            expired = None
+        if rule_instants and policy.next_instant(t - 1) == t:
+            rule_events = policy.at_instant(t, ready.tasks() + ([running] if running else []))
+            if rule_events:
+                ready.rekey(t)
+                events += rule_events
+
+        decision, chosen, why = decide(policy, ready, running, t, record)
+        if chosen is not None and level == "full" and policy.ties_by_arrival:
+            why = join(why, *tie_note(policy, ready, chosen, t))
+        if chosen is not None:
+            ready.take(chosen)
+            if running is not None:
+                ready.push(running, t)
+                if record:
+                    events.append(event("preempt", running, t))
+            running = chosen
+            if running.first_run is None:
+                running.first_run = t
+            if record:
+                events.append(event("dispatch", running, t))
+        if running is not None and running.slice_left is None:
+            running.slice_left = policy.quantum(running)
+        end = stretch_end(policy, running, t, arrival_times[next_arrival] if next_arrival < count else None,
+                          rule_instants)
+        if running is None and record:
+            events.append(event("idle", None, t, until=end))
+            why = continuation(policy, None, t, end)
+
+        timeline.extend([running.name if running else None] * (end - t))
+        record = record and not trace.truncated
+        if record:
+            record_stretch(trace, policy, ready, running, t, end, events, decision, why)
+        elif running is not None:
+            advance(running, end - t)
+            finish(policy, running, end)
+        if running is not None and running.remaining == 0:
+            unfinished -= 1
+            running = None
+        elif running is not None and running.slice_left == 0:
+            running.slice_left = None
+            expired, running = running, None
+        t = end
+    return timeline, trace
+
+
+def record_stretch(trace: Trace, policy: Policy, ready: HeapQueue | ScanQueue, running: Task | None, t: int,
+                   end: int, events: list[dict[str, Any]], decision: str, why: dict[str, str]) -> None:
+    """Run the stretch [t, end) and record its steps: all of them ("full") or the first and last ("compact")."""
+    full = trace.level == "full"
+    ready_names = [task.name for task in ready.ordered(t)] if full else None
+    done = t
+    for time in range(t + 1, end + 1) if full else sorted({t + 1, end}):
+        advance(running, time - 1 - done)
+        first = time == t + 1
+        step_why = why if first else continuation(policy, running, time - 1, end)
+        if full and not first and policy.dynamic:
+            ready_names = [task.name for task in ready.ordered(time - 1)]
+        advance(running, 1)
+        done = time
+        end_events = finish(policy, running, time) if time == end else []
+        trace.record(time, running, ready_names, (events if first else []) + end_events,
+                     decision if first else ("continue" if running else "idle"),
+                     join(step_why, *map(end_sentence, end_events)))
+
+
+def decide(policy: Policy, ready: HeapQueue | ScanQueue, running: Task | None, t: int,
+           explain: bool) -> tuple[str, Task | None, dict[str, str]]:
+    """The decision at instant t: its kind, the task to dispatch (None: keep the running one, or idle),
+    and the sentence that explains it (empty when ``explain`` is false)."""
+    if running is None:
+        if not ready:
+            return "idle", None, {}
+        chosen = ready.best(t)
+        return "dispatch", chosen, say(MESSAGES, "dispatch", t=t, task=chosen.name, detail=policy.detail(chosen, t),
+                                       rule=policy.rule) if explain else {}
+    if policy.preemptive and ready:
+        candidate = ready.best(t)
+        if policy.preempts(candidate, running, t):
+            return "preempt", candidate, say(
+                MESSAGES, "preempt", t=t, task=candidate.name, detail=policy.detail(candidate, t),
+                old=running.name, old_detail=policy.detail(running, t), rule=policy.rule) if explain else {}
+    return "continue", None, continuation(policy, running, t, t + 1) if explain else {}
+
+
+def tie_note(policy: Policy, ready: HeapQueue | ScanQueue, chosen: Task, t: int) -> list[dict[str, str]]:
+    """A sentence when the rule's own criterion (the key's first part) ties and arrival or input order decided.
+    O(ready), so only in the full trace, which is O(tasks) per step anyway."""
+    criterion = policy.key(chosen, t)[0]
+    rivals = [task for task in ready.tasks() if task is not chosen and policy.key(task, t)[0] == criterion]
+    if not rivals:
+        return []
+    rival = min(rivals, key=lambda task: (task.arrival, task.index))
+    reason = "tie_arrival" if chosen.arrival < rival.arrival else "tie_input"
+    return [say(MESSAGES, reason, task=chosen.name, rival=rival.name)]
+
+
+def continuation(policy: Policy, running: Task | None, t: int, until: int) -> dict[str, str]:
+    if running is None:
+        return say(MESSAGES, "idle", t=t, until=until)
+    return say(MESSAGES, "continue", t=t, task=running.name, detail=policy.detail(running, t), keep=policy.keep)
+
+
+def stretch_end(policy: Policy, running: Task | None, t: int, next_arrival: int | None, rule_instants: bool) -> int:
+    """The next instant at which anything can change: arrival, completion, quantum end, the rule's own."""
+    if running is None:
+        assert next_arrival is not None, "the CPU idles only while a task is still to arrive"
+        return next_arrival
+    end = t + running.remaining
+    if running.slice_left is not None and running.slice_left < running.remaining:
+        end = t + running.slice_left
+    if next_arrival is not None and next_arrival < end:
+        end = next_arrival
+    if rule_instants:
+        end = min(end, policy.next_instant(t) or end)
+    if policy.dynamic and policy.preemptive:
+        end = t + 1   # its keys change with time: look again at every instant
+    return end
+
+
+def advance(task: Task | None, ran: int) -> None:
+    if task is not None:
+        task.remaining -= ran
+        if task.slice_left is not None:
+            task.slice_left -= ran
+
+
+def finish(policy: Policy, task: Task | None, time: int) -> list[dict[str, Any]]:
+    """The end of a stretch: the task completes, or its quantum expires (the rule updates its state)."""
+    if task is None:
+        return []
+    if task.remaining == 0:
+        task.completion = time
+        return [event("complete", task, time)]
+    if task.slice_left == 0:
+        return [event("expire", task, time), *policy.expire(task, time)]
+    return []
+
+
+def end_sentence(end_event: dict[str, Any]) -> dict[str, str]:
+    return say(MESSAGES, end_event["kind"], task=end_event["task"], t=end_event["time"], level=end_event.get("level"))
+
+
+def context_switches(timeline: Iterable[str | None]) -> int:
+    """Context switches: how often the CPU goes from one task to a different one (idle gaps ignored)."""
+    switches, last = 0, None
+    for name in timeline:
+        if name is not None:
+            switches += last is not None and name != last
+            last = name
+    return switches

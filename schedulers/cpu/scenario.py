@@ -1,0 +1,137 @@
+"""A CPU scenario as it comes from JSON, a widget or a URL: read, checked against the limits, made into tasks.
+
+Every problem is a ``ScenarioError`` naming the field (``tasks[2].burst``, ``quanta[1]``, ``algorithm``).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .. import fields
+from ..errors import ScenarioError
+
+MAX_TASKS = 100_000          # tasks in one scenario
+MAX_HORIZON = 1_000_000      # the last completion (every algorithm here keeps the CPU busy while work is
+                             # ready, so this time is the same for all of them and is checked before running)
+MAX_LEVELS = 16              # MLFQ queues
+DEFAULT_QUANTUM = 2          # RR when the scenario gives none (MLFQ's default quanta are 1, 2, 4, ...)
+DEFAULT_TICKETS = 100        # stride and lottery; with STRIDE1 = 10,000 (stride.py) the stride is 100
+MAX_TICKETS = 1_000_000
+MAX_SEED = 2**63 - 1
+# Rules that compare every ready task at each decision (their order changes with time, or is drawn at
+# random) may do at most this many task comparisons, counted on the worst case before running.
+MAX_SCAN_WORK = 20_000_000
+
+TASK_FIELDS = ("name", "arrival", "burst", "deadline", "priority", "tickets")
+TASK_FIELD_SET = frozenset(TASK_FIELDS)
+OPTIONAL_LIMITS = (("deadline", 0, MAX_HORIZON), ("priority", 0, MAX_HORIZON), ("tickets", 1, MAX_TICKETS))
+SCENARIO_FIELDS = ("mode", "title", "description", "algorithm", "tasks", "quantum", "aging",
+                   "levels", "quanta", "allotment", "boost", "lottery_seed")
+
+
+@dataclass(eq=False, slots=True)
+class Task:
+    """One task and the engine's bookkeeping for it; ``index`` is its input position (the last tie-break)."""
+    index: int
+    name: str
+    arrival: int
+    burst: int
+    deadline: int | None = None
+    priority: int | None = None
+    tickets: int | None = None
+    remaining: int = 0
+    first_run: int | None = None
+    completion: int | None = None
+    queued: int = 0                 # when it last joined the ready queue, as a running count: FIFO order
+    slice_left: int | None = None   # time left of its current quantum (None: no quantum running)
+    # Scratch space of the rules that keep per-task state (MLFQ level and allotment, stride pass).
+    level: int = 0
+    allotment_left: int = 0
+    pass_value: Fraction = Fraction(0)
+
+    def __post_init__(self) -> None:
+        self.remaining = self.burst
+
+
+@dataclass(frozen=True, slots=True)
+class Parameters:
+    """Scenario-level settings, each already checked; the algorithm reads the ones it needs."""
+    quantum: int | None = None
+    aging: int | None = None
+    levels: int | None = None
+    quanta: tuple[int, ...] | None = None
+    allotment: tuple[int, ...] | None = None
+    boost: int | None = None
+    lottery_seed: int | None = None
+
+
+def read_tasks(value: Any) -> list[Task]:
+    items = fields.sequence(value, "tasks", minimum=1, maximum=MAX_TASKS)
+    tasks = [read_task(index, raw) for index, raw in enumerate(items)]
+    fields.unique_names([task.name for task in tasks], "tasks")
+    return tasks
+
+
+def read_task(index: int, raw: Any) -> Task:
+    if type(raw) is not dict or not TASK_FIELD_SET.issuperset(raw):
+        where = f"tasks[{index}]"
+        fields.known_keys(fields.mapping(raw, where), where, TASK_FIELDS)
+    for required in ("name", "arrival", "burst"):
+        if required not in raw:
+            raise ScenarioError(f"tasks[{index}].{required}", "is missing")
+    task = Task(index, fields.name(raw["name"], f"tasks[{index}].name"),
+                checked(raw["arrival"], index, "arrival", 0, MAX_HORIZON),
+                checked(raw["burst"], index, "burst", 1, MAX_HORIZON))
+    for key, minimum, maximum in OPTIONAL_LIMITS:
+        if raw.get(key) is not None:
+            setattr(task, key, checked(raw[key], index, key, minimum, maximum))
+    return task
+
+
+def checked(value: Any, index: int, key: str, minimum: int, maximum: int) -> int:
+    """``fields.integer`` with a fast path for the common case (100,000 tasks are read in a blink)."""
+    if type(value) is int and minimum <= value <= maximum:
+        return value
+    return fields.integer(value, f"tasks[{index}].{key}", minimum, maximum)
+
+
+def per_level(value: Any, field_name: str, levels: int, default: list[int]) -> tuple[int, ...]:
+    """One positive integer for every level, or one integer for all of them."""
+    if value is None:
+        return tuple(default)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (fields.integer(value, field_name, 1, MAX_HORIZON),) * levels
+    items = fields.sequence(value, field_name, minimum=levels, maximum=levels)
+    return tuple(fields.integer(v, f"{field_name}[{i}]", 1, MAX_HORIZON) for i, v in enumerate(items))
+
+
+def read_parameters(scenario: Mapping[str, Any]) -> Parameters:
+    def optional(key: str, minimum: int, maximum: int) -> int | None:
+        value = scenario.get(key)
+        return None if value is None else fields.integer(value, key, minimum, maximum)
+
+    quantum = optional("quantum", 1, MAX_HORIZON)
+    levels = optional("levels", 1, MAX_LEVELS) or 3
+    quanta = per_level(scenario.get("quanta"), "quanta", levels,
+                       [quantum] * levels if quantum else [2 ** level for level in range(levels)])
+    return Parameters(quantum=quantum, aging=optional("aging", 1, MAX_HORIZON), levels=levels, quanta=quanta,
+                      allotment=per_level(scenario.get("allotment"), "allotment", levels, [1] * levels),
+                      boost=optional("boost", 1, MAX_HORIZON), lottery_seed=optional("lottery_seed", 0, MAX_SEED))
+
+
+def makespan(tasks: list[Task]) -> int:
+    """The last completion, the same under every rule that never idles while work is ready."""
+    end = 0
+    for task in sorted(tasks, key=lambda task: task.arrival):
+        end = max(end, task.arrival) + task.burst
+    return end
+
+
+def check_horizon(tasks: list[Task]) -> int:
+    end = makespan(tasks)
+    if end > MAX_HORIZON:
+        raise ScenarioError("tasks", f"the last task would complete at t={end}, past the documented horizon "
+                                     f"of {MAX_HORIZON} time units")
+    return end

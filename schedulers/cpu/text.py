@@ -1,0 +1,90 @@
+"""The CPU trace as readable text: a timeline, the metrics table and the summary, in English or Japanese."""
+from __future__ import annotations
+
+from itertools import groupby
+from typing import Any
+
+MAX_SEGMENTS = 200   # timeline segments printed; the JSON has them all
+MAX_CHART = 120      # time units drawn as one letter each, when every name is a single character
+
+WORDS = {
+    "en": {"algorithm": "algorithm", "timeline": "timeline", "idle": "idle", "more": "{n} more segments",
+           "columns": ("task", "arrival", "burst", "completion", "turnaround", "waiting", "response"),
+           "deadline": "deadline", "missed": "missed", "yes": "yes", "no": "no", "average": "average",
+           "makespan": "makespan", "busy": "busy", "utilisation": "utilisation",
+           "switches": "context switches", "misses": "deadline misses", "trace": "trace"},
+    "ja": {"algorithm": "アルゴリズム", "timeline": "タイムライン", "idle": "空き", "more": "ほか{n}区間",
+           "columns": ("タスク", "到着", "実行時間", "完了", "ターンアラウンド", "待ち", "応答"),
+           "deadline": "締切", "missed": "超過", "yes": "あり", "no": "なし", "average": "平均",
+           "makespan": "メイクスパン", "busy": "使用", "utilisation": "利用率",
+           "switches": "コンテキストスイッチ", "misses": "締切超過", "trace": "トレース"},
+}
+
+
+def render_text(result: dict[str, Any], lang: str = "en") -> str:
+    words = WORDS[lang]
+    parameters = ", ".join(f"{key}={value}" for key, value in result["parameters"].items() if value is not None)
+    lines = [f"{words['algorithm']}: {result['algorithm']}" + (f" ({parameters})" if parameters else ""), ""]
+    lines += timeline_lines(result["timeline"], words)
+    lines += [""] + table_lines(result, words) + [""]
+    summary = result["summary"]
+    lines.append(f"{words['makespan']} {summary['makespan']}, {words['busy']} {summary['busy']}, "
+                 f"{words['idle']} {summary['idle']}, {words['utilisation']} {ratio(result['exact']['utilisation'])}, "
+                 f"{words['switches']} {summary['context_switches']}"
+                 + (f", {words['misses']} {summary['deadline_misses']}"
+                    if any("deadline" in task for task in result["tasks"]) else ""))
+    return "\n".join(lines)
+
+
+def ratio(exact: str) -> str:
+    """"7/11 (0.6364)" for a fraction, "1" for a whole number."""
+    if "/" not in exact:
+        return exact
+    numerator, denominator = map(int, exact.split("/"))
+    return f"{exact} ({numerator / denominator:.4g})"
+
+
+def timeline_lines(timeline: list[str | None], words: dict[str, Any]) -> list[str]:
+    lines = [f"{words['timeline']}:"]
+    if len(timeline) <= MAX_CHART and all(name is None or len(name) == 1 for name in timeline):
+        ticks = "".join(f"{t:<5}" for t in range(0, len(timeline) + 1, 5))
+        lines += ["  " + ticks.rstrip(), "  " + "".join(name or "." for name in timeline)]
+    segments, start = [], 0
+    for name, run in groupby(timeline):
+        length = len(list(run))
+        segments.append(f"[{start}, {start + length}) {name if name is not None else '(' + words['idle'] + ')'}")
+        start += length
+    lines += ["  " + segment for segment in segments[:MAX_SEGMENTS]]
+    if len(segments) > MAX_SEGMENTS:
+        lines.append("  … " + words["more"].format(n=len(segments) - MAX_SEGMENTS))
+    return lines
+
+
+def table_lines(result: dict[str, Any], words: dict[str, Any]) -> list[str]:
+    keys = ("name", "arrival", "burst", "completion", "turnaround", "waiting", "response")
+    header = list(words["columns"])
+    with_deadline = any("deadline" in task for task in result["tasks"])
+    if with_deadline:
+        header += [words["deadline"], words["missed"]]
+    rows = []
+    for task in result["tasks"]:
+        row = [str(task[key]) for key in keys]
+        if with_deadline:
+            row += ([str(task["deadline"]), words["yes"] if task["missed"] else words["no"]]
+                    if "deadline" in task else ["-", "-"])
+        rows.append(row)
+    exact = result["exact"]["averages"]
+    rows.append([words["average"], "", "", "", exact["turnaround"], exact["waiting"], exact["response"]]
+                + (["", ""] if with_deadline else []))
+    widths = [max(width(cell) for cell in column) for column in zip(header, *rows)]
+    return ["  ".join(pad(cell, w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
+
+
+def width(text: str) -> int:
+    """Display width: East Asian wide characters take two columns."""
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def pad(text: str, size: int) -> str:
+    return text + " " * (size - width(text))

@@ -1,0 +1,147 @@
+"""``python -m schedulers cpu``: text and JSON output, --list, and every kind of bad input."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from schedulers.cli import main
+from tests.cpu_support import ARTICLE, ROOT, scenario
+
+
+@pytest.fixture
+def scenario_file(tmp_path):
+    def write(content) -> str:
+        path = tmp_path / "scenario.json"
+        path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
+        return str(path)
+    return write
+
+
+def cli(capsys, *argv):
+    status = main(["cpu", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("algorithm", ["fcfs", "sjf", "srtf", "rr"])
+def test_json_matches_the_library(capsys, scenario_file, algorithm):
+    from schedulers.cpu import run
+    path = scenario_file(scenario(algorithm, ARTICLE, quantum=2))
+    status, out, err = cli(capsys, "--scenario", path, "--json")
+    assert (status, err) == (0, "")
+    assert json.loads(out) == json.loads(json.dumps(run(scenario(algorithm, ARTICLE, quantum=2))))
+
+
+def test_options_override_the_file(capsys, scenario_file):
+    path = scenario_file(scenario("fcfs", ARTICLE))
+    status, out, _ = cli(capsys, "--scenario", path, "--algorithm", "rr", "--quantum", "3", "--json")
+    result = json.loads(out)
+    assert status == 0 and result["algorithm"] == "rr" and result["parameters"] == {"quantum": 3}
+    status, out, _ = cli(capsys, "--scenario", path, "--algorithm", "mlfq", "--quanta", "1,3", "--levels", "2",
+                         "--allotment", "2", "--boost", "5", "--json")
+    assert json.loads(out)["parameters"] == {"levels": 2, "quanta": [1, 3], "allotment": [2, 2], "boost": 5}
+    status, out, _ = cli(capsys, "--scenario", path, "--algorithm", "lottery", "--lottery-seed", "9", "--json")
+    assert json.loads(out)["parameters"] == {"quantum": 1, "lottery_seed": 9}
+
+
+def test_text_output_in_both_languages(capsys, scenario_file):
+    path = scenario_file(scenario("fcfs", ARTICLE))
+    status, out, _ = cli(capsys, "--scenario", path)
+    assert status == 0
+    assert "AAAAAAABBBBCDDD" in out and "[7, 11) B" in out
+    assert "average" in out and "23/4" in out and "context switches 3" in out
+    status, out, _ = cli(capsys, "--scenario", path, "--lang", "ja")
+    assert "平均" in out and "タスク" in out and "23/4" in out
+
+
+def test_text_output_shows_idle_and_deadlines(capsys, scenario_file):
+    path = scenario_file(scenario("edf", [("A", 1, 2, {"deadline": 2}), ("Bee", 0, 1)]))
+    status, out, _ = cli(capsys, "--scenario", path)
+    assert status == 0
+    assert "[0, 1) Bee" in out and "[1, 3) A" in out and "missed" in out and "deadline misses 1" in out
+
+
+def test_list(capsys):
+    status, out, _ = cli(capsys, "--list")
+    assert status == 0
+    names = [line.split()[0] for line in out.splitlines()]
+    assert names[:4] == ["fcfs", "sjf", "srtf", "rr"] and "lottery" in names and "mlfq" in names
+
+
+def test_seeded_exercise_runs(capsys):
+    status, out, _ = cli(capsys, "--seed", "42", "--algorithm", "srtf", "--json")
+    assert status == 0 and json.loads(out)["algorithm"] == "srtf"
+
+
+BAD = [
+    ({"tasks": [{"name": "A", "arrival": 0}]}, "tasks[0].burst: is missing"),
+    ({"tasks": [{"name": "A", "arrival": 0, "burst": "3"}]}, "tasks[0].burst: must be an integer"),
+    ({"tasks": [{"name": "A", "arrival": 0, "burst": True}]}, "tasks[0].burst: must be an integer"),
+    ({"tasks": [{"name": 5, "arrival": 0, "burst": 3}]}, "tasks[0].name: must be text"),
+    ({"tasks": [{"name": "A", "arrival": 0, "burst": 0}]}, "tasks[0].burst: must be >= 1"),
+    ({"tasks": [{"name": "A", "arrival": -1, "burst": 1}]}, "tasks[0].arrival: must be >= 0"),
+    ({"tasks": [{"name": "A", "arrival": 0, "burst": 1, "tickets": 0}]}, "tasks[0].tickets: must be >= 1"),
+    ({"tasks": [{"name": "A", "arrival": 0, "burst": 1, "brust": 1}]}, "tasks[0].brust: unknown field"),
+    ({"tasks": [{"name": "A", "arrival": 0, "burst": 1}, {"name": "A", "arrival": 0, "burst": 1}]},
+     "tasks[1].name: duplicate name 'A'"),
+    ({"tasks": []}, "tasks: must have at least 1 item"),
+    ({"tasks": {"A": 1}}, "tasks: must be a list"),
+    ({}, "tasks: is missing"),
+    ({"algorithm": "sjf2", "tasks": [{"name": "A", "arrival": 0, "burst": 1}]}, "algorithm: must be one of"),
+    ({"algorithm": "rr", "quantum": 0, "tasks": [{"name": "A", "arrival": 0, "burst": 1}]}, "quantum: must be >= 1"),
+    ({"algorithm": "mlfq", "quanta": [1, 2], "tasks": [{"name": "A", "arrival": 0, "burst": 1}]},
+     "quanta: must have at least 3 items"),
+    ({"algorithm": "mlfq", "quanta": [1, 0, 2], "tasks": [{"name": "A", "arrival": 0, "burst": 1}]},
+     "quanta[1]: must be >= 1"),
+    ({"mode": "llm", "tasks": []}, "mode: must be cpu"),
+    ({"tasks": [{"name": "A", "arrival": 1_000_000, "burst": 1}]}, "tasks: the last task would complete at t=1000001"),
+    ({"tasks": [{"name": "A", "arrival": 0, "burst": 1_000_001}]}, "tasks[0].burst: must be <= 1000000"),
+    ({"tasks": [{"name": f"T{i}", "arrival": 0, "burst": 1} for i in range(100_001)]},
+     "tasks: must have at most 100000 items"),
+    ({"algorithm": "hrrn", "tasks": [{"name": f"T{i}", "arrival": 0, "burst": 1} for i in range(5000)]},
+     "tasks: hrrn compares every ready task"),
+    ({"quantum": 1, "tasks": [{"name": "A", "arrival": 0, "burst": 1}], "seed": 3}, "seed: unknown field"),
+]
+
+
+@pytest.mark.parametrize("content, message", BAD, ids=[message.split(":")[0] for _, message in BAD])
+def test_bad_scenarios_are_one_error_line(capsys, scenario_file, content, message):
+    status, out, err = cli(capsys, "--scenario", scenario_file(content))
+    assert status == 2 and out == ""
+    assert err.startswith("error: " + message) and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--quantum", "x"], "error: quantum: must be an integer"),
+    (["--quantum", "-2", "--algorithm", "rr"], "error: quantum: must be >= 1"),
+    (["--quanta", "1,x,2", "--algorithm", "mlfq"], "error: quanta[1]: must be an integer"),
+    (["--lottery-seed", "1.5"], "error: lottery_seed: must be an integer"),
+    (["--algorithm", "nope"], "error: algorithm: must be one of"),
+    (["--bogus"], "error: unrecognized arguments: --bogus"),
+])
+def test_bad_options_are_one_error_line(capsys, scenario_file, argv, message):
+    status, _, err = cli(capsys, "--scenario", scenario_file(scenario("fcfs", ARTICLE)), *argv)
+    assert status == 2 and err.startswith(message) and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{\"tasks\": [", "error: scenario: malformed JSON at line 1"),
+    ("[1, 2]", "error: scenario: must be a JSON object"),
+    ("", "error: scenario: malformed JSON"),
+])
+def test_malformed_files(capsys, scenario_file, content, message):
+    status, _, err = cli(capsys, "--scenario", scenario_file(content))
+    assert status == 2 and err.startswith(message)
+
+
+def test_real_process_exit_status_and_no_traceback(scenario_file):
+    bad = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario",
+                          scenario_file({"tasks": [{"name": "A", "arrival": 0, "burst": -3}]})],
+                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr == "error: tasks[0].burst: must be >= 1, not -3\n"
+    good = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario",
+                           scenario_file(scenario("srtf", ARTICLE)), "--json"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert good.returncode == 0 and json.loads(good.stdout)["timeline"][:3] == ["A", "B", "C"]
