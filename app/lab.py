@@ -39,8 +39,9 @@ def build():
     ui = LabUI(lab)
 
     def sync_address(*_):
+        # Panel pushes a browser history entry per change: while playing, write once, at the pause.
         link = lab.link()
-        if link and pn.state.location is not None and pn.state.location.search != "?" + link:
+        if link and not lab.playing and pn.state.location is not None and pn.state.location.search != "?" + link:
             pn.state.location.search = "?" + link
 
     def on_load():
@@ -50,7 +51,7 @@ def build():
             lab.lang = browser_language() or lab.lang
         if search.strip("?"):
             lab.restore(search)
-        lab.param.watch(sync_address, ["result", "step", "lang"])
+        lab.param.watch(sync_address, ["result", "step", "lang", "playing"])
         sync_address()
 
     pn.state.onload(on_load)

@@ -45,10 +45,9 @@ def number(value: object) -> str:
     return str(value)
 
 
-def chip(name: str, index: int, extra: str = "") -> str:
+def chip(name: str, index: int) -> str:
     fill = colour(index)
-    return (f'<span class="chip" style="background:{fill};color:{ink(fill)}">{esc(name)}'
-            f'{esc(extra)}</span>')
+    return f'<span class="chip" style="background:{fill};color:{ink(fill)}" title="{esc(name)}">{esc(name)}</span>'
 
 
 def section(title: str, body: str, cls: str = "") -> str:
@@ -164,17 +163,21 @@ def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) ->
 
 
 def remaining_bars(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], lang: str) -> str:
-    if step.get("remaining") is None:
+    remaining = step.get("remaining")
+    if remaining is None:
         return section(t(lang, "remaining"), f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>')
     longest = max((task["burst"] for task in tasks), default=1) or 1
-    rows = []
-    for i, task in enumerate(tasks):
-        left = step.get("remaining", {}).get(task["name"], task["burst"])
-        width = 100 * left / longest
-        rows.append(f'<div class="bar-row"><span class="bar-name">{esc(task["name"])}</span>'
-                    f'<span class="bar-track"><span class="bar" style="width:{width:.1f}%;background:{colour(i)}">'
-                    f'</span></span><span class="bar-value">{esc(left)}/{esc(task["burst"])}</span></div>')
+    rows = [bar_row(task["name"], i, remaining.get(task["name"], task["burst"]), longest,
+                    f'{remaining.get(task["name"], task["burst"])}/{task["burst"]}') for i, task in enumerate(tasks)]
     return section(t(lang, "remaining"), "".join(rows))
+
+
+def bar_row(name: str, index: int, value: float, top: float, text: str, marker: float | None = None) -> str:
+    """One labelled bar in the item's colour, ``value`` out of ``top``; ``marker`` draws a line (V)."""
+    line = f'<span class="vline" style="left:{100 * marker / top:.1f}%"></span>' if marker is not None else ""
+    return (f'<div class="bar-row"><span class="bar-name">{esc(name)}</span><span class="bar-track">'
+            f'<span class="bar" style="width:{100 * max(value, 0) / top:.1f}%;background:{colour(index)}"></span>'
+            f'{line}</span><span class="bar-value">{esc(text)}</span></div>')
 
 
 def event_list(step: Mapping[str, Any], lang: str) -> str:
@@ -211,6 +214,22 @@ def finished_by(result: Mapping[str, Any], step: int) -> set[str]:
     return {task["name"] for task in result["tasks"] if task["completion"] <= time}
 
 
+def results_table(first: str, columns: Sequence[str], rows: Sequence[tuple[str, int, bool, Sequence[str]]],
+                  lang: str, foot: Sequence[str] | None = None, note: str = "") -> str:
+    """The whole run's results as a real table: rows are (name, colour index, not finished yet, cell texts)."""
+    head = "".join(f'<th scope="col">{esc(t(lang, "col." + c))}</th>' for c in [first, *columns])
+    body = "".join(f'<tr class="{"pending" if pending else "done"}"><th scope="row">{chip(name, index)}'
+                   f'{pending_mark(pending, lang)}</th>{"".join(f"<td>{esc(c)}</td>" for c in cells)}</tr>'
+                   for name, index, pending, cells in rows)
+    tail = ""
+    if foot is not None:
+        tail = (f'<tfoot><tr><th scope="row">{esc(t(lang, "metrics.average"))}</th>'
+                f'{"".join(f"<td>{esc(c)}</td>" for c in foot)}</tr></tfoot>')
+    return (f'<section class="card"><div class="table-wrap"><table class="metrics"><caption>{esc(t(lang, "metrics"))}'
+            f'</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody>{tail}</table></div>'
+            f'{pending_legend(lang)}{note}</section>')
+
+
 def cpu_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
     tasks = result["tasks"]
     columns = ["arrival", "burst", "completion", "turnaround", "waiting", "response"]
@@ -218,31 +237,22 @@ def cpu_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
     if "deadline" in columns:
         columns.append("missed")
     done = finished_by(result, step)
-    head = "".join(f'<th scope="col">{esc(t(lang, "col." + c))}</th>' for c in ["task", *columns])
-    body = []
-    for i, task in enumerate(tasks):
-        pending = task["name"] not in done
-        cells = []
-        for c in columns:
-            value = task.get(c)
-            if c == "missed":
-                text = t(lang, "yes" if value else "no") if "deadline" in task else "—"
-            else:
-                text = number(value)
-            cells.append(f"<td>{esc(text)}</td>")
-        body.append(f'<tr class="{"pending" if pending else "done"}"><th scope="row">'
-                    f'{chip(task["name"], i)}{pending_mark(pending, lang)}</th>{"".join(cells)}</tr>')
+
+    def cell(task: Mapping[str, Any], column: str) -> str:
+        if column == "missed":
+            return t(lang, "yes" if task.get("missed") else "no") if "deadline" in task else "—"
+        return number(task.get(column))
+
+    rows = [(task["name"], i, task["name"] not in done, [cell(task, c) for c in columns])
+            for i, task in enumerate(tasks)]
     averages = result.get("averages", {})
-    foot = "".join(f"<td>{esc(number(averages[c])) if c in averages else ''}</td>" for c in columns)
+    foot = [number(averages[c]) if c in averages else "" for c in columns]
     summary = result.get("summary") or {}
     note = ""
     if summary:
         values = {k: number(summary.get(k, "—")) for k in ("makespan", "busy", "idle", "context_switches")}
         note = f'<p class="muted">{esc(t(lang, "summary", **values))}</p>'
-    table = (f'<div class="table-wrap"><table class="metrics"><caption>{esc(t(lang, "metrics"))}</caption>'
-             f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
-             f'<tfoot><tr><th scope="row">{esc(t(lang, "metrics.average"))}</th>{foot}</tr></tfoot></table></div>')
-    return f'<section class="card">{table}{pending_legend(lang)}{note}</section>'
+    return results_table("task", columns, rows, lang, foot, note)
 
 
 # --- LLM mode -----------------------------------------------------------------------------------------
@@ -295,13 +305,6 @@ def exact(step_or_result: Mapping[str, Any], key: str, name: str | None = None) 
 def exact_number(value: object, fraction: str | None) -> str:
     """``2.67 (8/3)`` when the exact value is not a whole number, else the number alone."""
     return f"{number(value)} ({fraction})" if fraction and "/" in fraction else number(value)
-
-
-def bar_row(name: str, index: int, value: float, top: float, text: str, marker: float | None = None) -> str:
-    line = f'<span class="vline" style="left:{100 * marker / top:.1f}%"></span>' if marker is not None else ""
-    return (f'<div class="bar-row"><span class="bar-name">{esc(name)}</span><span class="bar-track">'
-            f'<span class="bar" style="width:{100 * max(value, 0) / top:.1f}%;background:{colour(index)}"></span>'
-            f'{line}</span><span class="bar-value">{esc(text)}</span></div>')
 
 
 def meters(result: Mapping[str, Any], step: int, lang: str) -> str:
@@ -360,13 +363,6 @@ def llm_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
     for item in result["dispatch"][:dispatched_so_far(result, step)]:
         counts[item["tenant"]] = counts.get(item["tenant"], 0) + 1
     columns = ["weight", "requests", "dispatched", "charged", "normalized"]
-    head = "".join(f'<th scope="col">{esc(t(lang, "col." + c))}</th>' for c in ["tenant", *columns])
-    body = []
-    for i, tenant in enumerate(result["tenants"]):
-        pending = counts.get(tenant["name"], 0) < tenant.get("requests", tenant["dispatched"])
-        cells = "".join(f"<td>{esc(number(tenant.get(c)))}</td>" for c in columns)
-        body.append(f'<tr class="{"pending" if pending else "done"}"><th scope="row">{chip(tenant["name"], i)}'
-                    f'{pending_mark(pending, lang)}</th>{cells}</tr>')
-    return (f'<section class="card"><div class="table-wrap"><table class="metrics"><caption>{esc(t(lang, "metrics"))}'
-            f'</caption><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
-            f'{pending_legend(lang)}</section>')
+    rows = [(tenant["name"], i, counts.get(tenant["name"], 0) < tenant["requests"],
+             [number(tenant.get(c)) for c in columns]) for i, tenant in enumerate(result["tenants"])]
+    return results_table("tenant", columns, rows, lang)
