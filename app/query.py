@@ -91,36 +91,36 @@ def _optional(parts: list[str], allowed: tuple[str, ...], where: str, row: Row) 
         row[key] = unquote(value)
 
 
-def decode_tasks(value: str) -> list[Row]:
+def _decode_items(value: str, required: int, shape: str, head, optional: tuple[str, ...]) -> list[Row]:
+    """Comma-separated items of ``required`` colon parts (read by ``head``), then ``field=value`` parts."""
     rows = []
     for index, item in enumerate(value.split(",")):
         parts = item.split(":")
         where = f"item {index + 1}"
-        if len(parts) < 3:
-            raise ValueError(f"{where}: {unquote(item)!r} is not name:arrival:burst")
-        row = {f: unquote(p) for f, p in zip(TASK_FIELDS, parts)}
-        _optional(parts[3:], TASK_OPTIONAL, where, row)
+        if len(parts) < required:
+            raise ValueError(f"{where}: {unquote(item)!r} is not {shape}")
+        row = head(parts[:required])
+        _optional(parts[required:], optional, where, row)
         rows.append(row)
     return rows
+
+
+def decode_tasks(value: str) -> list[Row]:
+    return _decode_items(value, 3, "name:arrival:burst",
+                         lambda parts: {f: unquote(p) for f, p in zip(TASK_FIELDS, parts)}, TASK_OPTIONAL)
+
+
+def _tenant_head(parts: list[str]) -> Row:
+    name, amount = parts
+    if "x" in amount:
+        cost, _, count = amount.partition("x")
+        return {"name": unquote(name), "cost": unquote(cost), "count": unquote(count), "costs": ""}
+    costs = " ".join(unquote(c) for c in amount.replace(" ", "+").split("+") if c)
+    return {"name": unquote(name), "cost": "", "count": "", "costs": costs}
 
 
 def decode_tenants(value: str) -> list[Row]:
-    rows = []
-    for index, item in enumerate(value.split(",")):
-        parts = item.split(":")
-        where = f"item {index + 1}"
-        if len(parts) < 2:
-            raise ValueError(f"{where}: {unquote(item)!r} is not name:COSTxCOUNT or name:C1+C2+...")
-        row: Row = {"name": unquote(parts[0]), "cost": "", "count": "", "costs": ""}
-        amount = parts[1]
-        if "x" in amount:
-            cost, _, count = amount.partition("x")
-            row["cost"], row["count"] = unquote(cost), unquote(count)
-        else:
-            row["costs"] = " ".join(unquote(c) for c in amount.replace(" ", "+").split("+") if c)
-        _optional(parts[2:], TENANT_OPTIONAL, where, row)
-        rows.append(row)
-    return rows
+    return _decode_items(value, 2, "name:COSTxCOUNT or name:C1+C2+...", _tenant_head, TENANT_OPTIONAL)
 
 
 def decode(search: str, parameter_names: Iterable[str]) -> tuple[dict[str, object], list[Problem]]:
