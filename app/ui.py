@@ -166,9 +166,10 @@ class LabUI(param.Parameterized):
         else:
             fields = ["cost", "count", "costs", "join", *[f for f in ("weight",) if f in extra or row.weight]]
         widths = {"name": 104, "costs": 140}
+        placeholders = {"join": "0", "weight": "1"}  # the core's defaults
         widgets = [pn.widgets.TextInput.from_param(row.widget_param(f), name=label(lang, f),
                                                    width=widths.get(f, 64), css_classes=[f"field-{f}"],
-                                                   margin=(2, 4),
+                                                   margin=(2, 4), placeholder=placeholders.get(f, ""),
                                                    description=t(lang, f"help.{f}") if f"help.{f}" in TEXT else None)
                    for f in ["name", *fields]]
         remove = pn.widgets.Button(name="✕", description=t(lang, "remove.row", name=row.label), width=40,

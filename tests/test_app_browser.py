@@ -389,6 +389,33 @@ def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_outp
 
 
 @needs_llm
+def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
+    lab.open()
+    lab.page.get_by_role("button", name="LLM router (fair queueing)").click()
+    reference = simulate("llm", {"algorithm": "sfq", "tenants": [
+        {"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
+        {"name": "C", "cost": 2, "count": 4, "join": 6}]})
+    n = len(reference["steps"])
+    expect(lab.page.locator("ol.strip")).to_be_visible(timeout=TIMEOUT)
+    lab.expect_step(1, n)
+    assert strip_order(lab) == "ABBBBABCBCCCAAAA" == "".join(d["tenant"] for d in reference["dispatch"])
+    joined = next(i for i, s in enumerate(reference["steps"]) if s["kind"] == "join" and s["tenant"] == "C")
+    lab.page.locator("body").click(position={"x": 5, "y": 5})
+    for _ in range(joined + 2):
+        lab.page.keyboard.press("ArrowRight")
+    lab.expect_step(joined + 3, n)
+    assert lab.narration() == reference["steps"][joined + 2]["why"]["en"]
+    queues = reference["steps"][joined + 2]["queues"]
+    shown_queues = [[c.strip() for c in row.locator(".req").all_inner_texts()]
+                    for row in lab.page.locator(".queue-row").all()]
+    assert shown_queues == [[shown(c) for c in queues[name]] for name in ("A", "B", "C")]
+    lab.shot(test_output, "llm-reference-1366")
+    lab.page.get_by_role("button", name="CPU (one processor)").click()
+    expect(lab.page.locator("canvas").first).to_be_visible(timeout=TIMEOUT)
+    expect(lab.page.locator("table.metrics tfoot")).to_contain_text("5.75")  # the CPU setup was kept while away
+
+
+@needs_llm
 def test_an_idle_reset_is_a_step_of_its_own(lab):
     scenario = {"algorithm": "sfq", "tenants": [{"name": "A", "cost": 8, "count": 2},
                                                 {"name": "B", "cost": 2, "count": 2, "join": 5}]}
