@@ -80,7 +80,7 @@ def narration(step: Mapping[str, Any], lang: str) -> str:
 
 
 def error_note(message: str) -> str:
-    return f'<p class="error" role="alert">{esc(message)}</p>' if message else ""
+    return f'<p class="error field-error" role="alert">{esc(message)}</p>' if message else ""
 
 
 # --- CPU mode -----------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
-from . import render
+from . import query, render
 from .model import SPEEDS, Lab, Row
 from .text import LANGUAGES, TEXT, t
 
@@ -161,10 +161,10 @@ class LabUI(param.Parameterized):
 
     def _row_editor(self, row: Row, index: int, extra: tuple[str, ...]):
         lab, lang = self.lab, self.lab.lang
-        if lab.mode == "cpu":
-            fields = ["arrival", "burst", *[f for f in ("deadline", "priority", "tickets") if f in extra]]
-        else:
-            fields = ["cost", "count", "costs", "join", *[f for f in ("weight",) if f in extra or row.weight]]
+        # Optional fields appear when the algorithm reads them, or when the row already has a value there.
+        base, optional = (["arrival", "burst"], query.TASK_OPTIONAL) if lab.mode == "cpu" else \
+            (["cost", "count", "costs", "join"], ("weight",))
+        fields = [*base, *[f for f in optional if f in extra or row.text(f).strip()]]
         widths = {"name": 104, "costs": 140}
         placeholders = {"join": "0", "weight": "1"}  # the core's defaults
         widgets = [pn.widgets.TextInput.from_param(row.widget_param(f), name=label(lang, f),

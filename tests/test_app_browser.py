@@ -216,6 +216,11 @@ def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
     lab.expect_step(1, 16)
     lab.button("step-prev").click()  # already at the start: stays
     lab.expect_step(1, 16)
+    track = lab.page.locator(".noUi-target").first.bounding_box()
+    lab.page.mouse.click(track["x"] + track["width"] * 0.5, track["y"] + track["height"] / 2)
+    expect(lab.counter()).not_to_contain_text("step 1/16", timeout=TIMEOUT)  # the slider moves the step too
+    lab.button("step-first").click()
+    lab.expect_step(1, 16)
     lab.page.locator("body").click(position={"x": 5, "y": 5})
     lab.page.keyboard.press(" ")  # play
     expect(lab.counter()).not_to_contain_text("step 1/16", timeout=TIMEOUT)
@@ -265,8 +270,25 @@ def test_bad_input_shows_a_message_by_the_field_and_keeps_the_run(lab, lab_url):
     expect(row.locator(".error")).to_contain_text("tasks[1].burst", timeout=TIMEOUT)
     lab.type_into("burst", 1, "5")  # fixed: runs again and the message goes
     expect(row.locator(".error")).to_have_count(0, timeout=TIMEOUT)
-    fixed = simulate("cpu", {**ARTICLE, "tasks": [dict(t, burst=5) if t["name"] == "B" else t for t in ARTICLE["tasks"]]})
-    expect_table(lab, fixed)
+    fixed = {**ARTICLE, "tasks": [dict(t, burst=5) if t["name"] == "B" else t for t in ARTICLE["tasks"]]}
+    expect_table(lab, simulate("cpu", fixed))
+    # A parameter's message sits under the parameter.
+    lab.choose_algorithm("cpu", "rr")
+    quantum = lab.page.get_by_label("Quantum")
+    expect(quantum).to_be_visible(timeout=TIMEOUT)
+    expect_table(lab, simulate("cpu", {**fixed, "algorithm": "rr"}))
+    quantum.fill("abc")
+    quantum.press("Enter")
+    note = lab.page.locator(".editor .error")
+    expect(note).to_have_count(1, timeout=TIMEOUT)
+    expect(note).to_contain_text("quantum")
+    below = lab.page.evaluate("""() => {
+        const find = (root, sel) => root.querySelector(sel) || [...root.querySelectorAll('*')]
+            .filter(e => e.shadowRoot).map(e => find(e.shadowRoot, sel)).find(Boolean)
+        return [find(document, '.param-quantum').getBoundingClientRect().bottom,
+                find(document, 'p.field-error').getBoundingClientRect().top]}""")
+    assert 0 <= below[1] - below[0] < 80, "the quantum's message is not right under the quantum"
+    expect_table(lab, simulate("cpu", {**fixed, "algorithm": "rr"}))  # still the last valid run
 
 
 def test_bad_url_values_are_reported_and_ignored(lab):
