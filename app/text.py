@@ -10,8 +10,8 @@ LANGUAGES = {"en": "English", "ja": "日本語"}
 TEXT: dict[str, dict[str, str]] = {
     "title": {"en": "The scheduling lab", "ja": "スケジューリング実験室"},
     "mode": {"en": "Mode", "ja": "モード"},
-    "mode.cpu": {"en": "CPU (one processor)", "ja": "CPU（1 プロセッサ）"},
-    "mode.llm": {"en": "LLM router (fair queueing)", "ja": "LLM ルーター（公平キューイング）"},
+    "mode.cpu": {"en": "CPU", "ja": "CPU"},
+    "mode.llm": {"en": "LLM router", "ja": "LLM ルーター"},
     "language": {"en": "Language", "ja": "言語"},
     "presenter": {"en": "Presenter mode", "ja": "プレゼンターモード"},
     "algorithm": {"en": "Algorithm", "ja": "アルゴリズム"},

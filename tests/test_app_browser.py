@@ -413,7 +413,7 @@ def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_outp
 @needs_llm
 def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
     lab.open()
-    lab.page.get_by_role("button", name="LLM router (fair queueing)").click()
+    lab.page.get_by_role("button", name="LLM router", exact=True).click()
     reference = simulate("llm", {"algorithm": "sfq", "tenants": [
         {"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
         {"name": "C", "cost": 2, "count": 4, "join": 6}]})
@@ -432,7 +432,7 @@ def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
                     for row in lab.page.locator(".queue-row").all()]
     assert shown_queues == [[shown(c) for c in queues[name]] for name in ("A", "B", "C")]
     lab.shot(test_output, "llm-reference-1366")
-    lab.page.get_by_role("button", name="CPU (one processor)").click()
+    lab.page.get_by_role("button", name="CPU", exact=True).click()
     expect(lab.page.locator("canvas").first).to_be_visible(timeout=TIMEOUT)
     expect(lab.page.locator("table.metrics tfoot")).to_contain_text("5.75")  # the CPU setup was kept while away
 
