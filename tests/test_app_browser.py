@@ -190,6 +190,8 @@ def test_default_view_is_the_articles(lab, test_output):
     lab.shot(test_output, "cpu-default-360")
     width = lab.page.evaluate("document.documentElement.scrollWidth")
     assert width <= 370, f"the page scrolls sideways at 360 px ({width} px wide)"
+    assert lab.page.locator(".table-wrap").evaluate("e => e.scrollWidth <= e.clientWidth + 1"), \
+        "the results table needs sideways scrolling at 360 px"
 
 
 def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
@@ -408,6 +410,7 @@ def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_outp
     lab.page.wait_for_timeout(800)
     lab.shot(test_output, "llm-sfq-360")
     assert lab.page.evaluate("document.documentElement.scrollWidth") <= 370
+    assert lab.page.locator(".table-wrap").evaluate("e => e.scrollWidth <= e.clientWidth + 1")
 
 
 @needs_llm
