@@ -66,7 +66,7 @@ class Keyboard(JSComponent):
         if (!action || event.altKey || event.ctrlKey || event.metaKey) return
         if (target instanceof Element) {
           if (/^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || target.isContentEditable) return
-          if (target.closest(".noUi-target, .bk-slider-title")) return
+          if (target.closest(".noUi-target")) return
           if (action === "toggle" && target.tagName === "BUTTON") return
         }
         event.preventDefault()
@@ -91,6 +91,8 @@ class Keyboard(JSComponent):
 
 
 class LabUI(param.Parameterized):
+    """The views of one ``Lab``: header, editor, step controls, and each mode's pictures and table."""
+
     lab = param.ClassSelector(class_=Lab)
 
     def __init__(self, lab: Lab, **params) -> None:
