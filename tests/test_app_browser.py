@@ -226,8 +226,10 @@ def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
     lab.page.locator("body").click(position={"x": 5, "y": 5})
     lab.page.keyboard.press(" ")  # play
     expect(lab.counter()).not_to_contain_text("step 1/16", timeout=TIMEOUT)
+    expect(lab.button("step-play")).to_contain_text("Pause")
     lab.page.keyboard.press(" ")  # pause
-    lab.page.wait_for_timeout(500)
+    expect(lab.button("step-play")).to_contain_text("Play", timeout=TIMEOUT)
+    lab.page.wait_for_timeout(1000)  # a beat already on its way may still land
     paused = lab.counter().inner_text()
     lab.page.wait_for_timeout(2500)
     assert lab.counter().inner_text() == paused
