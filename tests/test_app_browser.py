@@ -206,8 +206,7 @@ def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
     lab.expect_step(6, 16)
     step = result["steps"][5]
     assert lab.narration() == step["why"]["en"]
-    queue = lab.page.locator("ol.queue li").all_inner_texts()
-    assert [q.strip() for q in queue] == step["ready"]
+    expect(lab.page.locator("ol.queue li")).to_have_text(step["ready"], timeout=TIMEOUT)  # a pane of its own
     lab.shot(test_output, "cpu-step-6-1366")
     lab.page.keyboard.press("ArrowLeft")
     lab.expect_step(5, 16)
@@ -433,9 +432,8 @@ def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
     lab.expect_step(joined + 3, n)
     assert lab.narration() == reference["steps"][joined + 2]["why"]["en"]
     queues = reference["steps"][joined + 2]["queues"]
-    shown_queues = [[c.strip() for c in row.locator(".req").all_inner_texts()]
-                    for row in lab.page.locator(".queue-row").all()]
-    assert shown_queues == [[shown(c) for c in queues[name]] for name in ("A", "B", "C")]
+    for row, name in zip(lab.page.locator(".queue-row").all(), ("A", "B", "C"), strict=True):
+        expect(row.locator(".req")).to_have_text([shown(c) for c in queues[name]], timeout=TIMEOUT)
     lab.shot(test_output, "llm-reference-1366")
     lab.page.get_by_role("button", name="CPU", exact=True).click()
     expect(lab.page.locator("canvas").first).to_be_visible(timeout=TIMEOUT)
