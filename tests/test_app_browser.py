@@ -151,6 +151,21 @@ def lab(browser, lab_url):
     assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
+def eventually(check, timeout: float = TIMEOUT / 1000) -> bool:
+    """Poll ``check()`` until it holds or the timeout passes (layout and panes settle on their own time)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def fits_360(page) -> bool:
+    return (page.evaluate("document.documentElement.scrollWidth") <= 370
+            and page.locator(".table-wrap").evaluate("e => e.scrollWidth <= e.clientWidth + 1"))
+
+
 def shown(value) -> str:
     """How the table writes a JSON number (integers bare, others with two decimals)."""
     return f"{value:.2f}" if isinstance(value, float) and not value.is_integer() else str(int(value))
@@ -186,12 +201,9 @@ def test_default_view_is_the_articles(lab, test_output):
     expect(lab.page.locator("table.metrics tr.pending")).to_have_count(4)
     lab.shot(test_output, "cpu-default-1366")
     lab.page.set_viewport_size({"width": 360, "height": 800})
-    lab.page.wait_for_timeout(800)
+    fits = eventually(lambda: fits_360(lab.page))
     lab.shot(test_output, "cpu-default-360")
-    width = lab.page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 370, f"the page scrolls sideways at 360 px ({width} px wide)"
-    assert lab.page.locator(".table-wrap").evaluate("e => e.scrollWidth <= e.clientWidth + 1"), \
-        "the results table needs sideways scrolling at 360 px"
+    assert fits, "the page or the results table scrolls sideways at 360 px"
 
 
 def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
@@ -408,10 +420,9 @@ def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_outp
     expect(lab.page.locator(".editor")).to_contain_text(algorithms("llm")["sfq"].summary["en"])
     lab.shot(test_output, "llm-sfq-1366")
     lab.page.set_viewport_size({"width": 360, "height": 800})
-    lab.page.wait_for_timeout(800)
+    fits = eventually(lambda: fits_360(lab.page))
     lab.shot(test_output, "llm-sfq-360")
-    assert lab.page.evaluate("document.documentElement.scrollWidth") <= 370
-    assert lab.page.locator(".table-wrap").evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+    assert fits, "the page or the results table scrolls sideways at 360 px"
 
 
 @needs_llm
@@ -465,9 +476,8 @@ def test_presenter_mode_on_a_projector(browser, lab_url, test_output):
     lab = Lab(page, lab_url).open()
     before = page.locator(".why").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
     page.get_by_role("button", name="Presenter mode").click()
-    page.wait_for_timeout(1000)
-    after = page.locator(".why").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
-    assert after >= 1.3 * before
+    size = page.locator(".why")
+    assert eventually(lambda: size.evaluate("e => parseFloat(getComputedStyle(e).fontSize)") >= 1.3 * before)
     lab.button("step-next").click()
     lab.expect_step(2, 16)
     lab.shot(test_output, "cpu-presenter-1920")
