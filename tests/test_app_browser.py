@@ -5,13 +5,8 @@ the article's own 5.75 that the contract fixes.
 """
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -42,53 +37,7 @@ needs_cpu = pytest.mark.skipif(not core_available("cpu"), reason="schedulers/cpu
 needs_llm = pytest.mark.skipif(not core_available("llm"), reason="schedulers/llm.py (the LLM core) is not here yet")
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture(scope="session")
-def lab_url(test_output):
-    """`panel serve app/lab.py` for the whole session; its log is kept in the test output folder."""
-    if not (core_available("cpu") and core_available("llm")):
-        pytest.skip("the app needs both cores (schedulers/cpu.py and schedulers/llm.py)")
-    port = free_port()
-    log_path = test_output / "panel-serve.log"
-    log = open(log_path, "w")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "panel", "serve", "app/lab.py", "--address", "127.0.0.1", "--port", str(port),
-         "--allow-websocket-origin", f"127.0.0.1:{port}"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    url = f"http://127.0.0.1:{port}/lab"
-    deadline = time.monotonic() + 60
-    try:
-        while True:
-            if server.poll() is not None:
-                pytest.fail(f"panel serve exited with {server.returncode}:\n{log_path.read_text()}")
-            try:
-                with urllib.request.urlopen(url, timeout=5) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"panel serve did not answer within 60 s:\n{log_path.read_text()}")
-            time.sleep(0.3)
-        yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
-        # Bokeh's server may log its own race when a browser closes a socket mid-handshake; what must
-        # never appear is an error raised by a session's callbacks or by the app's code.
-        text = log_path.read_text()
-        assert "Error thrown from callback" not in text and f'File "{ROOT / "app"}' not in text, \
-            f"the app raised an error in the server; see {log_path}"
+# `lab_url` (panel serve app/lab.py for the session) is in conftest.py: the app fuzzing and the benchmarks share it.
 
 
 class Lab:
