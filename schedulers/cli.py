@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 from .errors import ScenarioError
 from .exercises import cpu_exercise, llm_exercise
+from .export import trace_json
 
 MODES = {"cpu": "single CPU, integer time", "llm": "LLM router: order of dispatch to a server fleet"}
 MAX_SCENARIO_BYTES = 64 * 1024 * 1024
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     except ScenarioError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    output = json.dumps(result, ensure_ascii=False, separators=(",", ":")) if args.json \
+    output = trace_json(result) if args.json \
         else module.render_text(result, args.lang)
     try:
         print(output, flush=True)
