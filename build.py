@@ -2,6 +2,7 @@
 """The scheduling lab's one entry point.
 
     python3 build.py test [PYTEST ARGS]   prepare everything the tests need, then run the whole suite
+    python3 build.py build [OPTIONS]      compile the lab into a static site in dist/ (runs in the browser via Pyodide)
     python3 build.py serve [--port P]     build the static site and serve it locally
 
 It runs under any Python 3.8+ (this machine's plain ``python3`` is 3.11) and does the real work in a
@@ -170,9 +171,85 @@ def cmd_test(args: argparse.Namespace) -> int:
     return subprocess.call([env["LAB_PYTHON"], "-m", "pytest", *args.pytest_args], cwd=ROOT, env=env)
 
 
+def build_site(args: argparse.Namespace) -> dict:
+    """static/build_site.py does the work with the venv's Python (Panel converts the app there)."""
+    python = ensure_venv(["app"])
+    app = Path(args.app).resolve()
+    if not app.exists():
+        raise BuildError(f"{app} does not exist: the static site is built from the Panel app (app/lab.py)")
+    cmd = [python, ROOT / "static" / "build_site.py", "--root", ROOT, "--out", Path(args.out).resolve(),
+           "--app", app, "--base-url", args.base_url]
+    if args.pyodide_dist:
+        cmd += ["--pyodide-dist", Path(args.pyodide_dist).resolve()]
+        if args.allow_incomplete:
+            cmd.append("--allow-incomplete")
+    else:
+        npm = ensure_node_packages()  # its pyodide-lock.json is the CDN's; without npm the builder fetches that
+        if npm:
+            cmd += ["--pyodide-lock", npm / "pyodide-lock.json"]
+    print("+ building the static site", flush=True)
+    out = subprocess.run([str(c) for c in cmd], stdout=subprocess.PIPE, text=True)
+    if out.returncode:
+        raise BuildError("the static build failed (see the message above)")
+    info = json.loads(out.stdout.strip().splitlines()[-1])
+    sizes = info["sizes"]
+    where = "self-contained" if info["pyodide"]["self_contained"] else "Pyodide from its CDN"
+    print(f"built {args.out}/ (version {info['version']}, {where}): the site's own assets "
+          f"{sizes['own_total'] / 1e6:.1f} MB ({sizes['own_total_gzip'] / 1e6:.1f} MB gzipped; wheels "
+          f"{sizes['wheels'] / 1e6:.1f} MB, JS/CSS {sizes['javascript_css'] / 1e6:.1f} MB)"
+          + (f", Pyodide {sizes['pyodide'] / 1e6:.1f} MB" if sizes["pyodide"] else ""), flush=True)
+    if info["pyodide"]["missing"]:
+        print("warning: NOT usable offline: the Pyodide distribution lacks "
+              + ", ".join(info["pyodide"]["missing"]) + " (the page reports them when it starts)", flush=True)
+    return info
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    build_site(args)
+    return 0
+
+
+MIME_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
+              ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip",
+              ".css": "text/css", ".html": "text/html", ".svg": "image/svg+xml", ".ico": "image/x-icon",
+              ".webmanifest": "application/manifest+json"}
+
+
+def serve_directory(directory: Path, port: int):
+    """A ThreadingHTTPServer for a static directory on localhost, with the MIME types Pyodide needs."""
+    from functools import partial
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(SimpleHTTPRequestHandler):
+        extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
+
+        def log_message(self, format, *args):  # one line per request is noise; errors still show
+            if args and str(args[1]).startswith(("4", "5")):
+                super().log_message(format, *args)
+
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True  # Ctrl-C does not wait for open connections
+
+        def handle_error(self, request, client_address):
+            if not isinstance(sys.exc_info()[1], ConnectionError):  # a browser that cancels a load is no error
+                super().handle_error(request, client_address)
+
+    return Server(("127.0.0.1", port), partial(Handler, directory=str(directory)))
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
-    raise BuildError("`serve` arrives with the static-build issue; until then use "
-                     "`.venv/bin/panel serve app/lab.py` after `python3 build.py test`.")
+    build_site(args)
+    try:
+        server = serve_directory(Path(args.out).resolve(), args.port)
+    except OSError as error:
+        raise BuildError(f"cannot listen on port {args.port}: {error.strerror}; try --port with another number")
+    with server:
+        print(f"serving {args.out}/ at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            print("stopped", flush=True)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -180,7 +257,18 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     test = sub.add_parser("test", help="prepare the environment and run the whole test suite")
     test.set_defaults(func=cmd_test)
+    build = sub.add_parser("build", help="compile the lab into a static site (dist/)")
     serve = sub.add_parser("serve", help="build the static site and serve it on localhost")
+    for command in (build, serve):
+        command.add_argument("--out", default=str(ROOT / "dist"), help="output directory (default: dist/)")
+        command.add_argument("--pyodide-dist", metavar="DIR_OR_TARBALL",
+                             help="a full Pyodide 314.0.7 distribution: copy what the site needs (no network at all)")
+        command.add_argument("--base-url", default="", metavar="URL",
+                             help="the URL the site is served from, e.g. /schedlab/ on GitHub Pages (default: relative)")
+        command.add_argument("--app", default=str(ROOT / "app" / "lab.py"), help="the Panel app to compile (default: app/lab.py)")
+        command.add_argument("--allow-incomplete", action="store_true",
+                             help="with --pyodide-dist: build even if it lacks package files (the page reports them)")
+    build.set_defaults(func=cmd_build)
     serve.add_argument("--port", type=int, default=8000)
     serve.set_defaults(func=cmd_serve)
     # Everything build.py does not know is passed on to pytest (e.g. `test -x -k srtf`).

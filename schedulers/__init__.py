@@ -16,9 +16,12 @@ from .errors import ScenarioError
 __all__ = ["Algorithm", "ScenarioError", "algorithms", "simulate"]
 
 
-def simulate(mode: str, scenario: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate ``scenario`` and run it; raises ``ScenarioError`` naming the bad field."""
-    return _mode(mode).run(scenario)
+def simulate(mode: str, scenario: Mapping[str, Any], trace: bool = True) -> dict[str, Any]:
+    """Validate ``scenario`` and run it; raises ``ScenarioError`` naming the bad field.
+
+    ``trace=False`` leaves out the steps (benchmarks); with ``True`` a run past the mode's trace budget
+    gets the compact trace, as its top-level ``trace`` field says."""
+    return _mode(mode).run(scenario, trace=trace)
 
 
 def algorithms(mode: str) -> dict[str, Algorithm]:

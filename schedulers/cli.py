@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
+import importlib
 import json
 import os
 import sys
@@ -38,11 +38,6 @@ def mode_module(mode: str):
     return importlib.import_module(f"{__package__}.{mode}")
 
 
-def installed_modes() -> list[str]:
-    """The modes whose module is present: a branch that has only one mode still gets a working CLI."""
-    return [mode for mode in MODES if importlib.util.find_spec(f"{__package__}.{mode}") is not None]
-
-
 def algorithm_list(mode: str, lang: str = "en") -> str:
     algorithms = mode_module(mode).ALGORITHMS.values()
     width = max(len(a.name) for a in algorithms)
@@ -53,8 +48,8 @@ def algorithm_list(mode: str, lang: str = "en") -> str:
 def build_parser() -> Parser:
     parser = Parser(prog="python -m schedulers", description="The scheduling lab's core, on the command line.")
     modes = parser.add_subparsers(dest="mode", required=True, parser_class=Parser)
-    for mode in installed_modes():
-        module, description = mode_module(mode), MODES[mode]
+    for mode, description in MODES.items():
+        module = mode_module(mode)
         sub = modes.add_parser(mode, help=description, description=description,
                                epilog="algorithms:\n" + algorithm_list(mode),
                                formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -57,7 +57,7 @@ def metrics_csv(result: Mapping[str, Any]) -> str:
 def llm_averages(tenants: list[Mapping[str, Any]]) -> dict[str, Any]:
     """Mean requests, cost and normalised cost per tenant, as JSON writes numbers (an int when whole)."""
     from fractions import Fraction
-    from .llm.router import number
+    from .catalog import json_number as number
     return {key: number(sum(Fraction(t["exact"]["normalized"]) if key == "normalized" else Fraction(t[key])
                             for t in tenants) / len(tenants))
             for key in AVERAGED["llm"]}

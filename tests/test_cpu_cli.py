@@ -50,9 +50,9 @@ def test_text_output_in_both_languages(capsys, scenario_file):
     status, out, _ = cli(capsys, "--scenario", path)
     assert status == 0
     assert "AAAAAAABBBBCDDD" in out and "[7, 11) B" in out
-    assert "average" in out and "23/4" in out and "context switches 3" in out
+    assert "average" in out and "5.75" in out and "context switches 3" in out
     status, out, _ = cli(capsys, "--scenario", path, "--lang", "ja")
-    assert "平均" in out and "タスク" in out and "23/4" in out
+    assert "平均" in out and "タスク" in out and "5.75" in out
 
 
 def test_text_output_shows_idle_and_deadlines(capsys, scenario_file):
@@ -145,3 +145,11 @@ def test_real_process_exit_status_and_no_traceback(scenario_file):
                            scenario_file(scenario("srtf", ARTICLE)), "--json"],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert good.returncode == 0 and json.loads(good.stdout)["timeline"][:3] == ["A", "B", "C"]
+
+
+def test_text_writes_exact_values_as_a_teacher_would():
+    from schedulers.cpu.text import ratio
+    assert ratio("23/4") == "5.75"
+    assert ratio("3") == "3"
+    assert ratio("7/3") == "7/3 (2.333)"
+    assert ratio("1/40") == "0.025"

@@ -11,7 +11,9 @@ from fractions import Fraction
 from typing import Any
 
 from .. import fields
-from ..catalog import Algorithm
+from functools import partial
+
+from ..catalog import Algorithm, algorithm_entry, json_number as number
 from ..errors import ScenarioError
 from .engine import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, schedule
 from .policies import Policy, make_policy
@@ -21,11 +23,7 @@ from .text import render_text
 __all__ = ["ALGORITHMS", "Policy", "add_cli_arguments", "cli_overrides", "render_text", "run"]
 
 
-def _algorithm(name: str, group: str, label: tuple[str, str], summary: tuple[str, str],
-               parameters: tuple[str, ...] = (), item_fields: tuple[str, ...] = ()) -> Algorithm:
-    return Algorithm(name=name, mode="cpu", group=group, label=dict(zip(("en", "ja"), label)),
-                     summary=dict(zip(("en", "ja"), summary)), parameters=parameters, item_fields=item_fields)
-
+_algorithm = partial(algorithm_entry, "cpu")
 
 ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
     _algorithm("fcfs", "article", ("FCFS", "FCFS（先着順）"),
@@ -67,12 +65,6 @@ ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
                 "クォンタムごとに乱数で当たりくじを引く。同じlottery_seedなら同じスケジュール"),
                ("quantum", "lottery_seed"), ("tickets",)),
 )}
-
-
-def number(value: Fraction | int) -> int | float:
-    """JSON's number for an exact value: an integer when integral, else the nearest float."""
-    value = Fraction(value)
-    return value.numerator if value.denominator == 1 else float(value)
 
 
 def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | None = None) -> dict[str, Any]:

@@ -1,6 +1,8 @@
 """The CPU trace as readable text: a timeline, the metrics table and the summary, in English or Japanese."""
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
 from itertools import groupby
 from typing import Any
 
@@ -37,11 +39,17 @@ def render_text(result: dict[str, Any], lang: str = "en") -> str:
 
 
 def ratio(exact: str) -> str:
-    """"7/11 (0.6364)" for a fraction, "1" for a whole number."""
+    """An exact value as a teacher writes it: "1", "5.75" (a finite decimal), "7/11 (0.6364)"."""
     if "/" not in exact:
         return exact
-    numerator, denominator = map(int, exact.split("/"))
-    return f"{exact} ({numerator / denominator:.4g})"
+    value = Fraction(exact)
+    denominator = value.denominator
+    for prime in (2, 5):
+        while denominator % prime == 0:
+            denominator //= prime
+    if denominator == 1:   # the decimal expansion ends: print it exactly
+        return str(Decimal(value.numerator) / Decimal(value.denominator))
+    return f"{exact} ({float(value):.4g})"
 
 
 def timeline_lines(timeline: list[str | None], words: dict[str, Any]) -> list[str]:
@@ -74,7 +82,7 @@ def table_lines(result: dict[str, Any], words: dict[str, Any]) -> list[str]:
                     if "deadline" in task else ["-", "-"])
         rows.append(row)
     exact = result["exact"]["averages"]
-    rows.append([words["average"], "", "", "", exact["turnaround"], exact["waiting"], exact["response"]]
+    rows.append([words["average"], "", "", "", *(ratio(exact[key]) for key in ("turnaround", "waiting", "response"))]
                 + (["", ""] if with_deadline else []))
     widths = [max(width(cell) for cell in column) for column in zip(header, *rows)]
     return ["  ".join(pad(cell, w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]

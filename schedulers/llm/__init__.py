@@ -13,21 +13,26 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..catalog import Algorithm
+from functools import partial
+
+from ..catalog import Algorithm, algorithm_entry, json_number as number
 from ..errors import ScenarioError
 from .fairness import measure
 from .policies import POLICIES, Policy
-from .router import COMPACT, NONE, TRACE_BUDGET, Router, number
+from .router import COMPACT, NONE, TRACE_BUDGET, Router
 from .scenario import MAX_QUANTUM_ROUNDS, Scenario, read
 from .text import render_text
 
 __all__ = ["ALGORITHMS", "run", "render_text", "add_cli_arguments", "cli_overrides"]
 
 
+
+
 def algorithm(name: str, group: str, label: tuple[str, str], summary: tuple[str, str],
               parameters: tuple[str, ...] = ()) -> Algorithm:
-    return Algorithm(name, "llm", group, {"en": label[0], "ja": label[1]}, {"en": summary[0], "ja": summary[1]},
-                     parameters, ("weight",) if name in ("sfq", "drr", "wfq") else ())
+    """The meter-based rules read each tenant's weight."""
+    return algorithm_entry("llm", name, group, label, summary, parameters,
+                           ("weight",) if name in ("sfq", "drr", "wfq") else ())
 
 
 ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (

@@ -21,7 +21,8 @@ from bisect import bisect_left, bisect_right
 from fractions import Fraction
 from typing import Any
 
-from .router import Router, number
+from ..catalog import json_number as number
+from .router import Router
 
 
 def measure(router: Router, times: list[int]) -> dict[str, Any]:

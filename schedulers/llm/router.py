@@ -21,6 +21,7 @@ from collections import deque
 from fractions import Fraction
 from typing import Any
 
+from ..catalog import json_number as number
 from ..narration import join, say
 from .policies import Policy, show
 from .scenario import Scenario
@@ -237,13 +238,6 @@ class Router:
     def meter_sentence(self, tenant: int, before: dict[str, Any], outcome: str) -> dict[str, str]:
         old, v = before["meters"][tenant], self.policy.state([])["virtual_time"]
         return say(MESSAGES, outcome, tenant=self.tenants[tenant].name, old=show(old), v=show(v))
-
-
-def number(value: Fraction | int) -> int | float:
-    """An exact rational as a JSON number: an int when whole, else the nearest float."""
-    if isinstance(value, int):
-        return value
-    return value.numerator if value.denominator == 1 else value.numerator / value.denominator
 
 
 def plain(value: Any) -> Any:

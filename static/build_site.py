@@ -1,0 +1,518 @@
+"""Compile the lab into a static site that runs in the browser through Pyodide (run by ``build.py build``).
+
+Runs with the virtual environment's Python (Panel, Bokeh and packaging come from there):
+
+    python static/build_site.py --out dist --app app/lab.py --pyodide-lock LOCK.json [--pyodide-dist DIR_OR_TARBALL]
+                                [--base-url URL] [--allow-incomplete]
+
+What ``dist/`` holds, and where it comes from:
+
+- ``index.html``, ``embed.html``: ``panel convert``'s pyodide-worker page for the app (prerendered, so the default view
+  shows before Python starts), plus the site's boot display (``boot.js``/``boot.css``); the embed page has no footer
+  and reports its height to the host page.
+- ``lab.js``: the web worker, rendered by Panel from ``static/worker.js`` instead of its own template.
+- ``lock.json``: the pre-resolved environment: the Pyodide packages to ``loadPackage`` and this site's pure-Python
+  wheels in install order (with sizes and sha256), so start-up makes no PyPI round trip.
+- ``wheels/``: this project's wheel (``schedulers`` + ``app``) and the pure wheels of Panel, Bokeh, param and their
+  dependencies that Pyodide does not ship, trimmed of the JS bundles the page loads separately.
+- ``bokeh/``, ``panel/``: BokehJS and Panel's JS/CSS, copied from the installed packages (no CDN).
+- ``pyodide/`` (only with ``--pyodide-dist``): the Pyodide runtime and the packages the app needs, so the site needs
+  no network at all; without it Pyodide comes from its official CDN.
+- ``service-worker.js``: caches the site for offline use; its version is a hash of the content.
+- ``build-info.json``: version, Pyodide source and the measured sizes.
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import csv
+import hashlib
+import io
+import json
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+import urllib.request
+import zipfile
+from importlib import metadata
+from pathlib import Path, PurePosixPath
+
+HERE = Path(__file__).resolve().parent
+PYODIDE_VERSION = "314.0.7"
+PYODIDE_CDN = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"  # the form Panel 1.10 uses
+# Where Pyodide 314 (Python 3.14, emscripten) evaluates dependency markers.
+PYODIDE_MARKERS = {"sys_platform": "emscripten", "platform_system": "Emscripten", "os_name": "posix",
+                   "platform_machine": "wasm32", "python_version": "3.14", "python_full_version": "3.14.2",
+                   "implementation_name": "cpython", "platform_python_implementation": "CPython", "extra": ""}
+# The loadPyodide() runtime files of a Pyodide distribution.
+PYODIDE_RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+# What a shipped wheel leaves out: what the browser loads from bokeh/ and panel/ instead (BokehJS, Panel's bundles),
+# and what Python never reads at run time (TypeScript sources, source maps, fonts, images, tests).
+TRIM_PREFIXES = ("bokeh/server/static/", "panel/dist/panel.", "panel/dist/bundled/", "panel/dist/lib/",
+                 "panel/dist/dts/", "panel/dist/images/", "panel/tests/", "panel_material_ui/dist/")
+TRIM_SUFFIXES = (".map", ".ts", ".tsbuildinfo", ".woff", ".woff2", ".ttf", ".eot")
+KEEP_IN_TRIMMED_DIRS = (".css",)  # Panel checks some bundled stylesheets exist before it links them
+BUILD_FILES = {"build_site.py", "worker.js", "service-worker.js"}  # static/ files that are templates or code
+TEXT_SUFFIXES = {".html", ".js", ".mjs", ".css", ".json", ".txt", ".svg", ".webmanifest"}
+
+
+class BuildError(Exception):
+    pass
+
+
+def norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+# --- the environment the browser installs -----------------------------------------------------------
+
+def resolve_environment(pyodide_lock: dict, roots: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Walk the app's requirements with Pyodide's markers.
+
+    Returns the Pyodide packages to load (names in pyodide-lock.json, with their dependency closure) and the pure
+    wheels to ship as (name, version) in install order (dependencies first). The pinned roots (panel, bokeh, param)
+    are always shipped; any other requirement comes from Pyodide when its version there satisfies it, as micropip
+    would choose, and otherwise as a pure wheel at the version installed in the build environment (the pins).
+    """
+    from packaging.requirements import Requirement
+    available = pyodide_lock["packages"]
+    pinned = {norm(Requirement(r).name) for r in roots}
+    packages: dict[str, None] = {}
+    wheels: dict[str, tuple[str, str]] = {}
+    visiting: set[str] = set()
+
+    def add_pyodide_package(name: str) -> None:
+        if name not in packages:
+            for dep in available[name].get("depends", []):
+                add_pyodide_package(norm(dep))
+            packages[name] = None
+
+    def add(requirement: str) -> None:
+        req = Requirement(requirement)
+        name = norm(req.name)
+        if req.marker and not req.marker.evaluate(PYODIDE_MARKERS):
+            return
+        if name in wheels or name in packages or name in visiting:
+            return
+        entry = available.get(name)
+        if name not in pinned and entry and req.specifier.contains(entry["version"], prereleases=True):
+            add_pyodide_package(name)
+            return
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            raise BuildError(f"{req.name} is needed in the browser but neither Pyodide {PYODIDE_VERSION} ships it "
+                             "nor is it installed in the build environment") from None
+        visiting.add(name)
+        for dep in metadata.requires(name) or []:
+            add(dep)
+        visiting.discard(name)
+        wheels[name] = (name, version)
+
+    for root in roots:
+        add(root)
+    return list(packages), list(wheels.values())
+
+
+def download_wheels(wanted: list[tuple[str, str]], cache: Path) -> dict[str, Path]:
+    """The pure (py3-none-any) wheels from PyPI, cached under .cache/wheels."""
+    cache.mkdir(parents=True, exist_ok=True)
+
+    def cached(name: str, version: str) -> Path | None:
+        prefix = f"{name.replace('-', '_')}-{version}-".lower()
+        return next((p for p in cache.glob("*.whl") if p.name.lower().startswith(prefix)), None)
+
+    missing = [f"{name}=={version}" for name, version in wanted if not cached(name, version)]
+    if missing:
+        pip = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                              "--no-deps", "--only-binary=:all:", "--platform", "any", "--python-version", "3.14",
+                              "--implementation", "py", "--abi", "none", "--dest", str(cache), *missing],
+                             capture_output=True, text=True)
+        if pip.returncode:
+            raise BuildError(f"pip could not download {' '.join(missing)}:\n{pip.stderr.strip()}")
+    found = {}
+    for name, version in wanted:
+        path = cached(name, version)
+        if not path:
+            raise BuildError(f"no pure-Python wheel of {name}=={version} on PyPI; Pyodide cannot install it")
+        found[name] = path
+    return found
+
+
+def write_wheel(path: Path, members: dict[str, bytes]) -> None:
+    """A wheel from its members; RECORD is recomputed (it must list every file with its hash)."""
+    dist_info = next(n.split("/")[0] for n in members if n.split("/")[0].endswith(".dist-info"))
+    record_name = f"{dist_info}/RECORD"
+    rows = []
+    for name, data in members.items():
+        if name != record_name:
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            rows.append((name, f"sha256={digest}", str(len(data))))
+    rows.append((record_name, "", ""))
+    record = io.StringIO()
+    csv.writer(record, lineterminator="\n").writerows(rows)
+    fixed_time = (2020, 1, 1, 0, 0, 0)  # same bytes for the same content: stable hashes, stable cache version
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as wheel:
+        for name, data in [*((n, d) for n, d in members.items() if n != record_name),
+                           (record_name, record.getvalue().encode())]:
+            wheel.writestr(zipfile.ZipInfo(name, fixed_time), data, zipfile.ZIP_DEFLATED)
+
+
+def trimmed_wheel(source: Path, dest_dir: Path) -> Path:
+    def keep(name: str) -> bool:
+        if name.endswith(TRIM_SUFFIXES):
+            return False
+        return not (name.startswith(TRIM_PREFIXES) and not name.endswith(KEEP_IN_TRIMMED_DIRS))
+
+    with zipfile.ZipFile(source) as wheel:
+        members = {n: wheel.read(n) for n in wheel.namelist() if keep(n) and not n.endswith("/")}
+    dest = dest_dir / source.name
+    write_wheel(dest, members)
+    return dest
+
+
+def project_wheel(root: Path, dest_dir: Path) -> Path:
+    """This project's wheel, from pyproject.toml's [project] and [tool.setuptools] packages (standard library only)."""
+    config = tomllib.loads((root / "pyproject.toml").read_text())
+    project = config["project"]
+    name, version = project["name"], project["version"]
+    members: dict[str, bytes] = {}
+    for package in config["tool"]["setuptools"]["packages"]:
+        for path in sorted((root / package).rglob("*.py")):
+            members[path.relative_to(root).as_posix()] = path.read_bytes()
+    dist_info = f"{name}-{version}.dist-info"
+    members[f"{dist_info}/METADATA"] = (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+                                        f"Summary: {project['description']}\n").encode()
+    members[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: schedlab build\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    dest = dest_dir / f"{name}-{version}-py3-none-any.whl"
+    write_wheel(dest, members)
+    return dest
+
+
+# --- Pyodide: from its CDN, or copied from a local distribution --------------------------------------
+
+class PyodideDist:
+    """A Pyodide distribution given as a directory or a tarball (``pyodide-*.tar.bz2``)."""
+
+    def __init__(self, location: Path):
+        self.location = location
+        self.tar = tarfile.open(location) if location.is_file() else None
+        self.names = {}
+        if self.tar:
+            for member in self.tar.getmembers():
+                if member.isfile():
+                    self.names[PurePosixPath(member.name).name] = member
+        elif not location.is_dir():
+            raise BuildError(f"--pyodide-dist {location}: no such directory or tarball")
+
+    def read(self, name: str) -> bytes | None:
+        if self.tar:
+            member = self.names.get(name)
+            return self.tar.extractfile(member).read() if member else None
+        path = self.location / name
+        return path.read_bytes() if path.is_file() else None
+
+
+def pyodide_files(lock: dict, packages: list[str]) -> list[str]:
+    """The files of a Pyodide distribution this site loads: the runtime and the packages' wheels."""
+    return [*PYODIDE_RUNTIME, *(lock["packages"][p]["file_name"] for p in packages)]
+
+
+def copy_pyodide(dist: PyodideDist, lock: dict, packages: list[str], out: Path, allow_incomplete: bool) -> list[str]:
+    """Copy the runtime and the packages' files; returns what the distribution lacks."""
+    target = out / "pyodide"
+    target.mkdir()
+    missing = []
+    for name in pyodide_files(lock, packages):
+        data = dist.read(name)
+        if data is None:
+            missing.append(name)
+        else:
+            (target / name).write_bytes(data)
+    if missing and not allow_incomplete:
+        raise BuildError(f"the Pyodide distribution {dist.location} lacks {', '.join(missing)}; "
+                         "give a full distribution (pyodide-*.tar.bz2 from Pyodide's releases)")
+    return missing
+
+
+# --- the pages ------------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def lab_worker_templates(cdn_root: str, app_path: str):
+    """Swap in our worker template and prelude for the duration of one ``script_to_html`` call.
+
+    Panel builds the worker from ``WEB_WORKER_TEMPLATE`` and the code it runs from ``PRE + app source + POST``.
+    Ours differ in three small ways: Panel's CSS/JS URLs point at this site (``PANEL_CDN_ROOT``, set before Panel
+    is imported in the worker); ``__file__`` is the app's file in the installed wheel, as when a script is run; and
+    right after Panel's ``init_doc()`` the page's URL (``labPageLocation``, sent by boot.js) is put into
+    ``pn.state.location`` so the app reads its query while it builds (Pyodide runs ``pn.state.onload`` at once).
+    """
+    from panel.io import convert
+    from panel.io.resources import _env
+    template = _env.from_string((HERE / "worker.js").read_text())
+    prelude = ("import os, js\n"  # Panel needs an absolute URL: resolve the site's one against the worker's
+               f"os.environ['PANEL_CDN_ROOT'] = js.URL.new({cdn_root!r}, js.location.href).href\n"
+               f"import sysconfig\n__file__ = sysconfig.get_path('purelib') + {'/' + app_path!r}\n" + convert.PRE +
+               "import json, js\n"
+               "from panel.io.state import state as _state\n"
+               "from panel.util import edit_readonly as _edit_readonly\n"
+               "if getattr(js, 'labPageLocation', None) and _state.location is not None:\n"
+               "    with _edit_readonly(_state.location):\n"
+               "        _state.location.param.update({k: v for k, v in json.loads(js.labPageLocation).items()\n"
+               "                                      if k in _state.location.param})\n")
+    saved = convert.WEB_WORKER_TEMPLATE, convert.PRE
+    convert.WEB_WORKER_TEMPLATE, convert.PRE = template, prelude
+    try:
+        yield
+    finally:
+        convert.WEB_WORKER_TEMPLATE, convert.PRE = saved
+
+
+# Panel resolves its resources only under an absolute CDN URL, so the build renders with this one and then writes
+# the site's own (relative, or under --base-url) into the page.
+BUILD_PANEL_ROOT = "https://panel.schedlab-build.invalid/"
+
+
+def convert_app(app: Path, root: Path, cdn_root: str) -> tuple[str, str]:
+    from panel.io.convert import script_to_html
+    from panel.io.resources import set_resource_mode
+    app_path = app.relative_to(root).as_posix() if app.is_relative_to(root) else app.name
+    with lab_worker_templates(cdn_root, app_path), set_resource_mode("cdn"):
+        html, worker = script_to_html(str(app), requirements=[], runtime="pyodide-worker", prerender=True)
+    html = html.replace(BUILD_PANEL_ROOT, cdn_root)
+    # Panel's handler starts ./<app name>.js; both pages share one worker, lab.js.
+    html = html.replace(f'new Worker("./{app.stem}.js"', 'new Worker("./lab.js"')
+    return html, worker
+
+
+BOKEH_CDN = re.compile(r"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-([0-9.]+)(?:\.min)?\.js")
+
+
+def localise_bokeh(html: str, base: str, out: Path) -> str:
+    """BokehJS from the installed bokeh package (the same files its CDN serves) instead of cdn.bokeh.org."""
+    import bokeh
+    static = Path(bokeh.__file__).parent / "server" / "static" / "js"
+    (out / "bokeh").mkdir(exist_ok=True)
+
+    def local(match: re.Match) -> str:
+        name, version = match.groups()
+        target = f"bokeh/{name}-{version}.min.js"
+        shutil.copyfile(static / f"{name}.min.js", out / target)
+        return base + target
+
+    return BOKEH_CDN.sub(local, html)
+
+
+def page(html: str, base: str, embed: bool) -> str:
+    """Panel's page plus the site's boot display; the embed page has no footer and reports its height."""
+    head = f'<link rel="stylesheet" href="{base}boot.css">\n'
+    footer = "" if embed else (
+        '<footer id="lab-footer">The scheduling lab runs entirely in your browser (Python through Pyodide). '
+        f'<a id="lab-embed-link" href="{base}embed.html">Embed this view</a></footer>\n')
+    tail = (f'{footer}<script>window.labSite = {json.dumps({"embed": embed, "base": base})};</script>\n'
+            f'<script src="{base}boot.js"></script>\n')
+    html = html.replace("</head>", head + "</head>", 1)
+    html = html.replace("<body>", '<body class="lab-embed">' if embed else "<body>", 1)
+    return html.replace("</body>", tail + "</body>", 1)
+
+
+# --- local references, checks and sizes -------------------------------------------------------------
+
+REFERENCE = re.compile(r"""(?:src|href)\s*=\s*["']([^"'#]+)["']|url\(\s*["']?([^"')]+)["']?\s*\)""")
+
+
+def copy_panel_assets(texts: list[str], panel_prefix: str, out: Path) -> None:
+    """Panel's files the pages refer to (found by prefix), with what their CSS refers to, plus all of Panel's small
+    stylesheets (components shown later add theirs at run time)."""
+    from panel.io.resources import DIST_DIR, JS_VERSION
+    local_prefix = f"panel/{JS_VERSION}/dist/"
+    wanted = {"panel.min.js"}
+    for directory in ("css", "assets", "bundled/theme"):
+        wanted |= {p.relative_to(DIST_DIR).as_posix() for p in (DIST_DIR / directory).rglob("*") if p.is_file()}
+    pattern = re.compile(re.escape(panel_prefix + f"{JS_VERSION}/dist/") + r"([^\"'\s)\\]+)")
+    for text in texts:
+        wanted |= set(pattern.findall(text))
+    done: set[str] = set()
+    while wanted:
+        rel = wanted.pop()
+        source = DIST_DIR / rel
+        if rel in done or not source.is_file():
+            continue
+        done.add(rel)
+        target = out / local_prefix / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        if source.suffix == ".css":
+            for ref in (a or b for a, b in REFERENCE.findall(source.read_text(encoding="utf-8", errors="replace"))):
+                if not re.match(r"^(?:[a-z]+:|/|#)", ref):
+                    wanted.add(posixpath.normpath(posixpath.join(posixpath.dirname(rel), ref.split("?")[0])))
+
+
+def check_site(out: Path, base: str, allowed_remote: tuple[str, ...], panel_root: str) -> list[str]:
+    """Every local src/href/url() in the built HTML/CSS, and every Panel asset URL in the pages' data, exists;
+    nothing remote but Pyodide's CDN; no machine paths."""
+    problems = []
+    machine = re.compile(r"(?<![\w.])/(?:work|root|tmp|home)/")
+    panel_url = re.compile(re.escape(panel_root) + r"[^\"'\s)\\]+")
+    for path in sorted(out.rglob("*")):
+        rel = path.relative_to(out).as_posix()
+        if not path.is_file() or path.suffix not in TEXT_SUFFIXES or rel.startswith("pyodide/"):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if machine.search(text):
+            problems.append(f"{rel}: contains an absolute machine path ({machine.search(text).group()})")
+        if path.suffix not in (".html", ".css"):
+            continue
+        refs = [a or b for a, b in REFERENCE.findall(text)]
+        if path.suffix == ".html":
+            refs += panel_url.findall(text)
+        for ref in refs:
+            if ref.startswith(("data:", "mailto:", "javascript:", "blob:", "about:", "#")):
+                continue
+            if base and ref.startswith(base):
+                target = out / ref[len(base):].split("?")[0]
+            elif re.match(r"^(?:https?:)?//", ref):
+                if not ref.startswith(allowed_remote):
+                    problems.append(f"{rel}: refers to {ref} (remote)")
+                continue
+            else:
+                target = path.parent / ref.split("?")[0]
+            if not target.resolve().is_file():
+                problems.append(f"{rel}: refers to {ref}, which is not in the site")
+    return problems
+
+
+def measure(out: Path) -> dict:
+    """Sizes in bytes: the site's own assets (everything but pyodide/), split by kind, and Pyodide's files."""
+    import gzip
+    sizes = {"wheels": 0, "javascript_css": 0, "pages_and_other": 0, "pyodide": 0}
+    own_gzip = 0
+    for path in out.rglob("*"):
+        if not path.is_file():
+            continue
+        size = path.stat().st_size
+        top = path.relative_to(out).parts[0]
+        if top == "pyodide":
+            sizes["pyodide"] += size
+            continue
+        kind = "wheels" if path.suffix == ".whl" else "javascript_css" if path.suffix in (".js", ".css") else "pages_and_other"
+        sizes[kind] += size
+        data = path.read_bytes()
+        own_gzip += len(gzip.compress(data, 6)) if path.suffix != ".whl" else size
+    sizes["own_total"] = sizes["wheels"] + sizes["javascript_css"] + sizes["pages_and_other"]
+    sizes["own_total_gzip"] = own_gzip
+    return sizes
+
+
+def content_version(out: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(out).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+def write_service_worker(out: Path, version: str, remote_index: str | None, remote_files: list[str]) -> None:
+    precache = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
+                      if p.is_file() and p.name not in ("build-info.json",))
+    text = (HERE / "service-worker.js").read_text()
+    config = {"version": version, "precache": ["./", *precache], "remote": remote_index,
+              "remote_precache": [remote_index + name for name in remote_files] if remote_index else []}
+    (out / "service-worker.js").write_text(text.replace("/*SITE*/null", json.dumps(config, separators=(",", ":"))))
+
+
+# --- the build -------------------------------------------------------------------------------------------
+
+def build(args: argparse.Namespace) -> dict:
+    root, out = args.root.resolve(), args.out.resolve()
+    base = args.base_url
+    if base and not base.endswith("/"):
+        base += "/"
+    panel_root = f"{base or './'}panel/"
+    os.environ["PANEL_CDN_ROOT"] = BUILD_PANEL_ROOT  # before Panel is imported (see convert_app)
+    sys.path.insert(0, str(root))
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "wheels").mkdir(parents=True)
+
+    dist = PyodideDist(args.pyodide_dist) if args.pyodide_dist else None
+    if dist:
+        lock_bytes = dist.read("pyodide-lock.json")
+        if lock_bytes is None:
+            raise BuildError(f"--pyodide-dist {args.pyodide_dist}: no pyodide-lock.json in it")
+    elif args.pyodide_lock:
+        lock_bytes = args.pyodide_lock.read_bytes()
+    else:
+        with urllib.request.urlopen(PYODIDE_CDN + "pyodide-lock.json", timeout=60) as response:
+            lock_bytes = response.read()
+    lock = json.loads(lock_bytes)
+    if not lock["info"]["python"].startswith(PYODIDE_MARKERS["python_version"] + "."):
+        raise BuildError(f"that Pyodide runs Python {lock['info']['python']}; the lab is built for Pyodide "
+                         f"{PYODIDE_VERSION} (Python {PYODIDE_MARKERS['python_version']})")
+
+    app_requirements = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]["app"]
+    packages, pure = resolve_environment(lock, app_requirements)
+    downloaded = download_wheels(pure, root / ".cache" / "wheels")
+    shipped = [trimmed_wheel(downloaded[name], out / "wheels") for name, _ in pure]
+    shipped.append(project_wheel(root, out / "wheels"))
+
+    html, worker = convert_app(args.app.resolve(), root, panel_root)
+    html = localise_bokeh(html, base, out)
+    (out / "lab.js").write_text(worker, encoding="utf-8")
+    (out / "index.html").write_text(page(html, base, embed=False), encoding="utf-8")
+    (out / "embed.html").write_text(page(html, base, embed=True), encoding="utf-8")
+    for asset in sorted(HERE.iterdir()):  # the site's own assets: static/ but for the build's own files
+        if asset.is_file() and asset.name not in BUILD_FILES:
+            shutil.copyfile(asset, out / asset.name)
+    copy_panel_assets([html], panel_root, out)
+
+    missing = copy_pyodide(dist, lock, packages, out, args.allow_incomplete) if dist else []
+    index_url = "pyodide/" if dist else PYODIDE_CDN
+    site_lock = {
+        "pyodide": {"version": PYODIDE_VERSION, "index_url": index_url, "packages": packages,
+                    "files": {p: lock["packages"][p]["file_name"] for p in packages}},
+        "wheels": [{"name": w.name.split("-")[0], "file": f"wheels/{w.name}", "size": w.stat().st_size,
+                    "sha256": hashlib.sha256(w.read_bytes()).hexdigest()} for w in shipped],
+    }
+    (out / "lock.json").write_text(json.dumps(site_lock, indent=1) + "\n")
+
+    version = content_version(out)
+    write_service_worker(out, version, None if dist else PYODIDE_CDN, pyodide_files(lock, packages))
+    problems = check_site(out, base, () if dist else (PYODIDE_CDN,), panel_root)
+    if problems:
+        raise BuildError("the built site is broken:\n  " + "\n  ".join(problems))
+    info = {"version": version, "pyodide": {"index_url": index_url, "self_contained": bool(dist),
+                                             "missing": missing, "packages": packages},
+            "wheels": [w.name for w in shipped], "sizes": measure(out)}
+    (out / "build-info.json").write_text(json.dumps(info, indent=1) + "\n")
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", type=Path, default=HERE.parent)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--app", type=Path, required=True)
+    parser.add_argument("--pyodide-lock", type=Path, help="pyodide-lock.json of Pyodide 314.0.7 (else fetched)")
+    parser.add_argument("--pyodide-dist", type=Path, help="a full Pyodide distribution: build self-contained")
+    parser.add_argument("--base-url", default="", help="the URL the site is served from (default: relative)")
+    parser.add_argument("--allow-incomplete", action="store_true",
+                        help="build even when --pyodide-dist lacks package files (the page then reports them)")
+    args = parser.parse_args(argv)
+    try:
+        info = build(args)
+    except BuildError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    json.dump(info, sys.stdout)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+// The lab's service worker: after the first visit the site works offline.
+// The build replaces SITE with {version, precache, remote, remote_precache}: version is a hash of the site's
+// content, so a new build is a new service worker; it caches the new files and deletes the old cache when it takes
+// over. Without a local Pyodide (remote = its CDN), the runtime and packages the lab loads are cached too: the first
+// visit's worker starts before this service worker controls it, so they would not be caught on the way.
+const SITE = /*SITE*/null
+const CACHE = `schedlab-${SITE.version}`
+const RUNTIME = 'schedlab-pyodide'          // Pyodide from its CDN: versioned URLs, cached as first fetched
+const ENTRY = /(\/|\.html|lock\.json|lab\.js|boot\.js)$/  // network first (fresh after an update), cache when offline
+const NETWORK_WAIT_MS = 4000
+
+async function cacheRemote() {  // best effort: offline use is a bonus of the CDN build, not a condition
+  const cache = await caches.open(RUNTIME)
+  await Promise.allSettled(SITE.remote_precache.map(async (url) => (await cache.match(url)) || cache.add(url)))
+}
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    await (await caches.open(CACHE)).addAll(SITE.precache)
+    await cacheRemote()
+    await self.skipWaiting()
+  })())
+})
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    for (const name of await caches.keys()) {
+      if (name.startsWith('schedlab-') && name !== CACHE && name !== RUNTIME) await caches.delete(name)
+    }
+    await self.clients.claim()
+  })())
+})
+
+async function networkFirst(request) {
+  const cache = await caches.open(CACHE)
+  try {
+    const response = await Promise.race([
+      fetch(request),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('slow network')), NETWORK_WAIT_MS)),
+    ])
+    if (response.ok) cache.put(request, response.clone())
+    return response
+  } catch (e) {
+    const cached = await cache.match(request, {ignoreSearch: request.mode === 'navigate'})
+    if (cached) return cached
+    throw e
+  }
+}
+
+async function cacheFirst(request, cacheName) {
+  const cache = await caches.open(cacheName)
+  const cached = await cache.match(request)
+  if (cached) return cached
+  const response = await fetch(request)
+  if (response.ok) cache.put(request, response.clone())
+  return response
+}
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request
+  if (request.method !== 'GET') return
+  const url = new URL(request.url)
+  if (url.origin === self.location.origin) {
+    const path = url.pathname
+    event.respondWith(ENTRY.test(path) || request.mode === 'navigate' ? networkFirst(request) : cacheFirst(request, CACHE))
+  } else if (SITE.remote && request.url.startsWith(SITE.remote)) {
+    event.respondWith(cacheFirst(request, RUNTIME))
+  }
+})
