@@ -112,7 +112,7 @@ def error(mode: str, source: str, data=None) -> PolicyCodeError:
     ("def choose(ready, running, time, state):\n    while True:\n        pass\n", 2, "more than 100000 lines"),
     ("def choose(ready, running, time, state):\n    return 'Z'\n", 2, "'Z' at t=0, which is not a task"),
     ("def choose(ready, running, time, state):\n    return 'D'\n", 2, "'D' at t=0, which is not ready (choose among: A)"),
-    ("def choose(ready, running, time, state):\n    return ready[0]\n", 2, "(a TaskView) at t=0; return a task's name"),
+    ("def choose(ready, running, time, state):\n    return ready[0]\n", 2, "(type TaskView) at t=0; return a task's name"),
     ("def choose(ready, running, time, state):\n    return None\n", 2, "returned None at t=0 while tasks are ready (A)"),
     ("def choose(ready, running, time, state):\n    ready[0].remaining = 0\n", 2, "FrozenInstanceError"),
     ("def choose(ready, running, time, state):\n    return str(sum(range(10 ** 9)))\n", 2, "range of more than"),
@@ -169,3 +169,24 @@ def test_lines_each_call_ran_are_recorded():
     assert calls[1] == {"time": 1, "lines": [10, 11]}       # A runs: keep it
     # One call per time unit at which a task is ready: t=0..12 (D runs alone over 13 and 14: no choice).
     assert [call["time"] for call in calls] == list(range(13))
+
+
+def test_the_command_line_runs_a_policy_file(tmp_path):
+    import subprocess
+    import sys
+    from tests.cpu_support import ROOT
+    mine = tmp_path / "mine.py"
+    mine.write_text(TEMPLATES["cpu"])
+
+    def cli(*argv):
+        return subprocess.run([sys.executable, "-m", "schedulers", *argv], capture_output=True, text=True, cwd=ROOT)
+
+    own, builtin = cli("cpu", "--seed", "42", "--policy", str(mine), "--json"), cli("cpu", "--seed", "42", "--json")
+    import json
+    assert json.loads(own.stdout)["timeline"] == json.loads(builtin.stdout)["timeline"]
+    mine.write_text("def choose(waiting, time, state):\n    return 5\n")
+    bad = cli("llm", "--seed", "1", "--policy", str(mine))
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr == "error: policy: line 2: choose returned 5 (type int) at t=0; return a tenant's name (text)\n"
+    missing = cli("llm", "--seed", "1", "--policy", str(tmp_path / "absent.py"))
+    assert missing.returncode == 2 and missing.stderr.startswith("error: policy: cannot read")
