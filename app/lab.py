@@ -1,0 +1,61 @@
+"""The scheduling lab: ``panel serve app/lab.py`` (page ``/lab``), or converted to a static Pyodide site.
+
+One session = one ``Lab`` (the state) and one ``LabUI`` (its views). On load, a shared link's query is
+restored (bad parts reported, never run) and the language follows the browser unless the link names one;
+from then on the address bar follows the state, so copying it shares exactly this view.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if __package__ in (None, "") and "__file__" in globals():
+    # `panel serve app/lab.py` runs this file as a script: make the repository's `app` package importable.
+    # (Converted to Pyodide there is no file: `app` and `schedulers` come installed as a package.)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import panel as pn
+
+from app.model import Lab
+from app.ui import LabUI
+
+pn.extension(design="bootstrap")
+
+
+def browser_language() -> str | None:
+    """"ja" or "en" from the browser (Panel's browser info, the request header, or in Pyodide the navigator)."""
+    info = pn.state.browser_info
+    language = getattr(info, "language", None) if info is not None else None
+    if not language and pn.state.headers:
+        language = pn.state.headers.get("Accept-Language", "")
+    if not language and sys.platform == "emscripten":
+        import js  # Pyodide's bridge to the page
+        language = str(js.navigator.language)
+    return "ja" if language and language.lower().startswith("ja") else ("en" if language else None)
+
+
+def build():
+    lab = Lab()
+    ui = LabUI(lab)
+
+    def sync_address(*_):
+        # Panel pushes a browser history entry per change: while playing, write once, at the pause.
+        link = lab.link()
+        if link and not lab.playing and pn.state.location is not None and pn.state.location.search != "?" + link:
+            pn.state.location.search = "?" + link
+
+    def on_load():
+        location = pn.state.location
+        search = location.search if location is not None else ""
+        if "lang=" not in search:
+            lab.lang = browser_language() or lab.lang
+        if search.strip("?"):
+            lab.restore(search)
+        lab.param.watch(sync_address, ["result", "step", "lang", "playing"])
+        sync_address()
+
+    pn.state.onload(on_load)
+    return ui.page()
+
+
+build().servable(title="The scheduling lab")

@@ -1,0 +1,340 @@
+"""The lab's state as declarative view-models: what is chosen, typed and shown, never how to schedule.
+
+``Lab`` holds the mode, algorithm, parameters, rows, step, language and playback; whenever an input changes
+it asks the core (``schedulers.simulate``) for a new run. A run that fails keeps the last valid one on screen
+and records the core's ``ScenarioError`` in ``errors`` (field -> problem), where the editor shows it next to
+the field it names.
+"""
+from __future__ import annotations
+
+import re
+
+import param
+
+from schedulers import ScenarioError, algorithms, simulate
+
+from . import query
+
+MODES = ("cpu", "llm")
+DEFAULT_TASKS = [("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "3")]  # the article's
+DEFAULT_TENANTS = [("A", "8", "6", ""), ("B", "2", "6", ""), ("C", "2", "4", "6")]  # the contract's reference
+SPEEDS = (0.5, 1.0, 2.0, 4.0)
+ROW_FIELD = re.compile(r"^(?P<list>tasks|tenants)\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
+INTEGER = re.compile(r"^[+-]?\d+$")
+
+
+def number(text: str) -> object:
+    """Widget text as the core expects it: an int when it is one, else the text itself (the core judges it)."""
+    text = text.strip()
+    return int(text) if INTEGER.match(text) else text
+
+
+def parameter_value(text: str) -> object:
+    """A parameter as typed: ``2`` is a number, ``1, 2, 4`` (commas or spaces) a list, as MLFQ's quanta."""
+    items = query.split_costs(text)
+    return [number(item) for item in items] if len(items) > 1 or "," in text else number(text)
+
+
+def parameter_text(value: object) -> str:
+    """How the core's value of a parameter is shown in its field: ``1, 2, 4`` for a list, empty for none."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(item) for item in value)
+    return str(value)
+
+
+class Row(param.Parameterized):
+    """One editable task or tenant: every field is the text the user typed.
+
+    The name lives in ``label`` (``name`` is param's own, read-only, identifier); ``text(field)`` and
+    ``as_text`` speak the scenario's field names.
+    """
+
+    label = param.String(default="")
+    _fields: tuple[str, ...] = ("name",)
+
+    def __init__(self, name: str = "", **params) -> None:
+        super().__init__(label=name, **params)
+
+    def text(self, field: str) -> str:
+        return self.label if field == "name" else getattr(self, field)
+
+    def widget_param(self, field: str) -> param.Parameter:
+        return self.param["label" if field == "name" else field]
+
+    def as_text(self) -> dict[str, str]:
+        return {k: self.text(k) for k in self._fields}
+
+
+class TaskRow(Row):
+    arrival = param.String(default="0")
+    burst = param.String(default="1")
+    deadline = param.String(default="")
+    priority = param.String(default="")
+    tickets = param.String(default="")
+    _fields = ("name", "arrival", "burst", *query.TASK_OPTIONAL)
+
+    def scenario(self) -> dict[str, object]:
+        item: dict[str, object] = {"name": self.label, "arrival": number(self.arrival), "burst": number(self.burst)}
+        item.update({f: number(getattr(self, f)) for f in query.TASK_OPTIONAL if getattr(self, f).strip()})
+        return item
+
+
+class TenantRow(Row):
+    cost = param.String(default="1")
+    count = param.String(default="1")
+    costs = param.String(default="")
+    join = param.String(default="")
+    weight = param.String(default="")
+    _fields = ("name", "cost", "count", "costs", *query.TENANT_OPTIONAL)
+
+    def scenario(self) -> dict[str, object]:
+        item: dict[str, object] = {"name": self.label}
+        costs = query.split_costs(self.costs)
+        if costs:
+            item["costs"] = [number(c) for c in costs]
+        else:
+            item.update(cost=number(self.cost), count=number(self.count))
+        if self.join.strip():
+            item["join"] = number(self.join)
+        if self.weight.strip():
+            item["weight"] = number(self.weight)
+        return item
+
+
+def rows_from_text(mode: str, texts: list[dict[str, str]]) -> list[Row]:
+    kind = TaskRow if mode == "cpu" else TenantRow
+    return [kind(**{k: v for k, v in text.items() if k in kind._fields}) for text in texts]
+
+
+class Lab(param.Parameterized):
+    """Everything on screen is a function of these parameters (and of ``result``, the core's answer)."""
+
+    mode = param.Selector(objects=list(MODES), default="cpu")
+    cpu_algorithm = param.String(default="fcfs")
+    llm_algorithm = param.String(default="sfq")
+    parameters = param.Dict(default={}, doc="parameter name -> text, kept across algorithms")
+    tasks = param.List(default=[], item_type=TaskRow)
+    tenants = param.List(default=[], item_type=TenantRow)
+    edited = param.Event(doc="a row's field changed")
+
+    step = param.Integer(default=0, bounds=(0, None), doc="the core's step index; 0 is the initial state")
+    lang = param.Selector(objects=["en", "ja"], default="en")
+    presenter = param.Boolean(default=False)
+    playing = param.Boolean(default=False)
+    speed = param.Selector(objects=list(SPEEDS), default=1.0, doc="steps per second while playing")
+
+    result = param.Dict(default=None, allow_None=True, doc="the last valid run of the current mode")
+    errors = param.Dict(default={}, doc="field -> problem for the current input, empty when it ran")
+    notices = param.List(default=[], doc="(field, problem) pairs ignored from the URL")
+
+    def __init__(self, **params):
+        params.setdefault("tasks", [TaskRow(name=n, arrival=a, burst=b) for n, a, b in DEFAULT_TASKS])
+        params.setdefault("tenants", [TenantRow(name=n, cost=c, count=k, join=j)
+                                         for n, c, k, j in DEFAULT_TENANTS])
+        self._valid: dict[str, tuple[dict, dict]] = {}  # mode -> (result, setup) of its last valid run
+        self._watched: set[int] = set()
+        super().__init__(**params)
+        self._watch_rows()
+        self.run()
+
+    # --- derived state ------------------------------------------------------------------------------
+    @property
+    def algorithm(self) -> str:
+        return getattr(self, f"{self.mode}_algorithm")
+
+    @property
+    def catalog(self):
+        return algorithms(self.mode)
+
+    @property
+    def rows(self) -> list[Row]:
+        return self.tasks if self.mode == "cpu" else self.tenants
+
+    @property
+    def last_step(self) -> int:
+        return len(self.result["steps"]) - 1 if self.result else 0
+
+    def used_parameters(self) -> tuple[str, ...]:
+        info = self.catalog.get(self.algorithm)
+        return info.parameters if info else ()
+
+    def scenario(self) -> dict[str, object]:
+        scenario: dict[str, object] = {"algorithm": self.algorithm}
+        for name in self.used_parameters():
+            text = self.parameters.get(name, "")
+            if text.strip():
+                scenario[name] = parameter_value(text)
+        scenario["tasks" if self.mode == "cpu" else "tenants"] = [row.scenario() for row in self.rows]
+        return scenario
+
+    def setup(self) -> dict[str, object]:
+        """The current inputs as text, in the shape ``query.encode`` takes."""
+        return {"mode": self.mode, "algorithm": self.algorithm,
+                "parameters": {k: v for k, v in self.parameters.items() if k in self.used_parameters()},
+                "tasks" if self.mode == "cpu" else "tenants": [row.as_text() for row in self.rows]}
+
+    def link(self) -> str:
+        """The URL query of the last valid run at the current step: what a shared link restores."""
+        if self.mode not in self._valid:
+            return ""
+        _, setup = self._valid[self.mode]
+        return query.encode({**setup, "step": self.step + 1, "lang": self.lang})
+
+    def error_for(self, field: str) -> str:
+        return self.errors.get(field, "")
+
+    # --- running the core -----------------------------------------------------------------------------
+    @param.depends("tasks", "tenants", watch=True)
+    def _watch_rows(self) -> None:
+        for row in [*self.tasks, *self.tenants]:
+            if id(row) not in self._watched:
+                self._watched.add(id(row))
+                names = [row.widget_param(f).name for f in row._fields]
+                row.param.watch(lambda _: self.param.trigger("edited"), names)
+
+    @param.depends("mode", "cpu_algorithm", "llm_algorithm", "parameters", "tasks", "tenants", "edited", watch=True)
+    def run(self) -> None:
+        try:
+            result = simulate(self.mode, self.scenario())
+        except ScenarioError as error:
+            previous = self._valid.get(self.mode)
+            self._show(previous[0] if previous else None, errors={error.field: error.problem})
+            return
+        for name, value in result.get("parameters", {}).items():  # show the values the core used
+            if not self.parameters.get(name, "").strip():
+                self.parameters[name] = parameter_text(value)  # in place: the same run, no second one
+        self._valid[self.mode] = (result, self.setup())
+        self._show(result, errors={})
+
+    def _show(self, result: dict | None, errors: dict[str, str]) -> None:
+        last = len(result["steps"]) - 1 if result else 0
+        step = min(self.step, last)
+        self.param.step.bounds = (0, last)
+        self.param.update(errors=errors, result=result, step=step)
+
+    # --- editing --------------------------------------------------------------------------------------
+    def set_algorithm(self, name: str) -> None:
+        setattr(self, f"{self.mode}_algorithm", name)
+
+    def set_parameter(self, name: str, text: str) -> None:
+        self.parameters = {**self.parameters, name: text}
+
+    def add_row(self) -> None:
+        taken = {row.label for row in self.rows}
+        name = next(n for n in (chr(c) for c in range(ord("A"), ord("Z") + 1)) if n not in taken) \
+            if len(taken) < 26 else f"T{len(taken) + 1}"
+        if self.mode == "cpu":
+            self.tasks = [*self.tasks, TaskRow(name=name, arrival="0", burst="1")]
+        else:
+            self.tenants = [*self.tenants, TenantRow(name=name, cost="1", count="1")]
+
+    def remove_row(self, row: Row) -> None:
+        if self.mode == "cpu":
+            self.tasks = [r for r in self.tasks if r is not row]
+        else:
+            self.tenants = [r for r in self.tenants if r is not row]
+
+    # --- stepping -------------------------------------------------------------------------------------
+    def go(self, step: int) -> None:
+        self.step = max(0, min(step, self.last_step))
+
+    def first(self) -> None:
+        self.go(0)
+
+    def prev(self) -> None:
+        self.go(self.step - 1)
+
+    def next(self) -> None:
+        self.go(self.step + 1)
+
+    def last(self) -> None:
+        self.go(self.last_step)
+
+    def toggle_play(self) -> None:
+        if not self.playing and self.step >= self.last_step:
+            self.step = 0  # play from the start again rather than doing nothing
+        self.playing = not self.playing
+
+    def tick(self) -> None:
+        """One playback beat: advance, and stop at the end."""
+        if self.step >= self.last_step:
+            self.playing = False
+        else:
+            self.next()
+
+    # --- restoring a shared link ------------------------------------------------------------------------
+    def restore(self, search: str) -> None:
+        """Apply a URL query; parts that cannot be read or that the core rejects are noted and ignored."""
+        names = {p for mode in MODES for a in algorithms(mode).values() for p in a.parameters}
+        setup, problems = query.decode(search, names)
+        mode = setup.get("mode", self.mode)
+        if mode not in MODES:
+            problems.append(("mode", f"must be one of {', '.join(MODES)}, not {mode!r}"))
+            mode = self.mode
+        candidate = {"algorithm": setup.get("algorithm"), "parameters": setup.get("parameters", {}),
+                     "rows": setup.get("tasks" if mode == "cpu" else "tenants")}
+        if candidate["algorithm"] is not None and candidate["algorithm"] not in algorithms(mode):
+            problems.append(("algorithm", f"unknown algorithm {candidate['algorithm']!r} for mode {mode}"))
+            candidate["algorithm"] = None
+        # Try the link's setup in the core first; drop whatever it rejects, one field at a time.
+        for _ in range(len(candidate["parameters"]) + 3):
+            scenario = self._candidate_scenario(mode, candidate)
+            try:
+                simulate(mode, scenario)
+                break
+            except ScenarioError as error:
+                problems.append((error.field, error.problem))
+                self._drop(candidate, error.field)
+        lang = setup.get("lang")
+        with param.parameterized.batch_call_watchers(self):
+            self.mode = mode
+            if candidate["algorithm"]:
+                self.set_algorithm(candidate["algorithm"])
+            if candidate["parameters"]:
+                self.parameters = {**self.parameters, **candidate["parameters"]}
+            if candidate["rows"] is not None:
+                rows = rows_from_text(mode, candidate["rows"])
+                if mode == "cpu":
+                    self.tasks = rows
+                else:
+                    self.tenants = rows
+            if lang is not None:
+                if lang in self.param.lang.objects:
+                    self.lang = lang
+                else:
+                    problems.append(("lang", f"must be en or ja, not {lang!r}"))
+        self.run()
+        if "step" in setup:
+            text = str(setup["step"])
+            if INTEGER.match(text) and 1 <= int(text) <= self.last_step + 1:
+                self.step = int(text) - 1
+            else:
+                problems.append(("step", f"must be a whole number from 1 to {self.last_step + 1}, not {text!r}"))
+        self.notices = problems
+
+    def _candidate_scenario(self, mode: str, candidate: dict) -> dict[str, object]:
+        algorithm = candidate["algorithm"] or getattr(self, f"{mode}_algorithm")
+        info = algorithms(mode)[algorithm]
+        parameters = {**self.parameters, **candidate["parameters"]}
+        scenario: dict[str, object] = {"algorithm": algorithm}
+        scenario.update({k: parameter_value(v) for k, v in parameters.items() if k in info.parameters and v.strip()})
+        rows = rows_from_text(mode, candidate["rows"]) if candidate["rows"] is not None else \
+            (self.tasks if mode == "cpu" else self.tenants)
+        scenario["tasks" if mode == "cpu" else "tenants"] = [row.scenario() for row in rows]
+        return scenario
+
+    @staticmethod
+    def _drop(candidate: dict, field: str) -> None:
+        """Forget the part of a link the core rejected (so the defaults or current inputs stay)."""
+        head = re.split(r"[\[.]", field, maxsplit=1)[0]
+        if head in ("tasks", "tenants"):
+            candidate["rows"] = None
+        elif head in candidate["parameters"]:
+            candidate["parameters"].pop(head)
+        elif head == "algorithm":
+            candidate["algorithm"] = None
+        else:  # a problem the link alone cannot explain: keep the current setup entirely
+            candidate.update(algorithm=None, parameters={}, rows=None)
+

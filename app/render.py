@@ -1,0 +1,368 @@
+"""What the lab draws: HTML fragments (always escaped) and the Bokeh Gantt chart.
+
+Every function here takes the core's result (the JSON trace of README "Trace format") plus the current step
+and language, and returns markup or a figure; none of them decides anything about scheduling. Names are user
+text: they pass through ``esc`` into HTML and are given to Bokeh only as data fields of plain-text tooltips
+and as axis label overrides (drawn on the canvas as text), never as markup.
+"""
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bokeh.models import BoxAnnotation, ColumnDataSource, FactorRange, HoverTool, Span
+from bokeh.plotting import figure
+from bokeh.transform import dodge
+
+from .text import TEXT, t
+
+# Okabe & Ito (2008), the colour-blind-safe qualitative palette, without black (kept for text and the cursor).
+PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
+DARK_ON = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#CC79A7"}  # fills where black text reads best
+IDLE_COLOUR = "#BBBBBB"
+
+
+def esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def colour(index: int) -> str:
+    """The colour of the index-th task or tenant (input order), the same in every view."""
+    return PALETTE[index % len(PALETTE)]
+
+
+def ink(fill: str) -> str:
+    return "#000" if fill in DARK_ON else "#fff"
+
+
+def number(value: object) -> str:
+    """A JSON number as a teacher writes it: integers bare, others to two decimals (exact forms live in ``exact``)."""
+    if isinstance(value, bool) or value is None:
+        return "—" if value is None else str(value)
+    if isinstance(value, float):
+        return f"{value:.0f}" if value.is_integer() else f"{value:.2f}"
+    return str(value)
+
+
+def chip(name: str, index: int) -> str:
+    fill = colour(index)
+    return f'<span class="chip" style="background:{fill};color:{ink(fill)}" title="{esc(name)}">{esc(name)}</span>'
+
+
+def section(title: str, body: str, cls: str = "") -> str:
+    return f'<section class="card {cls}"><h3>{esc(title)}</h3>{body}</section>'
+
+
+def indexes(items: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    return {item["name"]: i for i, item in enumerate(items)}
+
+
+def why(step: Mapping[str, Any], lang: str) -> str:
+    sentence = step.get("why") or {}
+    return sentence.get(lang) or sentence.get("en", "")
+
+
+def step_counter(index: int, total: int, step: Mapping[str, Any], lang: str) -> str:
+    """"step 1/16 · t = 0", plus the kind of an LLM step (dispatch, join, idle reset) as its own word."""
+    kind = step.get("kind")
+    kind_text = ""
+    if kind:
+        name = t(lang, f"kind.{kind}") if f"kind.{kind}" in TEXT else kind
+        kind_text = f' <span class="kind kind-{esc(kind)}">{esc(name)}</span>'
+    return (f'<p class="counter" aria-live="polite"><strong>{esc(t(lang, "step.counter", k=index + 1, n=total))}'
+            f'</strong> <span class="muted">{esc(t(lang, "step.time", t=step.get("time", index)))}</span>'
+            f'{kind_text}</p>')
+
+
+def narration(step: Mapping[str, Any], lang: str) -> str:
+    return f'<p class="why" aria-live="polite">{esc(why(step, lang))}</p>'
+
+
+def error_note(message: str) -> str:
+    return f'<p class="error field-error" role="alert">{esc(message)}</p>' if message else ""
+
+
+# --- CPU mode -----------------------------------------------------------------------------------------
+
+def slices(timeline: Sequence[str | None]) -> list[tuple[str | None, int, int]]:
+    """Runs of the same entry in the timeline: (task or None for idle, start, end)."""
+    runs: list[tuple[str | None, int, int]] = []
+    for time, name in enumerate(timeline):
+        if runs and runs[-1][0] == name and runs[-1][2] == time:
+            runs[-1] = (name, runs[-1][1], time + 1)
+        else:
+            runs.append((name, time, time + 1))
+    return runs
+
+
+class Gantt:
+    """The Bokeh timeline of one run; ``move`` shifts the cursor and the dimmed future without a redraw."""
+
+    def __init__(self, result: Mapping[str, Any], lang: str, presenter: bool) -> None:
+        tasks = result["tasks"]
+        where = indexes(tasks)
+        idle = t(lang, "idle")
+        while idle in where:  # a task may be called "idle": the idle row's label must still be unique
+            idle += " "
+        keys = [task["name"] for task in tasks] + [idle]  # drawn on the canvas as text, never markup
+        self.end = max(len(result["timeline"]), 1)
+        data: dict[str, list] = {k: [] for k in ("left", "right", "row", "fill", "name", "span")}
+        for name, start, end in slices(result["timeline"]):
+            data["left"].append(start)
+            data["right"].append(end)
+            data["row"].append(name if name is not None else idle)
+            data["fill"].append(colour(where[name]) if name is not None else IDLE_COLOUR)
+            data["name"].append(name if name is not None else t(lang, "idle"))
+            data["span"].append(f"[{start}, {end})")
+        font = "18pt" if presenter else "11pt"
+        height = 60 + (46 if presenter else 34) * len(keys)
+        plot = figure(y_range=FactorRange(*reversed(keys)), x_range=(0, self.end), height=height,
+                      sizing_mode="stretch_width", toolbar_location=None, tools="",
+                      x_axis_label=t(lang, "gantt.time"), title=t(lang, "gantt"))
+        bars = plot.hbar(y="row", left="left", right="right", height=0.72, fill_color="fill",
+                         line_color="white", source=ColumnDataSource(data))
+        # Tooltips as (label, @field) pairs: Bokeh shows field values as text, so a name stays a name.
+        plot.add_tools(HoverTool(renderers=[bars], tooltips=[(t(lang, "gantt.task"), "@name"),
+                                                             (t(lang, "gantt.slice"), "@span")]))
+        arrivals = ColumnDataSource({"x": [task["arrival"] for task in tasks], "row": keys[:-1],
+                                     "fill": [colour(i) for i in range(len(tasks))]})
+        plot.scatter(x="x", y=dodge("row", 0.42, range=plot.y_range), marker="inverted_triangle",
+                     size=16 if presenter else 11, fill_color="fill", line_color="black", source=arrivals)
+        self.dim = BoxAnnotation(left=0, right=self.end, fill_color="white", fill_alpha=0.65, line_alpha=0)
+        self.cursor = Span(location=0, dimension="height", line_color="black", line_width=3)
+        plot.add_layout(self.dim)
+        plot.add_layout(self.cursor)
+        plot.xaxis.ticker.desired_num_ticks = min(self.end, 20)
+        for axis in (plot.xaxis, plot.yaxis):
+            axis.major_label_text_font_size = font
+            axis.axis_label_text_font_size = font
+        plot.title.text_font_size = font
+        plot.ygrid.grid_line_color = None
+        plot.min_border_left = 10
+        self.plot = plot
+
+    def move(self, time: int) -> None:
+        self.cursor.location = time
+        self.dim.left = time
+
+
+def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) -> str:
+    running = step.get("running")
+    run_html = chip(running, where[running]) if running is not None else esc(t(lang, "running.none"))
+    queue = step.get("ready")
+    if queue is None:
+        listing = f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>'
+    elif queue:
+        listing = f'<ol class="queue">{"".join(f"<li>{chip(name, where[name])}</li>" for name in queue)}</ol>'
+    else:
+        listing = f'<p class="muted">{esc(t(lang, "ready.empty"))}</p>'
+    body = (f'<p><span class="label">{esc(t(lang, "running"))}:</span> {run_html}</p>'
+            f'<p class="label">{esc(t(lang, "ready"))}:</p>{listing}')
+    return section(t(lang, "running") + " / " + t(lang, "ready"), body)
+
+
+def remaining_bars(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], lang: str) -> str:
+    remaining = step.get("remaining")
+    if remaining is None:
+        return section(t(lang, "remaining"), f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>')
+    longest = max((task["burst"] for task in tasks), default=1) or 1
+    rows = [bar_row(task["name"], i, remaining.get(task["name"], task["burst"]), longest,
+                    f'{remaining.get(task["name"], task["burst"])}/{task["burst"]}') for i, task in enumerate(tasks)]
+    return section(t(lang, "remaining"), "".join(rows))
+
+
+def bar_row(name: str, index: int, value: float, top: float, text: str, marker: float | None = None) -> str:
+    """One labelled bar in the item's colour, ``value`` out of ``top``; ``marker`` draws a line (V)."""
+    line = f'<span class="vline" style="left:{100 * marker / top:.1f}%"></span>' if marker is not None else ""
+    return (f'<div class="bar-row"><span class="bar-name">{esc(name)}</span><span class="bar-track">'
+            f'<span class="bar" style="width:{100 * max(value, 0) / top:.1f}%;background:{colour(index)}"></span>'
+            f'{line}</span><span class="bar-value">{esc(text)}</span></div>')
+
+
+def event_list(step: Mapping[str, Any], lang: str) -> str:
+    items = []
+    for event in step.get("events") or []:
+        kind, task = event.get("kind", ""), event.get("task")
+        key = f"event.{kind}"
+        try:
+            sentence = t(lang, key, task=task if task is not None else "")
+        except KeyError:
+            sentence = t(lang, "event.other", kind=kind, task=task if task is not None else "")
+        items.append(f"<li>{esc(sentence)}</li>")
+    if not items:
+        return section(t(lang, "events"), f'<p class="muted">{esc(t(lang, "events.none"))}</p>')
+    body = f'<ul class="events">{"".join(items)}</ul>'
+    return section(t(lang, "events"), body)
+
+
+def pending_mark(pending: bool, lang: str) -> str:
+    """A short visible mark for narrow screens; screen readers hear the words instead."""
+    if not pending:
+        return ""
+    return (f'<span class="pending-mark" aria-hidden="true">*</span>'
+            f'<span class="sr-only"> ({esc(t(lang, "metrics.pending"))})</span>')
+
+
+def pending_legend(lang: str) -> str:
+    return f'<p class="muted legend" aria-hidden="true">* {esc(t(lang, "metrics.pending"))}</p>'
+
+
+def finished_by(result: Mapping[str, Any], step: int) -> set[str]:
+    """Tasks complete at the current step: their completion time is not after the step's time."""
+    time = result["steps"][step]["time"]
+    return {task["name"] for task in result["tasks"] if task["completion"] <= time}
+
+
+def results_table(first: str, columns: Sequence[str], rows: Sequence[tuple[str, int, bool, Sequence[str]]],
+                  lang: str, foot: Sequence[str] | None = None, note: str = "") -> str:
+    """The whole run's results as a real table: rows are (name, colour index, not finished yet, cell texts)."""
+    head = "".join(f'<th scope="col">{esc(t(lang, "col." + c))}</th>' for c in [first, *columns])
+    body = "".join(f'<tr class="{"pending" if pending else "done"}"><th scope="row">{chip(name, index)}'
+                   f'{pending_mark(pending, lang)}</th>{"".join(f"<td>{esc(c)}</td>" for c in cells)}</tr>'
+                   for name, index, pending, cells in rows)
+    tail = ""
+    if foot is not None:
+        tail = (f'<tfoot><tr><th scope="row">{esc(t(lang, "metrics.average"))}</th>'
+                f'{"".join(f"<td>{esc(c)}</td>" for c in foot)}</tr></tfoot>')
+    return (f'<section class="card"><div class="table-wrap"><table class="metrics"><caption>{esc(t(lang, "metrics"))}'
+            f'</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody>{tail}</table></div>'
+            f'{pending_legend(lang)}{note}</section>')
+
+
+def cpu_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
+    tasks = result["tasks"]
+    columns = ["arrival", "burst", "completion", "turnaround", "waiting", "response"]
+    columns += [c for c in ("priority", "tickets", "deadline") if any(c in task for task in tasks)]
+    if "deadline" in columns:
+        columns.append("missed")
+    done = finished_by(result, step)
+
+    def cell(task: Mapping[str, Any], column: str) -> str:
+        if column == "missed":
+            return t(lang, "yes" if task.get("missed") else "no") if "deadline" in task else "—"
+        return number(task.get(column))
+
+    rows = [(task["name"], i, task["name"] not in done, [cell(task, c) for c in columns])
+            for i, task in enumerate(tasks)]
+    averages = result.get("averages", {})
+    foot = [number(averages[c]) if c in averages else "" for c in columns]
+    summary = result.get("summary") or {}
+    note = ""
+    if summary:
+        values = {k: number(summary.get(k, "—")) for k in ("makespan", "busy", "idle", "context_switches")}
+        note = f'<p class="muted">{esc(t(lang, "summary", **values))}</p>'
+    return results_table("task", columns, rows, lang, foot, note)
+
+
+# --- LLM mode -----------------------------------------------------------------------------------------
+
+def dispatched_so_far(result: Mapping[str, Any], step: int) -> int:
+    return sum(1 for s in result["steps"][1:step + 1] if s.get("kind") == "dispatch")
+
+
+def dispatch_strip(result: Mapping[str, Any], step: int, lang: str) -> str:
+    where = indexes(result["tenants"])
+    done = dispatched_so_far(result, step)
+    current = result["steps"][step].get("kind") == "dispatch"
+    cells = []
+    for n, item in enumerate(result["dispatch"]):
+        name = item["tenant"]
+        fill = colour(where[name])
+        state = "current" if current and n == done - 1 else ("future" if n >= done else "past")
+        label = f'{name} #{item.get("request", 0) + 1}: {item["cost"]}'
+        current_mark = ' aria-current="step"' if state == "current" else ""
+        cells.append(f'<li class="cell {state}" style="background:{fill};color:{ink(fill)}" title="{esc(label)}"'
+                     f'{current_mark}><span class="cell-name">{esc(name)}</span>'
+                     f'<span class="cell-cost">{esc(item["cost"])}</span></li>')
+    return section(t(lang, "dispatch"), f'<ol class="strip">{"".join(cells)}</ol>')
+
+
+def tenant_queues(result: Mapping[str, Any], step: int, lang: str) -> str:
+    queues = result["steps"][step].get("queues")
+    if queues is None:  # a compact trace (very large runs) records no queues
+        return section(t(lang, "queues"), f'<p class="muted">{esc(t(lang, "queues.compact"))}</p>')
+    rows = []
+    for i, tenant in enumerate(result["tenants"]):
+        waiting = queues.get(tenant["name"], [])
+        fill = colour(i)
+        boxes = "".join(f'<li class="req" style="background:{fill};color:{ink(fill)}">{esc(number(c))}</li>'
+                        for c in waiting)
+        empty = f'<span class="muted">{esc(t(lang, "queue.empty"))}</span>'
+        listing = f'<ol class="reqs">{boxes}</ol>' if waiting else empty
+        rows.append(f'<div class="queue-row">{chip(tenant["name"], i)}{listing}</div>')
+    return section(t(lang, "queues"), "".join(rows))
+
+
+def exact(step_or_result: Mapping[str, Any], key: str, name: str | None = None) -> str | None:
+    """The ``p/q`` companion the core gives for an exact value, when it gives one."""
+    value = (step_or_result.get("exact") or {}).get(key)
+    if name is not None and isinstance(value, Mapping):
+        value = value.get(name)
+    return value if isinstance(value, str) else None
+
+
+def exact_number(value: object, fraction: str | None) -> str:
+    """``2.67 (8/3)`` when the exact value is not a whole number, else the number alone."""
+    return f"{number(value)} ({fraction})" if fraction and "/" in fraction else number(value)
+
+
+def meters(result: Mapping[str, Any], step: int, lang: str) -> str:
+    """SFQ-family meters M_i with the virtual time V as a line; DRR's deficits; nothing for the others."""
+    state = result["steps"][step]
+    values, kind = state.get("meters"), "meters"
+    if values is None:
+        values, kind = state.get("deficits"), "deficits"
+    if not values:
+        return section(t(lang, "meters"), f'<p class="muted">{esc(t(lang, "meters.none"))}</p>')
+    vtime = state.get("virtual_time") if kind == "meters" else None
+    top = max([*values.values(), vtime or 0, 1])
+    rows = [bar_row(tenant["name"], i, values[tenant["name"]], top,
+                    f'{"M" if kind == "meters" else "D"} = '
+                    + exact_number(values[tenant["name"]], exact(state, kind, tenant["name"])), vtime)
+            for i, tenant in enumerate(result["tenants"]) if tenant["name"] in values]
+    if vtime is not None:
+        legend = (f'<p class="muted"><span class="vkey"></span> V = '
+                  f'{esc(exact_number(vtime, exact(state, "virtual_time")))}</p>')
+    else:
+        legend = f'<p class="muted">{esc(t(lang, "deficits"))}</p>'
+    return section(t(lang, "meters" if kind == "meters" else "deficits.title"), "".join(rows) + legend)
+
+
+def fairness(result: Mapping[str, Any], lang: str) -> str:
+    """Normalised cost charged over the common-backlog interval, Jain's index, the bound and the band."""
+    fair = result.get("fairness") or {}
+    interval = fair.get("interval")
+    notes = "".join(f"<li>{esc(note)}</li>" for note in (fair.get("notes") or {}).values())
+    if not interval:
+        return section(t(lang, "fairness"), f'<p class="muted">{esc(t(lang, "fairness.none"))}</p>'
+                       + (f'<ul class="facts">{notes}</ul>' if notes else ""), "fairness")
+    increments = fair.get("increments") or {}
+    top = max([*increments.values(), 1])
+    where = indexes(result["tenants"])
+    rows = [bar_row(name, where[name], value, top, exact_number(value, exact(fair, "increments", name)))
+            for name, value in increments.items()]
+    lines = [t(lang, "fairness.interval", start=interval.get("start"), end=interval.get("end"),
+               count=interval.get("dispatches", "?"))]
+    if fair.get("jain") is not None:
+        lines.append(t(lang, "fairness.jain", value=exact_number(fair["jain"], exact(fair, "jain"))))
+    bound = fair.get("pairwise_bound")
+    if bound:
+        lines.append(t(lang, "fairness.bound", gap=number(bound.get("max_gap")), bound=number(bound.get("bound")),
+                       status=t(lang, "holds" if bound.get("holds") else "broken")))
+    band = fair.get("band")
+    if band:
+        lines.append(t(lang, "fairness.band", width=number(band.get("width")),
+                       status=t(lang, "holds" if band.get("holds") else "broken")))
+    facts = "".join(f"<li>{esc(line)}</li>" for line in lines) + notes
+    return section(t(lang, "fairness"), "".join(rows) + f'<ul class="facts">{facts}</ul>', "fairness")
+
+
+def llm_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
+    counts: dict[str, int] = {}
+    for item in result["dispatch"][:dispatched_so_far(result, step)]:
+        counts[item["tenant"]] = counts.get(item["tenant"], 0) + 1
+    columns = ["weight", "requests", "dispatched", "charged", "normalized"]
+    rows = [(tenant["name"], i, counts.get(tenant["name"], 0) < tenant["requests"],
+             [number(tenant.get(c)) for c in columns]) for i, tenant in enumerate(result["tenants"])]
+    return results_table("tenant", columns, rows, lang)

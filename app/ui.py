@@ -1,0 +1,316 @@
+"""The Panel layout of the lab: each piece is a view of ``model.Lab``, re-rendered by ``param.depends``.
+
+The only imperative links are the widgets' ``on_click``/``pn.bind(..., watch=True)`` calls into ``Lab``
+methods, the playback timer and the keyboard listener; everything shown follows from ``Lab``'s parameters.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import panel as pn
+import param
+from panel.custom import JSComponent
+
+from . import query, render
+from .model import SPEEDS, Lab, Row
+from .text import LANGUAGES, TEXT, t
+
+CSS_FILE = Path(__file__).resolve().parent.parent / "static" / "lab.css"
+
+
+def site_css() -> str:
+    """static/lab.css as text, read once at import and handed to each pane as a stylesheet.
+
+    Panel renders every component in its own shadow root, so a page-wide <link> cannot style the HTML the
+    panes hold; a stylesheet string travels with the pane instead and needs no server (Pyodide included).
+    Where the file is not beside the code (a bundle without ``static/``), the pane links ``lab.css`` instead,
+    relative to the page, which the static site ships next to its HTML.
+    """
+    try:
+        return CSS_FILE.read_text(encoding="utf-8")
+    except OSError:
+        return "lab.css"
+
+
+CSS = site_css()
+# Panel's bootstrap buttons size their text in rem (the page root); in em they follow presenter mode.
+SCALED = [":host { --bs-btn-font-size: 0.95em; }"]
+FIELD_ERROR = re.compile(r"^(?P<list>tasks|tenants)\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
+
+
+def html(content, **kwargs) -> pn.pane.HTML:
+    """An HTML pane with the lab's stylesheet; ``content`` is markup from ``render`` (already escaped)."""
+    kwargs = {"sizing_mode": "stretch_width", "margin": (4, 4), **kwargs}
+    return pn.pane.HTML(content, stylesheets=[CSS], **kwargs)
+
+
+def label(lang: str, field: str) -> str:
+    return t(lang, f"field.{field}") if f"field.{field}" in TEXT else field
+
+
+class Keyboard(JSComponent):
+    """← → step, Space plays or pauses, Home/End jump; keys typed into a form field are left alone.
+
+    A dozen lines of browser code: one document-level listener that sends the action's name to Python.
+    ``composedPath()[0]`` is the element really focused inside Panel's shadow roots. The slider handles
+    its own arrow keys, and Space on a focused button presses that button, so those are not taken twice.
+    """
+
+    _esm = """
+    const ACTIONS = {ArrowLeft: "prev", ArrowRight: "next", " ": "toggle", Home: "first", End: "last"}
+    export function render({ model }) {
+      function onKey(event) {
+        const action = ACTIONS[event.key]
+        const target = event.composedPath()[0]
+        if (!action || event.altKey || event.ctrlKey || event.metaKey) return
+        if (target instanceof Element) {
+          if (/^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || target.isContentEditable) return
+          if (target.closest(".noUi-target, .bk-slider-title")) return
+          if (action === "toggle" && target.tagName === "BUTTON") return
+        }
+        event.preventDefault()
+        model.send_msg(action)
+      }
+      document.addEventListener("keydown", onKey)
+      model.on("remove", () => document.removeEventListener("keydown", onKey))
+      return document.createElement("span")
+    }
+    """
+
+    def __init__(self, lab: Lab, **params) -> None:
+        super().__init__(**params)
+        self._lab = lab  # a plain attribute: nothing of the state is sent to the browser
+
+    def _handle_msg(self, msg) -> None:
+        lab = self._lab
+        actions = {"prev": lab.prev, "next": lab.next, "toggle": lab.toggle_play, "first": lab.first,
+                   "last": lab.last}
+        if msg in actions:
+            actions[msg]()
+
+
+class LabUI(param.Parameterized):
+    lab = param.ClassSelector(class_=Lab)
+
+    def __init__(self, lab: Lab, **params) -> None:
+        super().__init__(lab=lab, **params)
+        self._timer = None
+        self._gantt: render.Gantt | None = None
+
+    # --- header --------------------------------------------------------------------------------------
+    @param.depends("lab.lang", "lab.mode")
+    def header(self):
+        lab, lang = self.lab, self.lab.lang
+        modes = pn.widgets.RadioButtonGroup(options={t(lang, f"mode.{m}"): m for m in ("cpu", "llm")},
+                                            value=lab.mode, button_type="primary", button_style="outline",
+                                            name=t(lang, "mode"), margin=(4, 4), sizing_mode="stretch_width",
+                                            max_width=440, styles={"flex": "1 1 300px"}, stylesheets=SCALED)
+        modes.link(lab, value="mode")
+        language = pn.widgets.RadioButtonGroup(options={v: k for k, v in LANGUAGES.items()}, value=lang,
+                                               name=t(lang, "language"), margin=(4, 4), stylesheets=SCALED)
+        language.link(lab, value="lang")
+        presenter = pn.widgets.Toggle.from_param(lab.param.presenter, name=t(lang, "presenter"), margin=(4, 4),
+                                                 button_type="default", stylesheets=SCALED)
+        help_key = "help" if lab.mode == "cpu" else "help.llm"
+        help_html = (f'<details class="help"><summary>?</summary><p>{render.esc(t(lang, help_key))}</p>'
+                     f'<p>{render.esc(t(lang, "keys"))}</p></details>')
+        title = html(f'<h1 class="title">{render.esc(t(lang, "title"))}</h1>', sizing_mode=None)
+        return pn.FlexBox(title, modes, language, presenter, html(help_html, sizing_mode=None), align_items="center",
+                          sizing_mode="stretch_width")
+
+    @param.depends("lab.notices", "lab.lang")
+    def notices(self):
+        lang = self.lab.lang
+        items = "".join(f"<li>{render.esc(t(lang, 'url.ignored', field=f, problem=p))}</li>"
+                        for f, p in self.lab.notices)
+        return html(f'<ul class="notice" role="status">{items}</ul>' if items else "")
+
+    # --- editor --------------------------------------------------------------------------------------
+    @param.depends("lab.mode", "lab.cpu_algorithm", "lab.llm_algorithm", "lab.lang", "lab.tasks", "lab.tenants")
+    def editor(self):
+        lab, lang = self.lab, self.lab.lang
+        catalog = lab.catalog
+        groups: dict[str, dict[str, str]] = {}
+        for algorithm in catalog.values():
+            group = t(lang, f"group.{algorithm.group}") if f"group.{algorithm.group}" in TEXT else algorithm.group
+            groups.setdefault(group, {})[algorithm.label.get(lang, algorithm.name)] = algorithm.name
+        select = pn.widgets.Select(name=t(lang, "algorithm"), groups=groups, value=lab.algorithm,
+                                   sizing_mode="stretch_width")
+        pn.bind(lab.set_algorithm, select, watch=True)
+        info = catalog.get(lab.algorithm)
+        parts = [select, html(f'<p class="muted">{render.esc(info.summary.get(lang, "")) if info else ""}</p>'),
+                 self._error_pane(lambda field: field == "algorithm")]
+        for name in lab.used_parameters():
+            box = pn.widgets.TextInput(name=label(lang, name), value=lab.parameters.get(name, ""), width=160,
+                                       css_classes=[f"param-{name}"],
+                                       description=t(lang, f"help.{name}") if f"help.{name}" in TEXT else None)
+            pn.bind(lab.set_parameter, name, box, watch=True)
+            parts += [box, self._error_pane(lambda field, name=name: field == name)]
+        extra = info.item_fields if info else ()
+        heading = t(lang, "tasks" if lab.mode == "cpu" else "tenants")
+        parts.append(html(f"<h2>{render.esc(heading)}</h2>"))
+        for index, row in enumerate(lab.rows):
+            parts.append(self._row_editor(row, index, extra))
+        add = pn.widgets.Button(name=t(lang, "add.task" if lab.mode == "cpu" else "add.tenant"),
+                                button_type="primary", button_style="outline", stylesheets=SCALED)
+        add.on_click(lambda _: lab.add_row())
+        parts += [add, self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
+                                        and field not in lab.used_parameters())]
+        return pn.Column(*parts, sizing_mode="stretch_width", css_classes=["editor"])
+
+    def _row_editor(self, row: Row, index: int, extra: tuple[str, ...]):
+        lab, lang = self.lab, self.lab.lang
+        # Optional fields appear when the algorithm reads them, or when the row already has a value there.
+        base, optional = (["arrival", "burst"], query.TASK_OPTIONAL) if lab.mode == "cpu" else \
+            (["cost", "count", "costs", "join"], ("weight",))
+        fields = [*base, *[f for f in optional if f in extra or row.text(f).strip()]]
+        widths = {"name": 104, "costs": 140}
+        placeholders = {"join": "0", "weight": "1"}  # the core's defaults
+        widgets = [pn.widgets.TextInput.from_param(row.widget_param(f), name=label(lang, f),
+                                                   width=widths.get(f, 64), css_classes=[f"field-{f}"],
+                                                   margin=(2, 4), placeholder=placeholders.get(f, ""),
+                                                   description=t(lang, f"help.{f}") if f"help.{f}" in TEXT else None)
+                   for f in ["name", *fields]]
+        remove = pn.widgets.Button(name="✕", description=t(lang, "remove.row", name=row.label), width=40,
+                                   margin=(2, 4), align="end", button_type="danger", button_style="outline",
+                                   disabled=len(lab.rows) <= 1)
+        remove.on_click(lambda _: lab.remove_row(row))
+        listing = "tasks" if lab.mode == "cpu" else "tenants"
+
+        def mine(field: str) -> bool:
+            match = FIELD_ERROR.match(field)
+            return bool(match) and match["list"] == listing and int(match["index"]) == index
+
+        return pn.Column(pn.FlexBox(*widgets, remove, gap="0 4px"), self._error_pane(mine),
+                         sizing_mode="stretch_width", css_classes=["row-editor"], margin=(0, 0, 6, 0))
+
+    def _error_pane(self, owns):
+        """The core's message for the fields ``owns`` accepts, shown where those fields are typed."""
+        def message(errors: dict[str, str], lang: str) -> str:
+            notes = []
+            for field, problem in errors.items():
+                if owns(field):
+                    match = FIELD_ERROR.match(field)
+                    where = label(lang, match["field"]) if match else field
+                    notes.append(render.error_note(t(lang, "invalid", problem=f"{where} ({field}): {problem}")))
+            return "".join(notes)
+        return html(pn.bind(message, self.lab.param.errors, self.lab.param.lang))
+
+    # --- step controls -------------------------------------------------------------------------------
+    @param.depends("lab.lang")
+    def controls(self):
+        lab, lang = self.lab, self.lab.lang
+        buttons = []
+        for key, action in (("first", lab.first), ("prev", lab.prev), ("next", lab.next), ("last", lab.last)):
+            button = pn.widgets.Button(name=t(lang, key), css_classes=[f"step-{key}"], margin=(4, 2),
+                                       stylesheets=SCALED)
+            button.on_click(lambda _, action=action: action())
+            buttons.append(button)
+        play = pn.widgets.Button(name=pn.bind(lambda p: t(lang, "pause" if p else "play"), lab.param.playing),
+                                 button_type="primary", css_classes=["step-play"], margin=(4, 2),
+                                 stylesheets=SCALED)
+        play.on_click(lambda _: lab.toggle_play())
+        speed = pn.widgets.Select(options={f"{s:g}×": s for s in SPEEDS}, value=lab.speed,
+                                  name=t(lang, "speed"), width=130, margin=(0, 4))
+        speed.link(lab, value="speed")
+        slider = pn.widgets.IntSlider.from_param(lab.param.step, name=t(lang, "step"), show_value=False,
+                                                 sizing_mode="stretch_width", margin=(4, 10))
+        return pn.Column(pn.FlexBox(*buttons, play, speed, align_items="end", gap="0 2px"), slider,
+                         html(f'<p class="muted keys">{render.esc(t(lang, "keys"))}</p>'),
+                         sizing_mode="stretch_width")
+
+    @param.depends("lab.step", "lab.result", "lab.lang")
+    def counter(self):
+        lab = self.lab
+        if not lab.result:
+            return html("")
+        step = lab.result["steps"][lab.step]
+        return html(render.step_counter(lab.step, lab.last_step + 1, step, lab.lang)
+                    + render.narration(step, lab.lang))
+
+    @param.depends("lab.errors", "lab.lang")
+    def invalid_banner(self):
+        lab, lang = self.lab, self.lab.lang
+        notes = [t(lang, "invalid", problem=f"{field}: {problem}") for field, problem in lab.errors.items()]
+        return html("".join(f'<p class="error banner">{render.esc(n)}</p>' for n in notes))
+
+    # --- CPU views -------------------------------------------------------------------------------------
+    @param.depends("lab.result", "lab.lang", "lab.presenter")
+    def gantt(self):
+        if not self.lab.result or self.lab.result.get("mode") != "cpu":
+            return html("")
+        self._gantt = render.Gantt(self.lab.result, self.lab.lang, self.lab.presenter)
+        self._gantt.move(self._time())
+        return pn.pane.Bokeh(self._gantt.plot, sizing_mode="stretch_width", css_classes=["gantt"])
+
+    @param.depends("lab.step", watch=True)
+    def _move_cursor(self) -> None:
+        if self._gantt is not None:
+            with pn.io.unlocked():  # a direct Bokeh edit: send it to the browser as Panel's own edits are
+                self._gantt.move(self._time())
+
+    def _time(self) -> int:
+        """The time the current step reaches (steps and times differ in a compact trace)."""
+        return self.lab.result["steps"][self.lab.step].get("time", self.lab.step) if self.lab.result else 0
+
+    @param.depends("lab.result", "lab.step", "lab.lang")
+    def cpu_state(self):
+        lab = self.lab
+        if not lab.result or lab.result.get("mode") != "cpu":
+            return html("")
+        step = lab.result["steps"][lab.step]
+        where = render.indexes(lab.result["tasks"])
+        return html('<div class="grid">' + render.ready_queue(step, where, lab.lang)
+                    + render.remaining_bars(step, lab.result["tasks"], lab.lang)
+                    + render.event_list(step, lab.lang) + "</div>")
+
+    @param.depends("lab.result", "lab.step", "lab.lang")
+    def metrics(self):
+        lab = self.lab
+        if not lab.result:
+            return html("")
+        draw = render.cpu_metrics if lab.result.get("mode") == "cpu" else render.llm_metrics
+        return html(draw(lab.result, lab.step, lab.lang), css_classes=["metrics-pane"])
+
+    # --- LLM views -------------------------------------------------------------------------------------
+    @param.depends("lab.result", "lab.step", "lab.lang")
+    def llm_state(self):
+        lab = self.lab
+        if not lab.result or lab.result.get("mode") != "llm":
+            return html("")
+        return html(render.dispatch_strip(lab.result, lab.step, lab.lang)
+                    + '<div class="grid">' + render.tenant_queues(lab.result, lab.step, lab.lang)
+                    + render.meters(lab.result, lab.step, lab.lang) + "</div>"
+                    + render.fairness(lab.result, lab.lang))
+
+    @param.depends("lab.mode")
+    def visuals(self):
+        views = [self.gantt, self.cpu_state] if self.lab.mode == "cpu" else [self.llm_state]
+        return pn.Column(self.invalid_banner, self.counter, *views, self.metrics, sizing_mode="stretch_width")
+
+    # --- playback --------------------------------------------------------------------------------------
+    @param.depends("lab.playing", "lab.speed", watch=True)
+    def _playback(self) -> None:
+        """A periodic callback while playing (asyncio-based, so it works in Pyodide as on the server)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self.lab.playing:
+            self._timer = pn.state.add_periodic_callback(self.lab.tick, period=int(1000 / self.lab.speed))
+
+    # --- the page --------------------------------------------------------------------------------------
+    def page(self):
+        def presenter_style(on: bool) -> dict[str, str]:
+            size = "22px" if on else "15px"
+            return {"--bokeh-font-size": size, "font-size": size, "max-width": "1920px", "margin": "0 auto"}
+
+        editor = pn.Column(self.editor, sizing_mode="stretch_width",
+                           styles={"flex": "1 1 300px", "max-width": "560px", "min-width": "0"})
+        visuals = pn.Column(self.controls, self.visuals, sizing_mode="stretch_width",
+                            styles={"flex": "3 1 540px", "min-width": "0"})
+        return pn.Column(self.header, self.notices, pn.FlexBox(editor, visuals, sizing_mode="stretch_width",
+                                                               gap="8px"),
+                         Keyboard(self.lab, height=0, width=0, margin=0),
+                         sizing_mode="stretch_width", css_classes=["lab-root"],
+                         styles=pn.bind(presenter_style, self.lab.param.presenter))

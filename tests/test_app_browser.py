@@ -1,0 +1,486 @@
+"""The lab app in real Chromium: `panel serve app/lab.py` on a free port, driven like a user.
+
+Every expected number comes from `schedulers.simulate` in this process, never from a literal guess, except
+the article's own 5.75 that the contract fixes.
+"""
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("panel")
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+from schedulers import algorithms, simulate  # noqa: E402
+
+pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parent.parent
+ARTICLE = {"algorithm": "fcfs", "tasks": [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
+                                          {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]}
+XSS = "<img src=x onerror=alert(1)>"
+TIMEOUT = 20_000  # ms: a cold Panel session on a busy 2-core machine
+
+
+def core_available(mode: str) -> bool:
+    try:
+        algorithms(mode)
+    except ImportError:
+        return False
+    return True
+
+
+needs_cpu = pytest.mark.skipif(not core_available("cpu"), reason="schedulers/cpu.py (the CPU core) is not here yet")
+needs_llm = pytest.mark.skipif(not core_available("llm"), reason="schedulers/llm.py (the LLM core) is not here yet")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def lab_url(test_output):
+    """`panel serve app/lab.py` for the whole session; its log is kept in the test output folder."""
+    if not (core_available("cpu") and core_available("llm")):
+        pytest.skip("the app needs both cores (schedulers/cpu.py and schedulers/llm.py)")
+    port = free_port()
+    log_path = test_output / "panel-serve.log"
+    log = open(log_path, "w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "panel", "serve", "app/lab.py", "--address", "127.0.0.1", "--port", str(port),
+         "--allow-websocket-origin", f"127.0.0.1:{port}"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    url = f"http://127.0.0.1:{port}/lab"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            if server.poll() is not None:
+                pytest.fail(f"panel serve exited with {server.returncode}:\n{log_path.read_text()}")
+            try:
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"panel serve did not answer within 60 s:\n{log_path.read_text()}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+        # Bokeh's server may log its own race when a browser closes a socket mid-handshake; what must
+        # never appear is an error raised by a session's callbacks or by the app's code.
+        text = log_path.read_text()
+        assert "Error thrown from callback" not in text and f'File "{ROOT / "app"}' not in text, \
+            f"the app raised an error in the server; see {log_path}"
+
+
+class Lab:
+    """A page of the lab plus what a user would read off it."""
+
+    def __init__(self, page, base: str) -> None:
+        self.page, self.base = page, base
+        self.dialogs: list[str] = []
+        page.on("dialog", lambda dialog: (self.dialogs.append(dialog.message), dialog.dismiss()))
+
+    def open(self, query: str = "") -> "Lab":
+        self.page.goto(self.base + (f"?{query}" if query else ""))
+        expect(self.page.locator(".counter")).to_be_visible(timeout=TIMEOUT)
+        return self
+
+    def counter(self):
+        return self.page.locator(".counter")
+
+    def expect_step(self, k: int, n: int) -> None:
+        expect(self.counter()).to_contain_text(f"step {k}/{n}", timeout=TIMEOUT)
+
+    def button(self, css: str):
+        return self.page.locator(f".{css} button")
+
+    def field(self, name: str, row: int):
+        return self.page.locator(f".field-{name} input").nth(row)
+
+    def type_into(self, name: str, row: int, value: str) -> None:
+        box = self.field(name, row)
+        box.fill(value)
+        box.press("Enter")
+
+    def choose_algorithm(self, mode: str, name: str) -> None:
+        self.page.locator(".editor select").first.select_option(label=algorithms(mode)[name].label["en"])
+
+    def table_rows(self) -> list[list[str]]:
+        rows = self.page.locator("table.metrics tbody tr")
+        return [[c.strip() for c in rows.nth(i).locator("td").all_inner_texts()] for i in range(rows.count())]
+
+    def averages(self) -> list[str]:
+        return [c.strip() for c in self.page.locator("table.metrics tfoot td").all_inner_texts()]
+
+    def narration(self) -> str:
+        return self.page.locator(".why").inner_text().strip()
+
+    def shot(self, folder: Path, name: str) -> Path:
+        path = folder / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+
+@pytest.fixture
+def lab(browser, lab_url):
+    context = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield Lab(page, lab_url)
+    context.close()
+    assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+def shown(value) -> str:
+    """How the table writes a JSON number (integers bare, others with two decimals)."""
+    return f"{value:.2f}" if isinstance(value, float) and not value.is_integer() else str(int(value))
+
+
+def expected_rows(result) -> list[list[str]]:
+    return [[shown(task[c]) for c in ("arrival", "burst", "completion", "turnaround", "waiting", "response")]
+            for task in result["tasks"]]
+
+
+def expect_table(lab: Lab, result) -> None:
+    want = expected_rows(result)
+    deadline = time.monotonic() + TIMEOUT / 1000
+    while [row[:6] for row in lab.table_rows()] != want and time.monotonic() < deadline:
+        lab.page.wait_for_timeout(200)
+    assert [row[:6] for row in lab.table_rows()] == want
+
+
+# --- CPU mode ---------------------------------------------------------------------------------------
+
+def test_default_view_is_the_articles(lab, test_output):
+    lab.open()
+    lab.expect_step(1, 16)
+    result = simulate("cpu", ARTICLE)
+    assert len(result["steps"]) == 16
+    expect_table(lab, result)
+    averages = lab.averages()
+    assert averages[-2:] == ["5.75", "5.75"]  # waiting and response, as the article says
+    # A real DOM table with headers a screen reader announces, not a canvas.
+    assert lab.page.locator("table.metrics caption").inner_text().strip() == "Results of the whole run"
+    assert lab.page.locator('table.metrics th[scope="col"]').count() == 7
+    # At the initial state no task is finished: every row is marked.
+    expect(lab.page.locator("table.metrics tr.pending")).to_have_count(4)
+    lab.shot(test_output, "cpu-default-1366")
+    lab.page.set_viewport_size({"width": 360, "height": 800})
+    lab.page.wait_for_timeout(800)
+    lab.shot(test_output, "cpu-default-360")
+    width = lab.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 370, f"the page scrolls sideways at 360 px ({width} px wide)"
+
+
+def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
+    lab.open()
+    result = simulate("cpu", ARTICLE)
+    lab.button("step-next").click()
+    lab.expect_step(2, 16)
+    assert lab.narration() == result["steps"][1]["why"]["en"]
+    lab.page.locator("body").click(position={"x": 5, "y": 5})  # focus off the button: keys go to the page
+    for _ in range(4):
+        lab.page.keyboard.press("ArrowRight")
+    lab.expect_step(6, 16)
+    step = result["steps"][5]
+    assert lab.narration() == step["why"]["en"]
+    queue = lab.page.locator("ol.queue li").all_inner_texts()
+    assert [q.strip() for q in queue] == step["ready"]
+    lab.shot(test_output, "cpu-step-6-1366")
+    lab.page.keyboard.press("ArrowLeft")
+    lab.expect_step(5, 16)
+    lab.page.keyboard.press("End")
+    lab.expect_step(16, 16)
+    expect(lab.page.locator("table.metrics tr.pending")).to_have_count(0, timeout=TIMEOUT)
+    lab.page.keyboard.press("Home")
+    lab.expect_step(1, 16)
+    lab.button("step-prev").click()  # already at the start: stays
+    lab.expect_step(1, 16)
+    track = lab.page.locator(".noUi-target").first.bounding_box()
+    lab.page.mouse.click(track["x"] + track["width"] * 0.5, track["y"] + track["height"] / 2)
+    expect(lab.counter()).not_to_contain_text("step 1/16", timeout=TIMEOUT)  # the slider moves the step too
+    lab.button("step-first").click()
+    lab.expect_step(1, 16)
+    lab.page.locator("body").click(position={"x": 5, "y": 5})
+    lab.page.keyboard.press(" ")  # play
+    expect(lab.counter()).not_to_contain_text("step 1/16", timeout=TIMEOUT)
+    lab.page.keyboard.press(" ")  # pause
+    lab.page.wait_for_timeout(500)
+    paused = lab.counter().inner_text()
+    lab.page.wait_for_timeout(2500)
+    assert lab.counter().inner_text() == paused
+    # Typing in a field is typing, not stepping.
+    lab.field("burst", 0).press("ArrowRight")
+    assert lab.counter().inner_text() == paused
+
+
+@pytest.mark.parametrize("algorithm, quantum", [("srtf", None), ("rr", 3)])
+def test_algorithms_change_the_table_as_the_core_says(lab, algorithm, quantum):
+    lab.open()
+    lab.button("step-last").click()
+    lab.expect_step(16, 16)
+    lab.choose_algorithm("cpu", algorithm)
+    scenario = {**ARTICLE, "algorithm": algorithm}
+    if quantum is not None:
+        expect(lab.page.locator(".editor input").first).to_be_visible()
+        default = simulate("cpu", scenario)
+        expect_table(lab, default)
+        lab.page.get_by_label("Quantum").fill(str(quantum))
+        lab.page.get_by_label("Quantum").press("Enter")
+        scenario["quantum"] = quantum
+    result = simulate("cpu", scenario)
+    expect_table(lab, result)
+    assert lab.averages()[-2:] == [shown(result["averages"]["waiting"]), shown(result["averages"]["response"])]
+    # The step was kept, clamped to the new run's last step.
+    lab.expect_step(len(result["steps"]), len(result["steps"]))
+
+
+def test_bad_input_shows_a_message_by_the_field_and_keeps_the_run(lab, lab_url):
+    lab.open()
+    lab.button("step-next").click()
+    lab.expect_step(2, 16)
+    lab.type_into("burst", 1, "0")
+    row = lab.page.locator(".row-editor").nth(1)
+    expect(row.locator(".error")).to_contain_text("tasks[1].burst", timeout=TIMEOUT)
+    assert lab.page.locator(".row-editor").nth(0).locator(".error").count() == 0
+    assert lab.averages()[-2:] == ["5.75", "5.75"]  # the last valid run stays on screen
+    lab.expect_step(2, 16)
+    assert "Traceback" not in lab.page.locator("body").inner_text()
+    lab.type_into("burst", 1, "x")
+    expect(row.locator(".error")).to_contain_text("tasks[1].burst", timeout=TIMEOUT)
+    lab.type_into("burst", 1, "5")  # fixed: runs again and the message goes
+    expect(row.locator(".error")).to_have_count(0, timeout=TIMEOUT)
+    fixed = {**ARTICLE, "tasks": [dict(t, burst=5) if t["name"] == "B" else t for t in ARTICLE["tasks"]]}
+    expect_table(lab, simulate("cpu", fixed))
+    # A parameter's message sits under the parameter.
+    lab.choose_algorithm("cpu", "rr")
+    quantum = lab.page.get_by_label("Quantum")
+    expect(quantum).to_be_visible(timeout=TIMEOUT)
+    expect_table(lab, simulate("cpu", {**fixed, "algorithm": "rr"}))
+    quantum.fill("abc")
+    quantum.press("Enter")
+    note = lab.page.locator(".editor .error")
+    expect(note).to_have_count(1, timeout=TIMEOUT)
+    expect(note).to_contain_text("quantum")
+    below = lab.page.evaluate("""() => {
+        const find = (root, sel) => root.querySelector(sel) || [...root.querySelectorAll('*')]
+            .filter(e => e.shadowRoot).map(e => find(e.shadowRoot, sel)).find(Boolean)
+        return [find(document, '.param-quantum').getBoundingClientRect().bottom,
+                find(document, 'p.field-error').getBoundingClientRect().top]}""")
+    assert 0 <= below[1] - below[0] < 80, "the quantum's message is not right under the quantum"
+    expect_table(lab, simulate("cpu", {**fixed, "algorithm": "rr"}))  # still the last valid run
+
+
+def test_bad_url_values_are_reported_and_ignored(lab):
+    lab.open("mode=cpu&algorithm=nonesuch&quantum=zero&tasks=A:0&step=99&colour=red")
+    lab.expect_step(1, 16)  # the defaults run; nothing from the link was used
+    notice = lab.page.locator(".notice")
+    for key in ("algorithm", "tasks", "step", "colour"):
+        expect(notice).to_contain_text(key, timeout=TIMEOUT)
+    assert lab.averages()[-2:] == ["5.75", "5.75"]
+    lab.open("mode=cpu&algorithm=rr&quantum=0&tasks=A:0:7,B:1:-4")  # readable, but the core rejects parts
+    expect(lab.page.locator(".notice")).to_contain_text("quantum", timeout=TIMEOUT)
+    expect(lab.page.locator(".notice")).to_contain_text("tasks[1].burst", timeout=TIMEOUT)
+    expect_table(lab, simulate("cpu", {**ARTICLE, "algorithm": "rr"}))  # only the valid part (rr) was taken
+
+
+def test_a_link_restores_the_whole_setup(lab, browser, lab_url):
+    lab.open()
+    lab.choose_algorithm("cpu", "rr")
+    expect(lab.page.get_by_label("Quantum")).to_be_visible(timeout=TIMEOUT)
+    lab.page.get_by_label("Quantum").fill("3")
+    lab.page.get_by_label("Quantum").press("Enter")
+    lab.type_into("name", 2, "C, the short one")
+    lab.type_into("arrival", 3, "5")
+    for _ in range(6):
+        lab.button("step-next").click()
+    scenario = {"algorithm": "rr", "quantum": 3, "tasks": [
+        {"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
+        {"name": "C, the short one", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 5, "burst": 3}]}
+    result = simulate("cpu", scenario)
+    n = len(result["steps"])
+    lab.expect_step(7, n)
+    expect(lab.page).to_have_url(re.compile(r"step=7"), timeout=TIMEOUT)
+    link = lab.page.url
+    assert "quantum=3" in link and "C%2C%20the%20short%20one" in link
+    other = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = other.new_page()
+    page.goto(link)
+    again = Lab(page, lab_url)
+    again.expect_step(7, n)
+    expect_table(again, result)
+    assert again.narration() == result["steps"][6]["why"]["en"]
+    assert again.field("name", 2).input_value() == "C, the short one"
+    assert page.get_by_label("Quantum").input_value() == "3"
+    assert page.locator(".notice li").count() == 0
+    other.close()
+
+
+def test_a_hostile_name_stays_text(lab, test_output):
+    lab.open()
+    lab.type_into("name", 0, XSS)  # task A, which runs first under FCFS
+    expect(lab.page.locator("table.metrics")).to_contain_text(XSS, timeout=TIMEOUT)
+    for _ in range(3):
+        lab.button("step-next").click()
+    lab.expect_step(4, 16)
+    expect(lab.page.locator(".card").filter(has_text="Running:").locator(".chip").first).to_have_text(XSS)
+    expect(lab.page.locator(".why")).to_contain_text(XSS)
+    # The Gantt hover tooltip shows the slice under the pointer; the name arrives as text.
+    canvas = lab.page.locator("canvas").first
+    box = canvas.bounding_box()
+    tooltip = lab.page.locator(".bk-tooltip-content")
+    shown_text = ""
+    for dy in range(8, int(box["height"]), 6):
+        lab.page.mouse.move(box["x"] + box["width"] * 0.4, box["y"] + dy)
+        lab.page.wait_for_timeout(100)
+        if tooltip.count() and XSS in tooltip.first.inner_text():
+            shown_text = tooltip.first.inner_text()
+            break
+    assert XSS in shown_text, "hovering task A's slice never showed its name in the tooltip"
+    assert "[0, 7)" in shown_text
+    lab.shot(test_output, "cpu-hostile-name")
+    assert lab.page.locator('img[src="x"]').count() == 0
+    lab.page.wait_for_timeout(500)
+    assert lab.dialogs == []
+
+
+# --- LLM mode ---------------------------------------------------------------------------------------
+
+TWO_TENANTS = "mode=llm&tenants=A:8x6,B:2x6"
+
+
+def strip_order(lab: Lab) -> str:
+    return "".join(n.strip() for n in lab.page.locator("ol.strip .cell-name").all_inner_texts())
+
+
+@needs_llm
+def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_output):
+    scenario = {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6}]}
+    lab.open(TWO_TENANTS + "&algorithm=rr")
+    rr = simulate("llm", {**scenario, "algorithm": "rr"})
+    expect(lab.page.locator("ol.strip")).to_be_visible(timeout=TIMEOUT)
+    assert strip_order(lab) == "".join(d["tenant"] for d in rr["dispatch"])
+    counts = [row[2] for row in lab.table_rows()]  # dispatched per tenant
+    assert counts == [shown(t["dispatched"]) for t in rr["tenants"]]
+    first = strip_order(lab)[:8]
+    assert first.count("A") == first.count("B")  # one each per turn while both wait
+    lab.choose_algorithm("llm", "sfq")
+    sfq = simulate("llm", {**scenario, "algorithm": "sfq"})
+    expect(lab.page.locator("ol.strip")).to_contain_text("".join(d["tenant"] for d in sfq["dispatch"])[:1])
+    deadline = time.monotonic() + TIMEOUT / 1000
+    while strip_order(lab) != "".join(d["tenant"] for d in sfq["dispatch"]) and time.monotonic() < deadline:
+        lab.page.wait_for_timeout(200)
+    assert strip_order(lab) == "".join(d["tenant"] for d in sfq["dispatch"])
+    fair = lab.page.locator(".fairness")
+    expect(fair).to_be_visible()
+    increments = sfq["fairness"]["increments"]  # normalised cost charged over the common-backlog interval
+    values = [v.strip() for v in fair.locator(".bar-value").all_inner_texts()]
+    assert [v.split(" ")[0] for v in values] == [shown(increments[name]) for name in increments]
+    bound = sfq["fairness"]["pairwise_bound"]
+    assert max(increments.values()) - min(increments.values()) <= bound["bound"] and bound["holds"]
+    expect(fair).to_contain_text(f"Largest gap {shown(bound['max_gap'])} against the bound 2c̄ = "
+                                 f"{shown(bound['bound'])}: holds")
+    lab.button("step-last").click()
+    lab.expect_step(len(sfq["steps"]), len(sfq["steps"]))
+    expect(lab.page.locator(".editor")).to_contain_text(algorithms("llm")["sfq"].summary["en"])
+    lab.shot(test_output, "llm-sfq-1366")
+    lab.page.set_viewport_size({"width": 360, "height": 800})
+    lab.page.wait_for_timeout(800)
+    lab.shot(test_output, "llm-sfq-360")
+    assert lab.page.evaluate("document.documentElement.scrollWidth") <= 370
+
+
+@needs_llm
+def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
+    lab.open()
+    lab.page.get_by_role("button", name="LLM router (fair queueing)").click()
+    reference = simulate("llm", {"algorithm": "sfq", "tenants": [
+        {"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
+        {"name": "C", "cost": 2, "count": 4, "join": 6}]})
+    n = len(reference["steps"])
+    expect(lab.page.locator("ol.strip")).to_be_visible(timeout=TIMEOUT)
+    lab.expect_step(1, n)
+    assert strip_order(lab) == "ABBBBABCBCCCAAAA" == "".join(d["tenant"] for d in reference["dispatch"])
+    joined = next(i for i, s in enumerate(reference["steps"]) if s["kind"] == "join" and s["tenant"] == "C")
+    lab.page.locator("body").click(position={"x": 5, "y": 5})
+    for _ in range(joined + 2):
+        lab.page.keyboard.press("ArrowRight")
+    lab.expect_step(joined + 3, n)
+    assert lab.narration() == reference["steps"][joined + 2]["why"]["en"]
+    queues = reference["steps"][joined + 2]["queues"]
+    shown_queues = [[c.strip() for c in row.locator(".req").all_inner_texts()]
+                    for row in lab.page.locator(".queue-row").all()]
+    assert shown_queues == [[shown(c) for c in queues[name]] for name in ("A", "B", "C")]
+    lab.shot(test_output, "llm-reference-1366")
+    lab.page.get_by_role("button", name="CPU (one processor)").click()
+    expect(lab.page.locator("canvas").first).to_be_visible(timeout=TIMEOUT)
+    expect(lab.page.locator("table.metrics tfoot")).to_contain_text("5.75")  # the CPU setup was kept while away
+
+
+@needs_llm
+def test_an_idle_reset_is_a_step_of_its_own(lab):
+    scenario = {"algorithm": "sfq", "tenants": [{"name": "A", "cost": 8, "count": 2},
+                                                {"name": "B", "cost": 2, "count": 2, "join": 5}]}
+    result = simulate("llm", scenario)
+    kinds = [s["kind"] for s in result["steps"]]
+    assert "idle_reset" in kinds
+    index = kinds.index("idle_reset")
+    lab.open(f"mode=llm&algorithm=sfq&tenants=A:8x2,B:2x2:join=5&step={index + 1}")
+    lab.expect_step(index + 1, len(kinds))
+    expect(lab.counter()).to_contain_text("idle reset")
+    assert lab.narration() == result["steps"][index]["why"]["en"]
+    lab.button("step-next").click()
+    lab.expect_step(index + 2, len(kinds))
+    assert lab.narration() == result["steps"][index + 1]["why"]["en"]
+
+
+# --- both -------------------------------------------------------------------------------------------
+
+def test_presenter_mode_on_a_projector(browser, lab_url, test_output):
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = context.new_page()
+    lab = Lab(page, lab_url).open()
+    before = page.locator(".why").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    page.get_by_role("button", name="Presenter mode").click()
+    page.wait_for_timeout(1000)
+    after = page.locator(".why").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert after >= 1.3 * before
+    lab.button("step-next").click()
+    lab.expect_step(2, 16)
+    lab.shot(test_output, "cpu-presenter-1920")
+    context.close()
+
+
+def test_language_switch_translates_labels_and_narration(browser, lab_url, test_output):
+    context = browser.new_context(viewport={"width": 1366, "height": 900}, locale="ja-JP")
+    page = context.new_page()
+    lab = Lab(page, lab_url).open()
+    result = simulate("cpu", ARTICLE)
+    expect(lab.counter()).to_contain_text("ステップ 1/16", timeout=TIMEOUT)  # from the browser's language
+    lab.button("step-next").click()
+    expect(page.locator(".why")).to_have_text(result["steps"][1]["why"]["ja"], timeout=TIMEOUT)
+    lab.shot(test_output, "cpu-ja-1366")
+    page.get_by_role("button", name="English").click()
+    expect(lab.counter()).to_contain_text("step 2/16", timeout=TIMEOUT)
+    expect(page.locator(".why")).to_have_text(result["steps"][1]["why"]["en"])
+    context.close()

@@ -1,0 +1,72 @@
+"""The app's view-model without a browser: it shows what the core says and keeps the last valid run."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("param")
+from schedulers import algorithms, simulate  # noqa: E402
+
+try:
+    algorithms("cpu"), algorithms("llm")
+except ImportError as missing:  # pragma: no cover - only before both cores are merged
+    pytest.skip(f"a core is missing: {missing}", allow_module_level=True)
+
+from app.model import Lab  # noqa: E402
+
+ARTICLE = [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
+           {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]
+
+
+def test_the_default_is_the_articles_run_at_its_initial_state():
+    lab = Lab()
+    assert lab.result == simulate("cpu", {"algorithm": "fcfs", "tasks": ARTICLE})
+    assert (lab.step, lab.last_step, lab.errors) == (0, 15, {})
+
+
+def test_a_bad_edit_keeps_the_last_valid_run_and_names_the_field():
+    lab = Lab()
+    lab.go(5)
+    before = lab.result
+    lab.tasks[1].burst = "0"
+    assert list(lab.errors) == ["tasks[1].burst"]
+    assert lab.result is before and lab.step == 5
+    lab.tasks[1].burst = "2"
+    assert lab.errors == {}
+    assert lab.result == simulate("cpu", {"algorithm": "fcfs", "tasks": [dict(ARTICLE[1], burst=2) if i == 1 else t
+                                                                         for i, t in enumerate(ARTICLE)]})
+
+
+def test_an_edit_keeps_the_step_clamped_to_the_new_run():
+    lab = Lab()
+    lab.last()
+    lab.tasks[0].burst = "1"  # the run gets 6 steps shorter
+    assert lab.step == lab.last_step == len(lab.result["steps"]) - 1
+
+
+def test_the_parameters_the_core_used_fill_their_fields():
+    lab = Lab()
+    lab.set_algorithm("rr")
+    assert lab.parameters["quantum"] == str(lab.result["parameters"]["quantum"])
+    lab.set_parameter("quantum", "3")
+    assert lab.result == simulate("cpu", {"algorithm": "rr", "quantum": 3, "tasks": ARTICLE})
+
+
+def test_a_link_round_trips_and_its_bad_parts_are_dropped():
+    lab = Lab()
+    lab.set_algorithm("rr")
+    lab.set_parameter("quantum", "3")
+    lab.tasks[2].label = "<b>C, the short one</b>"
+    lab.go(4)
+    again = Lab()
+    again.restore(lab.link())
+    assert again.notices == []
+    assert (again.result, again.step, again.link()) == (lab.result, 4, lab.link())
+    bad = Lab()
+    bad.restore("mode=cpu&algorithm=rr&quantum=0&tasks=A:0:7,B:1:4&step=2")
+    assert [field for field, _ in bad.notices] == ["quantum"]
+    assert bad.result == simulate("cpu", {"algorithm": "rr", "tasks": ARTICLE[:2]}) and bad.step == 1
+
+
+def test_llm_mode_defaults_to_the_contracts_reference_under_sfq():
+    lab = Lab(mode="llm")
+    assert "".join(d["tenant"] for d in lab.result["dispatch"]) == "ABBBBABCBCCCAAAA"
