@@ -58,8 +58,10 @@ TEXT: dict[str, dict[str, str]] = {
     "quiz.next": {"en": "Next question ▶", "ja": "次の問題 ▶"},
     "quiz.done": {"en": "No more questions in this run. Final score: {right} of {asked}.",
                   "ja": "この実行の問題は終わりです。最終得点: {asked} 問中 {right} 問。"},
-    "quiz.none": {"en": "This run offers no choice to predict (at most one candidate at every step).",
-                  "ja": "この実行には予想する選択がありません（各ステップの候補は 1 つ以下）。"},
+    "quiz.none": {"en": "This run offers no choice to predict (at most one candidate at every step): try another "
+                        "seed or algorithm.",
+                  "ja": "この実行には予想する選択がありません（各ステップの候補は 1 つ以下）。別のシードかアルゴリズムを"
+                        "試してください。"},
     "quiz.compact": {"en": "This run is too large for a quiz (compact trace).",
                      "ja": "この実行はクイズには大きすぎます（簡略トレース）。"},
     "quiz.state": {"en": "What you know (step {k}):", "ja": "わかっていること（ステップ {k}）:"},
@@ -119,10 +121,11 @@ TEXT: dict[str, dict[str, str]] = {
 CSS = """
 .source { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85em;
           line-height: 1.35; margin: 0.3em 0; padding: 0.3em 0; background: #fafafa; border: 1px solid #ddd;
-          border-radius: 4px; overflow-x: auto; max-height: 32em; overflow-y: auto; }
-.source .line { display: block; white-space: pre; padding: 0 0.6em 0 0; }
+          border-radius: 4px; overflow-x: auto; }
+.source .line { display: block; white-space: pre-wrap; overflow-wrap: anywhere; padding: 0 0.6em 0 4em;
+                text-indent: -4em; }
 .source .no { display: inline-block; width: 3.2em; color: #777; text-align: right; margin-right: 0.8em;
-              user-select: none; }
+              text-indent: 0; user-select: none; }
 .source .line.mark { background: #fff2b3; box-shadow: inset 4px 0 0 #E69F00; }
 .source .line.bad { background: #ffe0e0; box-shadow: inset 4px 0 0 #a40000; }
 .source .section { display: block; color: #555; font-style: italic; padding: 0.3em 0.6em 0.1em; }

@@ -4,7 +4,9 @@ At step k the student sees step k - 1 (and the scenario: who arrives when) and p
 
 - CPU: the candidates are the tasks present at instant k - 1 after its arrivals -- the ready queue of step
   k and the task that runs over [k-1, k) -- in input order; the answer is the task that runs (step k's
-  ``running``). Steps with fewer than two candidates are no question (nothing to choose).
+  ``running``). Steps with fewer than two candidates are no question (nothing to choose), nor is a step at
+  whose instant nothing happened (no arrival, requeue, expiry or completion, and the running task continues):
+  nothing could have changed since the step before.
 - LLM: at a dispatch step, the candidates are the tenants with waiting requests just before it (step
   k - 1's queues), in tenant order; the answer is the tenant dispatched. Only dispatches with at least two
   waiting tenants are questions.
@@ -39,6 +41,8 @@ def question(result: Mapping[str, Any], step: int) -> Question | None:
     if result["mode"] == "cpu":
         now = steps[step]
         if now["running"] is None:
+            return None
+        if now["decision"] == "continue" and not any(event["time"] == step - 1 for event in now["events"]):
             return None
         present = {*now["ready"], now["running"]}
         candidates = tuple(task["name"] for task in result["tasks"] if task["name"] in present)

@@ -93,6 +93,9 @@ def test_article_fcfs_questions():
     assert first.grade("A") and not first.grade("B")
     assert first.why == result["steps"][2]["why"]
     assert question(result, 1) is None   # only A is there: nothing to choose
+    assert question(result, 4) is None   # instant 3: nothing happens, A simply continues
+    assert question(result, 5).candidates == ("A", "B", "C", "D")   # instant 4: D arrives; does A keep the CPU?
+    assert [q.step for q in questions(result)] == [2, 3, 5, 8, 12]   # arrivals, then each dispatch with a choice
     assert question(result, 0) is None and question(result, 99) is None
 
 
