@@ -155,6 +155,9 @@ class QuizView(param.Parameterized):
             gantt.move(now["time"])
             gantt.dim.fill_alpha = 1.0    # the future is hidden, not dimmed
             gantt.plot.tools = []         # and no tooltip tells it
+            for renderer in gantt.plot.renderers:   # arrivals are known: their marks stay above the cover
+                if type(renderer.glyph).__name__ == "Scatter":
+                    renderer.level = "overlay"
             parts.append(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["quiz-gantt"]))
             parts.append(pane('<div class="grid">' + render.ready_queue(now, render.indexes(result["tasks"]), lang)
                               + render.remaining_bars(now, result["tasks"], lang) + "</div>"))
