@@ -18,6 +18,7 @@ from schedulers import ScenarioError, simulate
 from schedulers.custom import MAX_DECISIONS, MAX_LINES_PER_CALL, TEMPLATES, PolicyCodeError
 from schedulers.custom import run as run_policy
 
+from . import render
 from .render import esc
 from .source import listing
 from .teach_text import pane, t
@@ -109,6 +110,22 @@ class CustomEditor(param.Parameterized):
                     f'<p class="muted">{esc(t(lang, "custom.listing"))}</p>'
                     f'<pre class="source">{listing(numbered, bad, "bad")}</pre></div>')
 
+    @param.depends("lab.result", "lab.lang", "lab.presenter")
+    def preview(self):
+        """Your policy's whole run at a glance (every other view of the lab shows it step by step)."""
+        lab, lang = self.lab, self.lab.lang
+        result = lab.result
+        if not result or result.get("algorithm") != CUSTOM:
+            return pn.Column()
+        last = len(result["steps"]) - 1
+        if result["mode"] == "cpu":
+            gantt = render.Gantt(result, lang, lab.presenter)
+            gantt.move(len(result["timeline"]))
+            return pn.Column(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width"),
+                             pane(render.cpu_metrics(result, last, lang)), sizing_mode="stretch_width")
+        return pn.Column(pane(render.dispatch_strip(result, last, lang) + render.llm_metrics(result, last, lang)),
+                         sizing_mode="stretch_width")
+
     @param.depends("lab.mode", "lab.lang")
     def header(self):
         lang, mode = self.lab.lang, self.lab.mode
@@ -116,5 +133,5 @@ class CustomEditor(param.Parameterized):
                     f'<p class="muted">{esc(t(lang, "custom.limits", lines=MAX_LINES_PER_CALL, decisions=MAX_DECISIONS))}</p>')
 
     def panel(self):
-        return pn.Column(self.header, self.editor, self.status, sizing_mode="stretch_width")
+        return pn.Column(self.header, self.editor, self.status, self.preview, sizing_mode="stretch_width")
 

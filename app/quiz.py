@@ -117,11 +117,11 @@ class QuizView(param.Parameterized):
         self.param.update(right=0, asked=0, feedback=None)
 
     # --- views --------------------------------------------------------------------------------------------
-    @param.depends("lab.lang", "lab.mode", "seed", "problem")
+    @param.depends("lab.lang", "lab.mode", "problem")
     def controls(self):
         lang = self.lab.lang
-        seed = pn.widgets.TextInput(name=t(lang, "quiz.seed"), value=self.seed, width=160, css_classes=["quiz-seed"])
-        seed.param.watch(lambda event: setattr(self, "seed", event.new), "value")
+        seed = pn.widgets.TextInput.from_param(self.param.seed, name=t(lang, "quiz.seed"), width=160,
+                                               css_classes=["quiz-seed"])
         new = pn.widgets.Button(name=t(lang, "quiz.new"), button_type="primary", css_classes=["quiz-new"],
                                 align="end")
         new.on_click(lambda _: self.load())
@@ -207,7 +207,7 @@ class QuizView(param.Parameterized):
                 return pn.Column(*parts, sizing_mode="stretch_width")
             go = pn.widgets.Button(name=t(lang, "quiz.next"), button_type="primary", css_classes=["quiz-next"])
             go.on_click(lambda _: self.skip())
-            return pn.Column(*parts, go, sizing_mode="stretch_width")
+            return pn.Column(*parts, go, *self.known_state(result, lab.step, lang), sizing_mode="stretch_width")
         prompt = t(lang, f"quiz.question.{result['mode']}", t=asked.time, next=asked.time + 1)
         where = render.indexes(result["tasks"] if result["mode"] == "cpu" else result["tenants"])
         buttons = []

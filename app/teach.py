@@ -1,9 +1,14 @@
-"""The teaching features, hooked into the lab's page: the rule's source beside the timeline, and tabs for
-compare, predict, your own policy and export next to the step-through view. Each feature is its own module
-(``compare``, ``quiz``, ``source``, ``custom``, ``exports``) with a view-model on the same ``Lab``."""
+"""The teaching features, hooked into the lab's page: the rule's source beside the timeline, and a bar of views
+(step through, compare, predict, your own policy, export) over the lab's visuals. Each feature is its own module
+(``compare``, ``quiz``, ``source``, ``custom``, ``exports``) with a view-model on the same ``Lab``.
+
+The bar is a button group rebuilt in the lab's language (as the app's header is), and only the chosen view is on
+the page: a hidden view costs nothing, and the quiz's hidden future is really not in the page.
+"""
 from __future__ import annotations
 
 import panel as pn
+import param
 
 from .compare import CompareView
 from .custom import CustomEditor
@@ -12,28 +17,38 @@ from .quiz import QuizView
 from .source import SourceView
 from .teach_text import t
 
-TABS = ("compare", "quiz", "custom", "export")
+VIEWS = ("lab", "compare", "quiz", "custom", "export")
 
 
-class Teaching:
-    def __init__(self, lab) -> None:
-        self.lab = lab
+class Teaching(param.Parameterized):
+    lab = param.Parameter()
+    view = param.Selector(objects=list(VIEWS), default="lab")
+
+    def __init__(self, lab, **params) -> None:
+        super().__init__(lab=lab, **params)
         self.source = SourceView(lab)
         self.compare = CompareView(lab)
         self.quiz = QuizView(lab)
         self.custom = CustomEditor(lab)
         self.export = ExportView(lab)
+        self._panels: dict[str, object] = {}
 
-    def tabs(self, step_through, controls) -> pn.Tabs:
-        """The lab's own view first; the features after it. Titles follow the language."""
-        panels = {"lab": step_through, "compare": pn.Column(controls, self.compare.panel(), sizing_mode="stretch_width"),
-                  "quiz": self.quiz.panel(), "custom": self.custom.panel(), "export": self.export.panel}
-        tabs = pn.Tabs(*((t(self.lab.lang, f"tab.{key}"), view) for key, view in panels.items()), dynamic=True,
-                       sizing_mode="stretch_width", css_classes=["lab-tabs"])
+    @param.depends("lab.lang", "view")
+    def bar(self):
+        lang = self.lab.lang
+        group = pn.widgets.RadioButtonGroup(options={t(lang, f"tab.{key}"): key for key in VIEWS}, value=self.view,
+                                            button_type="primary", button_style="outline", css_classes=["teach-tabs"],
+                                            sizing_mode="stretch_width", margin=(4, 4))
+        group.link(self, value="view")
+        return group
 
-        def rename(event) -> None:
-            active = tabs.active
-            tabs[:] = [(t(event.new, f"tab.{key}"), view) for key, view in zip(panels, tabs.objects)]
-            tabs.active = active
-        self.lab.param.watch(rename, "lang")
-        return tabs
+    @param.depends("view")
+    def body(self):
+        return self._panels[self.view]
+
+    def views(self, step_through, controls) -> pn.Column:
+        """The lab's own view first, the features after it; ``controls`` (the step buttons) also lead compare."""
+        self._panels = {"lab": step_through,
+                        "compare": pn.Column(controls, self.compare.panel(), sizing_mode="stretch_width"),
+                        "quiz": self.quiz.panel(), "custom": self.custom.panel(), "export": self.export.panel}
+        return pn.Column(self.bar, self.body, sizing_mode="stretch_width")

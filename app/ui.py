@@ -317,7 +317,7 @@ class LabUI(param.Parameterized):
 
         editor = pn.Column(self.editor, sizing_mode="stretch_width",
                            styles={"flex": "1 1 300px", "max-width": "560px", "min-width": "0"})
-        visuals = pn.Column(self.teaching.tabs(pn.Column(self.controls, self.visuals, sizing_mode="stretch_width"),
+        visuals = pn.Column(self.teaching.views(pn.Column(self.controls, self.visuals, sizing_mode="stretch_width"),
                                                self.controls),
                             sizing_mode="stretch_width", styles={"flex": "3 1 540px", "min-width": "0"})
         return pn.Column(self.header, self.notices, pn.FlexBox(editor, visuals, sizing_mode="stretch_width",
