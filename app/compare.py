@@ -147,14 +147,14 @@ class CompareView(param.Parameterized):
     def controls(self):
         lab, lang = self.lab, self.lab.lang
         catalog = algorithms(lab.mode)
-        select = pn.widgets.Select(name=t(lang, "compare.with"), value=self.algorithm, width=260,
+        select = pn.widgets.Select(label=t(lang, "compare.with"), value=self.algorithm, width=260,
                                    options={a.label.get(lang, a.name): a.name for a in catalog.values()},
                                    css_classes=["compare-algorithm"])
         pn.bind(self.set_algorithm, select, watch=True)
         widgets = [select]
         info = catalog.get(self.algorithm)
         for name in info.parameters if info else ():
-            box = pn.widgets.TextInput(name=name, value=self.other_parameters.get(name, ""), width=120,
+            box = pn.widgets.TextInput(label=name, value=self.other_parameters.get(name, ""), width=120,
                                        css_classes=[f"compare-param-{name}"],
                                        placeholder=render.number((self.result or {}).get("parameters", {}).get(name))
                                        if self.result and name in self.result.get("parameters", {}) else "")

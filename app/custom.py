@@ -80,7 +80,7 @@ class CustomEditor(param.Parameterized):
     def editor(self):
         lab, lang = self.lab, self.lab.lang
         code = self.draft.get(lab.mode, TEMPLATES[lab.mode])
-        area = pn.widgets.TextAreaInput(name=t(lang, "custom.code"), value=code, rows=16, sizing_mode="stretch_width",
+        area = pn.widgets.TextAreaInput(label=t(lang, "custom.code"), value=code, rows=16, sizing_mode="stretch_width",
                                         css_classes=["policy-code"], max_length=20_000,
                                         stylesheets=["textarea { font-family: ui-monospace, Menlo, Consolas, "
                                                      "monospace; font-size: 0.9em; tab-size: 4; }"])
@@ -88,9 +88,9 @@ class CustomEditor(param.Parameterized):
         def keep(event) -> None:   # the draft follows the typing without re-rendering the editor
             self.draft[lab.mode] = event.new
         area.param.watch(keep, "value")
-        go = pn.widgets.Button(name=t(lang, "custom.run"), button_type="primary", css_classes=["policy-run"])
+        go = pn.widgets.Button(label=t(lang, "custom.run"), color="primary", css_classes=["policy-run"])
         go.on_click(lambda _: self.submit())
-        again = pn.widgets.Button(name=t(lang, "custom.template"), css_classes=["policy-reset"])
+        again = pn.widgets.Button(label=t(lang, "custom.template"), css_classes=["policy-reset"])
         again.on_click(lambda _: self.reset())
         return pn.Column(area, pn.FlexBox(go, again), sizing_mode="stretch_width")
 

@@ -20,6 +20,7 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
+from schedulers import algorithms
 from schedulers.export import metrics_csv, trace_json
 
 from .render import IDLE_COLOUR, colour, esc, ink, slices
@@ -42,13 +43,22 @@ def cells(result: Mapping[str, Any], lang: str) -> tuple[list[str], list[tuple[i
     return names, runs, max((d["time"] + 1 for d in result["dispatch"]), default=1)
 
 
+def algorithm_title(result: Mapping[str, Any], lang: str) -> str:
+    """"Round Robin, quantum 2": the menu's label and the parameters the core used."""
+    info = algorithms(result["mode"]).get(result["algorithm"])
+    name = info.label.get(lang, info.name) if info else result["algorithm"]
+    used = ", ".join(f"{key} {value}" for key, value in result.get("parameters", {}).items()
+                     if value is not None and key != "exact")
+    return f"{name}, {used}" if used else name
+
+
 def chart_svg(result: Mapping[str, Any], lang: str) -> str:
     """The run's chart as a standalone SVG document; every name is escaped XML text."""
     names, runs, end = cells(result, lang)
     unit = max(UNIT_MIN, min(UNIT_MAX, (WIDTH - LEFT - 20) // max(end, 1)))
     width, height = LEFT + unit * end + 20, TOP + ROW_HEIGHT * len(names) + 40
     idle_row = len(names) - 1 if result["mode"] == "cpu" else None
-    title = t(lang, f"chart.{result['mode']}", algorithm=result["algorithm"])
+    title = t(lang, f"chart.{result['mode']}", algorithm=algorithm_title(result, lang))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="13">',
            f'<rect width="{width}" height="{height}" fill="#fff"/>',
@@ -135,7 +145,7 @@ class ExportView(param.Parameterized):
         def callback() -> io.BytesIO:
             return io.BytesIO(make(self.lab.result).encode("utf-8"))
         return pn.widgets.FileDownload(callback=callback, filename=f"{file_stem(self.lab.result)}.{extension}",
-                                       label=t(self.lab.lang, key), button_type="primary", button_style="outline",
+                                       label=t(self.lab.lang, key), color="primary", variant="outline",
                                        css_classes=[f"export-{extension}"], margin=(4, 4))
 
     def link(self) -> str:
@@ -158,7 +168,7 @@ class ExportView(param.Parameterized):
         buttons = pn.FlexBox(self.download("export.json", "json", trace_json),
                              self.download("export.csv", "csv", metrics_csv),
                              self.download("export.svg", "svg", lambda r: chart_svg(r, lang)), self.png)
-        link = pn.widgets.TextInput(name=t(lang, "export.link"), value=self.link(), css_classes=["export-link"],
+        link = pn.widgets.TextInput(label=t(lang, "export.link"), value=self.link(), css_classes=["export-link"],
                                     sizing_mode="stretch_width")
         notes = [t(lang, "export.note", mode=result["mode"])]
         if result.get("algorithm") == "custom":

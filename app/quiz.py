@@ -120,14 +120,14 @@ class QuizView(param.Parameterized):
     @param.depends("lab.lang", "lab.mode", "problem")
     def controls(self):
         lang = self.lab.lang
-        seed = pn.widgets.TextInput.from_param(self.param.seed, name=t(lang, "quiz.seed"), width=160,
+        seed = pn.widgets.TextInput.from_param(self.param.seed, label=t(lang, "quiz.seed"), width=160,
                                                css_classes=["quiz-seed"])
-        new = pn.widgets.Button(name=t(lang, "quiz.new"), button_type="primary", css_classes=["quiz-new"],
+        new = pn.widgets.Button(label=t(lang, "quiz.new"), color="primary", css_classes=["quiz-new"],
                                 align="end")
         new.on_click(lambda _: self.load())
-        lucky = pn.widgets.Button(name=t(lang, "quiz.random"), css_classes=["quiz-random"], align="end")
+        lucky = pn.widgets.Button(label=t(lang, "quiz.random"), css_classes=["quiz-random"], align="end")
         lucky.on_click(lambda _: self.random_seed())
-        again = pn.widgets.Button(name=t(lang, "quiz.restart"), css_classes=["quiz-restart"], align="end")
+        again = pn.widgets.Button(label=t(lang, "quiz.restart"), css_classes=["quiz-restart"], align="end")
         again.on_click(lambda _: self.restart())
         parts = [pn.FlexBox(seed, new, lucky, again, align_items="end")]
         if self.problem:
@@ -188,7 +188,7 @@ class QuizView(param.Parameterized):
                               css_classes=["quiz-feedback-pane"]))
             following = next_question(result, lab.step)
             if following is not None:
-                go = pn.widgets.Button(name=t(lang, "quiz.next"), button_type="primary", css_classes=["quiz-next"])
+                go = pn.widgets.Button(label=t(lang, "quiz.next"), color="primary", css_classes=["quiz-next"])
                 go.on_click(lambda _: self.skip())
                 parts.append(go)
             else:
@@ -205,14 +205,14 @@ class QuizView(param.Parameterized):
                 parts.append(pane(f'<p>{esc(t(lang, key, right=self.right, asked=self.asked))}</p>',
                                   css_classes=["quiz-done"]))
                 return pn.Column(*parts, sizing_mode="stretch_width")
-            go = pn.widgets.Button(name=t(lang, "quiz.next"), button_type="primary", css_classes=["quiz-next"])
+            go = pn.widgets.Button(label=t(lang, "quiz.next"), color="primary", css_classes=["quiz-next"])
             go.on_click(lambda _: self.skip())
             return pn.Column(*parts, go, *self.known_state(result, lab.step, lang), sizing_mode="stretch_width")
         prompt = t(lang, f"quiz.question.{result['mode']}", t=asked.time, next=asked.time + 1)
         where = render.indexes(result["tasks"] if result["mode"] == "cpu" else result["tenants"])
         buttons = []
         for name in asked.candidates:
-            button = pn.widgets.Button(name=name, css_classes=["quiz-choice", f"quiz-choice-{where[name]}"],
+            button = pn.widgets.Button(label=name, css_classes=["quiz-choice", f"quiz-choice-{where[name]}"],
                                        styles={"min-width": "4em"})
             button.on_click(lambda _, name=name: self.answer(name))
             buttons.append(button)

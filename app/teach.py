@@ -37,7 +37,7 @@ class Teaching(param.Parameterized):
     def bar(self):
         lang = self.lab.lang
         group = pn.widgets.RadioButtonGroup(options={t(lang, f"tab.{key}"): key for key in VIEWS}, value=self.view,
-                                            button_type="primary", button_style="outline", css_classes=["teach-tabs"],
+                                            color="primary", variant="outline", css_classes=["teach-tabs"],
                                             sizing_mode="stretch_width", margin=(4, 4))
         group.link(self, value="view")
         return group

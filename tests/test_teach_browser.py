@@ -243,11 +243,15 @@ def test_exports_download_and_parse_back(lab, test_output, query, mode):
     rows = list(csv.DictReader(io.StringIO(download(lab, "export-csv").read_text(encoding="utf-8"))))
     items = result["tasks"] if mode == "cpu" else result["tenants"]
     assert [r["name"] for r in rows[:-1]] == [item["name"] for item in items] and rows[-1]["row"] == "average"
-    svg = ElementTree.fromstring(download(lab, "export-svg").read_text(encoding="utf-8"))
+    svg_text = download(lab, "export-svg").read_text(encoding="utf-8")
+    (test_output / f"teach-chart-{mode}.svg").write_text(svg_text, encoding="utf-8")
+    svg = ElementTree.fromstring(svg_text)
     assert svg.tag == "{http://www.w3.org/2000/svg}svg"
     labels = {node.text for node in svg.iter("{http://www.w3.org/2000/svg}text")}
     assert {item["name"] for item in items} <= labels
-    width, height = png_size(download(lab, "png-download").read_bytes())
+    png = download(lab, "png-download").read_bytes()
+    (test_output / f"teach-chart-{mode}.png").write_bytes(png)
+    width, height = png_size(png)
     assert (width, height) == (2 * int(svg.get("width")), 2 * int(svg.get("height")))
     link = lab.page.locator(".export-link input").input_value()
     assert link.startswith(lab.base + "?") and "step=5" in link
