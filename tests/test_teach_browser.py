@@ -97,6 +97,7 @@ def test_quiz_right_and_wrong_answers_and_the_score(lab, test_output):
     buttons = lab.page.locator(".quiz-choice button")
     expect(buttons).to_have_count(len(first.candidates), timeout=TIMEOUT)
     assert [b.strip() for b in buttons.all_inner_texts()] == list(first.candidates)
+    lab.shot(test_output, "teach-quiz-question")
     expect_text(lab.page.locator(".quiz-question"), f"t = {first.time}")
     # The future is hidden: no results table, no tooltips.
     assert lab.page.locator("table.metrics").count() == 0
