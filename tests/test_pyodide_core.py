@@ -122,26 +122,34 @@ json.dumps([sys.version_info[:2] >= (3, 12)]
 """
 
 
+def run_in_pyodide(pyodide_package: Path, wheel: Path, tmp_path: Path, *sources: str) -> list[str]:
+    """Each of ``sources`` run in real Pyodide with the wheel installed: the value of its last expression, as text."""
+    script = tmp_path / "probe.mjs"
+    script.write_text(
+        "import {readFileSync} from 'node:fs';\n"
+        "const [dir, wheel, ...probes] = process.argv.slice(2);\n"
+        "const {loadPyodide} = await import(dir + '/pyodide.mjs');\n"
+        "const py = await loadPyodide({indexURL: dir + '/'});\n"
+        "const site = py.runPython(\"import sysconfig; sysconfig.get_path('purelib')\");\n"
+        "py.unpackArchive(new Uint8Array(readFileSync(wheel)), 'wheel', {extractDir: site});\n"
+        "console.log(JSON.stringify(probes.map((probe) => String(py.runPython(readFileSync(probe, 'utf8'))))));\n")
+    paths = []
+    for index, source in enumerate(sources):
+        paths.append(tmp_path / f"probe{index}.py")
+        paths[-1].write_text(source)
+    done = subprocess.run(["node", str(script), str(pyodide_package), str(wheel), *map(str, paths)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
 def test_wheel_holds_the_core_and_runs_in_pyodide(pyodide_package, wheel, tmp_path):
     """Whatever modes this branch has: the wheel unpacks in Pyodide and its shared validation answers as CPython's."""
     import zipfile
     names = zipfile.ZipFile(wheel).namelist()
     assert {"schedulers/__init__.py", "schedulers/cli.py", "schedulers/fields.py"} <= set(names)
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
-    script = tmp_path / "probe.mjs"
-    script.write_text(
-        "import {readFileSync} from 'node:fs';\n"
-        "const [dir, wheel, probe] = process.argv.slice(2);\n"
-        "const {loadPyodide} = await import(dir + '/pyodide.mjs');\n"
-        "const py = await loadPyodide({indexURL: dir + '/'});\n"
-        "const site = py.runPython(\"import sysconfig; sysconfig.get_path('purelib')\");\n"
-        "py.unpackArchive(new Uint8Array(readFileSync(wheel)), 'wheel', {extractDir: site});\n"
-        "console.log(py.runPython(readFileSync(probe, 'utf8')) + '\\n' + py.runPython('import sys; sys.version'));\n")
-    (tmp_path / "probe.py").write_text(PROBE)
-    done = subprocess.run(["node", str(script), str(pyodide_package), str(wheel), str(tmp_path / "probe.py")],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    answers, version = done.stdout.strip().split("\n", 1)
+    answers, version = run_in_pyodide(pyodide_package, wheel, tmp_path, PROBE, "import sys; sys.version")
     assert version.startswith("3.14"), version  # really Pyodide 314's Python, not this one
     namespace: dict = {}
     exec(compile(PROBE.rsplit("json.dumps", 1)[0], "probe", "exec"), namespace)

@@ -4,12 +4,10 @@ answer exactly as in CPython."""
 from __future__ import annotations
 
 import json
-import subprocess
-from pathlib import Path
 
 import pytest
 
-from tests.test_pyodide_core import pyodide_package, wheel  # noqa: F401 (fixtures)
+from tests.test_pyodide_core import pyodide_package, run_in_pyodide, wheel  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.pyodide
 
@@ -48,24 +46,11 @@ def probe():
 
 
 def test_teaching_helpers_in_pyodide_match_cpython(pyodide_package, wheel, tmp_path):  # noqa: F811
-    script = tmp_path / "probe.mjs"
-    script.write_text(
-        "import {readFileSync} from 'node:fs';\n"
-        "const [dir, wheel, probe] = process.argv.slice(2);\n"
-        "const {loadPyodide} = await import(dir + '/pyodide.mjs');\n"
-        "const py = await loadPyodide({indexURL: dir + '/'});\n"
-        "const site = py.runPython(\"import sysconfig; sysconfig.get_path('purelib')\");\n"
-        "py.unpackArchive(new Uint8Array(readFileSync(wheel)), 'wheel', {extractDir: site});\n"
-        "py.runPython(readFileSync(probe, 'utf8'));\n"
-        "console.log(py.runPython('probe()'));\n")
-    (tmp_path / "probe.py").write_text(PROBE)
-    done = subprocess.run(["node", str(script), str(pyodide_package), str(wheel), str(tmp_path / "probe.py")],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    [answer] = run_in_pyodide(pyodide_package, wheel, tmp_path, PROBE + "\nprobe()\n")
     namespace: dict = {}
     exec(compile(PROBE, "probe", "exec"), namespace)
     expected = namespace["probe"]()
-    assert json.loads(done.stdout) == json.loads(expected)
+    assert json.loads(answer) == json.loads(expected)
     answers = json.loads(expected)
     assert [line for line, _ in answers["errors"]] == [2, 2, 1, 2]
     assert "".join(answers["fcfs"]) == "AAAAAAABBBBCDDD"
