@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape
 
 import panel as pn
 import param

@@ -148,7 +148,6 @@ class Program:
         except (ValueError, RecursionError, MemoryError) as error:   # NUL bytes, absurd nesting
             raise PolicyCodeError("syntax", None, detail=str(error) or type(error).__name__) from None
         check(tree)
-        self.source = source
         self.total_lines = 0
         self.decisions = 0
         self.lines: list[dict[str, Any]] = []     # {"time", "lines"} per call: what ran, for the source view
