@@ -2,7 +2,7 @@
 (step through, compare, predict, your own policy, export) over the lab's visuals. Each feature is its own module
 (``compare``, ``quiz``, ``source``, ``custom``, ``exports``) with a view-model on the same ``Lab``.
 
-The bar is a button group rebuilt in the lab's language (as the app's header is), and only the chosen view is on
+The bar is a row of buttons rebuilt in the lab's language (as the app's header is), and only the chosen view is on
 the page: a hidden view costs nothing, and the quiz's hidden future is really not in the page.
 """
 from __future__ import annotations
@@ -35,12 +35,16 @@ class Teaching(param.Parameterized):
 
     @param.depends("lab.lang", "view")
     def bar(self):
+        """One button per view, the chosen one filled; they wrap on a narrow screen."""
         lang = self.lab.lang
-        group = pn.widgets.RadioButtonGroup(options={t(lang, f"tab.{key}"): key for key in VIEWS}, value=self.view,
-                                            color="primary", variant="outline", css_classes=["teach-tabs"],
-                                            sizing_mode="stretch_width", margin=(4, 4))
-        group.link(self, value="view")
-        return group
+        buttons = []
+        for key in VIEWS:
+            button = pn.widgets.Button(label=t(lang, f"tab.{key}"), color="primary", margin=(2, 2),
+                                       variant="solid" if key == self.view else "outline",
+                                       css_classes=[f"teach-tab-{key}"])
+            button.on_click(lambda _, key=key: setattr(self, "view", key))
+            buttons.append(button)
+        return pn.FlexBox(*buttons, css_classes=["teach-tabs"], gap="0 2px", sizing_mode="stretch_width")
 
     @param.depends("view")
     def body(self):

@@ -29,7 +29,7 @@ REFERENCE_QUERY = "mode=llm&algorithm={}&tenants=A:8x6,B:2x6,C:2x4:join=6"
 
 
 def tab(lab: Lab, title: str) -> None:
-    lab.page.locator(".teach-tabs .bk-btn", has_text=title).click()
+    lab.page.locator(".teach-tabs button", has_text=title).click()
 
 
 def expect_text(locator, text: str) -> None:
@@ -119,7 +119,7 @@ def test_quiz_right_and_wrong_answers_and_the_score(lab, test_output):
     lab.page.locator(".bk-btn", has_text="日本語").click()
     expect_text(lab.page.locator(".quiz-feedback"), second.why["ja"])
     expect_text(lab.page.locator(".quiz-score"), "得点: 2 問中 1 問")
-    expect(lab.page.locator(".teach-tabs .bk-btn", has_text="予想クイズ")).to_be_visible(timeout=TIMEOUT)
+    expect(lab.page.locator(".teach-tabs button", has_text="予想クイズ")).to_be_visible(timeout=TIMEOUT)
 
 
 def test_a_seeded_exercise_is_the_command_lines(lab, test_output):
