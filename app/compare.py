@@ -17,7 +17,7 @@ import param
 from schedulers import ScenarioError, algorithms, simulate
 
 from . import render
-from .model import parameter_value
+from .model import scenario_for
 from .render import esc
 from .teach_text import pane, t
 
@@ -117,15 +117,8 @@ class CompareView(param.Parameterized):
         return self.other.get(mode) or default_other(mode, self.lab.algorithm)
 
     def scenario(self) -> dict[str, Any]:
-        mode = self.lab.mode
-        rows = "tasks" if mode == "cpu" else "tenants"
-        scenario: dict[str, Any] = {"algorithm": self.algorithm, rows: self.lab.scenario()[rows]}
-        info = algorithms(mode).get(self.algorithm)
-        for name in info.parameters if info else ():
-            text = self.other_parameters.get(name, "")
-            if text.strip():
-                scenario[name] = parameter_value(text)
-        return scenario
+        """The lab's rows under the right side's algorithm and parameters."""
+        return scenario_for(self.lab.mode, self.algorithm, self.other_parameters, self.lab.rows)
 
     @param.depends("lab.result", "other", "other_parameters", watch=True)
     def run(self) -> None:

@@ -20,8 +20,7 @@ MODES = ("cpu", "llm")
 DEFAULT_TASKS = [("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "3")]  # the article's
 DEFAULT_TENANTS = [("A", "8", "6", ""), ("B", "2", "6", ""), ("C", "2", "4", "6")]  # the contract's reference
 SPEEDS = (0.5, 1.0, 2.0, 4.0)
-ROW_FIELD = re.compile(r"^(?P<list>tasks|tenants)\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
-INTEGER = re.compile(r"^[+-]?\d+$")
+INTEGER = re.compile(r"^[+-]?\d{1,4000}$")  # longer digit strings exceed Python's int-from-text limit
 
 
 def number(text: str) -> object:
@@ -104,6 +103,16 @@ class TenantRow(Row):
         return item
 
 
+def scenario_for(mode: str, algorithm: str, parameters: dict[str, str], rows: list[Row]) -> dict[str, object]:
+    """What the core is asked to run: the algorithm, the parameters it reads (those typed), and the rows."""
+    info = algorithms(mode).get(algorithm)
+    scenario: dict[str, object] = {"algorithm": algorithm}
+    scenario.update({name: parameter_value(parameters[name]) for name in (info.parameters if info else ())
+                     if parameters.get(name, "").strip()})
+    scenario["tasks" if mode == "cpu" else "tenants"] = [row.scenario() for row in rows]
+    return scenario
+
+
 def rows_from_text(mode: str, texts: list[dict[str, str]]) -> list[Row]:
     kind = TaskRow if mode == "cpu" else TenantRow
     return [kind(**{k: v for k, v in text.items() if k in kind._fields}) for text in texts]
@@ -136,7 +145,7 @@ class Lab(param.Parameterized):
         params.setdefault("tenants", [TenantRow(name=n, cost=c, count=k, join=j)
                                          for n, c, k, j in DEFAULT_TENANTS])
         self._valid: dict[str, tuple[dict, dict]] = {}  # mode -> (result, setup) of its last valid run
-        self._watched: set[int] = set()
+        self._watched: list[Row] = []  # rows whose edits re-run (ids could be reused, the rows cannot)
         self.last_error: ScenarioError | None = None
         super().__init__(**params)
         self._watch_rows()
@@ -164,13 +173,7 @@ class Lab(param.Parameterized):
         return info.parameters if info else ()
 
     def scenario(self) -> dict[str, object]:
-        scenario: dict[str, object] = {"algorithm": self.algorithm}
-        for name in self.used_parameters():
-            text = self.parameters.get(name, "")
-            if text.strip():
-                scenario[name] = parameter_value(text)
-        scenario["tasks" if self.mode == "cpu" else "tenants"] = [row.scenario() for row in self.rows]
-        return scenario
+        return scenario_for(self.mode, self.algorithm, self.parameters, self.rows)
 
     def setup(self) -> dict[str, object]:
         """The current inputs as text, in the shape ``query.encode`` takes."""
@@ -185,15 +188,12 @@ class Lab(param.Parameterized):
         _, setup = self._valid[self.mode]
         return query.encode({**setup, "step": self.step + 1, "lang": self.lang})
 
-    def error_for(self, field: str) -> str:
-        return self.errors.get(field, "")
-
     # --- running the core -----------------------------------------------------------------------------
     @param.depends("tasks", "tenants", watch=True)
     def _watch_rows(self) -> None:
         for row in [*self.tasks, *self.tenants]:
-            if id(row) not in self._watched:
-                self._watched.add(id(row))
+            if not any(row is seen for seen in self._watched):
+                self._watched.append(row)
                 names = [row.widget_param(f).name for f in row._fields]
                 row.param.watch(lambda _: self.param.trigger("edited"), names)
 
@@ -283,15 +283,18 @@ class Lab(param.Parameterized):
         if candidate["algorithm"] is not None and candidate["algorithm"] not in algorithms(mode):
             problems.append(("algorithm", f"unknown algorithm {candidate['algorithm']!r} for mode {mode}"))
             candidate["algorithm"] = None
-        # Try the link's setup in the core first; drop whatever it rejects, one field at a time.
-        for _ in range(len(candidate["parameters"]) + 3):
-            scenario = self._candidate_scenario(mode, candidate)
+        # Try the link's setup in the core first; drop whatever it rejects, one part at a time.
+        while True:
+            rows = rows_from_text(mode, candidate["rows"]) if candidate["rows"] is not None else \
+                (self.tasks if mode == "cpu" else self.tenants)
             try:
-                simulate(mode, scenario)
+                simulate(mode, scenario_for(mode, candidate["algorithm"] or getattr(self, f"{mode}_algorithm"),
+                                            {**self.parameters, **candidate["parameters"]}, rows))
                 break
             except ScenarioError as error:
                 problems.append((error.field, error.problem))
-                self._drop(candidate, error.field)
+                if not self._drop(candidate, error.field):
+                    break  # nothing of the link is left to blame: the current inputs show the message
         lang = setup.get("lang")
         with param.parameterized.batch_call_watchers(self):
             self.mode = mode
@@ -319,27 +322,18 @@ class Lab(param.Parameterized):
                 problems.append(("step", f"must be a whole number from 1 to {self.last_step + 1}, not {text!r}"))
         self.notices = problems
 
-    def _candidate_scenario(self, mode: str, candidate: dict) -> dict[str, object]:
-        algorithm = candidate["algorithm"] or getattr(self, f"{mode}_algorithm")
-        info = algorithms(mode)[algorithm]
-        parameters = {**self.parameters, **candidate["parameters"]}
-        scenario: dict[str, object] = {"algorithm": algorithm}
-        scenario.update({k: parameter_value(v) for k, v in parameters.items() if k in info.parameters and v.strip()})
-        rows = rows_from_text(mode, candidate["rows"]) if candidate["rows"] is not None else \
-            (self.tasks if mode == "cpu" else self.tenants)
-        scenario["tasks" if mode == "cpu" else "tenants"] = [row.scenario() for row in rows]
-        return scenario
-
     @staticmethod
-    def _drop(candidate: dict, field: str) -> None:
-        """Forget the part of a link the core rejected (so the defaults or current inputs stay)."""
+    def _drop(candidate: dict, field: str) -> bool:
+        """Forget the part of a link the core rejected (the current inputs stay); False if none was to blame."""
         head = re.split(r"[\[.]", field, maxsplit=1)[0]
-        if head in ("tasks", "tenants"):
+        if head in ("tasks", "tenants") and candidate["rows"] is not None:
             candidate["rows"] = None
         elif head in candidate["parameters"]:
             candidate["parameters"].pop(head)
-        elif head == "algorithm":
+        elif head == "algorithm" and candidate["algorithm"] is not None:
             candidate["algorithm"] = None
-        else:  # a problem the link alone cannot explain: keep the current setup entirely
+        elif any(candidate.values()):  # a problem no single part explains: keep the current setup entirely
             candidate.update(algorithm=None, parameters={}, rows=None)
-
+        else:
+            return False
+        return True

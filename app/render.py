@@ -217,7 +217,9 @@ def finished_by(result: Mapping[str, Any], step: int) -> set[str]:
 def results_table(first: str, columns: Sequence[str], rows: Sequence[tuple[str, int, bool, Sequence[str]]],
                   lang: str, foot: Sequence[str] | None = None, note: str = "") -> str:
     """The whole run's results as a real table: rows are (name, colour index, not finished yet, cell texts)."""
-    head = "".join(f'<th scope="col">{esc(t(lang, "col." + c))}</th>' for c in [first, *columns])
+    head = f'<th scope="col">{esc(t(lang, "col." + first))}</th>' + "".join(
+        f'<th scope="col"><span class="long">{esc(t(lang, "col." + c))}</span>'
+        f'<span class="short" aria-hidden="true">{esc(t(lang, "short." + c))}</span></th>' for c in columns)
     body = "".join(f'<tr class="{"pending" if pending else "done"}"><th scope="row">{chip(name, index)}'
                    f'{pending_mark(pending, lang)}</th>{"".join(f"<td>{esc(c)}</td>" for c in cells)}</tr>'
                    for name, index, pending, cells in rows)

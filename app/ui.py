@@ -38,7 +38,7 @@ def site_css() -> str:
 
 CSS = site_css()
 # Panel's bootstrap buttons size their text in rem (the page root); in em they follow presenter mode.
-SCALED = [":host { --bs-btn-font-size: 0.95em; }"]
+SCALED = [".bk-btn { --bs-btn-font-size: 0.95em; --bs-btn-padding-x: 0.6em; --bs-btn-padding-y: 0.3em; }"]
 FIELD_ERROR = re.compile(r"^(?P<list>tasks|tenants)\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
 
 
@@ -69,7 +69,7 @@ class Keyboard(JSComponent):
         if (!action || event.altKey || event.ctrlKey || event.metaKey) return
         if (target instanceof Element) {
           if (/^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || target.isContentEditable) return
-          if (target.closest(".noUi-target, .bk-slider-title")) return
+          if (target.closest(".noUi-target")) return
           if (action === "toggle" && target.tagName === "BUTTON") return
         }
         event.preventDefault()
@@ -94,6 +94,8 @@ class Keyboard(JSComponent):
 
 
 class LabUI(param.Parameterized):
+    """The views of one ``Lab``: header, editor, step controls, and each mode's pictures and table."""
+
     lab = param.ClassSelector(class_=Lab)
 
     def __init__(self, lab: Lab, **params) -> None:
@@ -108,8 +110,7 @@ class LabUI(param.Parameterized):
         lab, lang = self.lab, self.lab.lang
         modes = pn.widgets.RadioButtonGroup(options={t(lang, f"mode.{m}"): m for m in ("cpu", "llm")},
                                             value=lab.mode, button_type="primary", button_style="outline",
-                                            name=t(lang, "mode"), margin=(4, 4), sizing_mode="stretch_width",
-                                            max_width=440, styles={"flex": "1 1 300px"}, stylesheets=SCALED)
+                                            name=t(lang, "mode"), margin=(4, 4), stylesheets=SCALED)
         modes.link(lab, value="mode")
         language = pn.widgets.RadioButtonGroup(options={v: k for k, v in LANGUAGES.items()}, value=lang,
                                                name=t(lang, "language"), margin=(4, 4), stylesheets=SCALED)

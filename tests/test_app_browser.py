@@ -151,6 +151,21 @@ def lab(browser, lab_url):
     assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
+def eventually(check, timeout: float = TIMEOUT / 1000) -> bool:
+    """Poll ``check()`` until it holds or the timeout passes (layout and panes settle on their own time)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def fits_360(page) -> bool:
+    return (page.evaluate("document.documentElement.scrollWidth") <= 370
+            and page.locator(".table-wrap").evaluate("e => e.scrollWidth <= e.clientWidth + 1"))
+
+
 def shown(value) -> str:
     """How the table writes a JSON number (integers bare, others with two decimals)."""
     return f"{value:.2f}" if isinstance(value, float) and not value.is_integer() else str(int(value))
@@ -186,10 +201,9 @@ def test_default_view_is_the_articles(lab, test_output):
     expect(lab.page.locator("table.metrics tr.pending")).to_have_count(4)
     lab.shot(test_output, "cpu-default-1366")
     lab.page.set_viewport_size({"width": 360, "height": 800})
-    lab.page.wait_for_timeout(800)
+    fits = eventually(lambda: fits_360(lab.page))
     lab.shot(test_output, "cpu-default-360")
-    width = lab.page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 370, f"the page scrolls sideways at 360 px ({width} px wide)"
+    assert fits, "the page or the results table scrolls sideways at 360 px"
 
 
 def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
@@ -204,8 +218,7 @@ def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
     lab.expect_step(6, 16)
     step = result["steps"][5]
     assert lab.narration() == step["why"]["en"]
-    queue = lab.page.locator("ol.queue li").all_inner_texts()
-    assert [q.strip() for q in queue] == step["ready"]
+    expect(lab.page.locator("ol.queue li")).to_have_text(step["ready"], timeout=TIMEOUT)  # a pane of its own
     lab.shot(test_output, "cpu-step-6-1366")
     lab.page.keyboard.press("ArrowLeft")
     lab.expect_step(5, 16)
@@ -224,8 +237,10 @@ def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
     lab.page.locator("body").click(position={"x": 5, "y": 5})
     lab.page.keyboard.press(" ")  # play
     expect(lab.counter()).not_to_contain_text("step 1/16", timeout=TIMEOUT)
+    expect(lab.button("step-play")).to_contain_text("Pause")
     lab.page.keyboard.press(" ")  # pause
-    lab.page.wait_for_timeout(500)
+    expect(lab.button("step-play")).to_contain_text("Play", timeout=TIMEOUT)
+    lab.page.wait_for_timeout(1000)  # a beat already on its way may still land
     paused = lab.counter().inner_text()
     lab.page.wait_for_timeout(2500)
     assert lab.counter().inner_text() == paused
@@ -405,15 +420,15 @@ def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_outp
     expect(lab.page.locator(".editor")).to_contain_text(algorithms("llm")["sfq"].summary["en"])
     lab.shot(test_output, "llm-sfq-1366")
     lab.page.set_viewport_size({"width": 360, "height": 800})
-    lab.page.wait_for_timeout(800)
+    fits = eventually(lambda: fits_360(lab.page))
     lab.shot(test_output, "llm-sfq-360")
-    assert lab.page.evaluate("document.documentElement.scrollWidth") <= 370
+    assert fits, "the page or the results table scrolls sideways at 360 px"
 
 
 @needs_llm
 def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
     lab.open()
-    lab.page.get_by_role("button", name="LLM router (fair queueing)").click()
+    lab.page.get_by_role("button", name="LLM router", exact=True).click()
     reference = simulate("llm", {"algorithm": "sfq", "tenants": [
         {"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
         {"name": "C", "cost": 2, "count": 4, "join": 6}]})
@@ -428,11 +443,10 @@ def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
     lab.expect_step(joined + 3, n)
     assert lab.narration() == reference["steps"][joined + 2]["why"]["en"]
     queues = reference["steps"][joined + 2]["queues"]
-    shown_queues = [[c.strip() for c in row.locator(".req").all_inner_texts()]
-                    for row in lab.page.locator(".queue-row").all()]
-    assert shown_queues == [[shown(c) for c in queues[name]] for name in ("A", "B", "C")]
+    for row, name in zip(lab.page.locator(".queue-row").all(), ("A", "B", "C"), strict=True):
+        expect(row.locator(".req")).to_have_text([shown(c) for c in queues[name]], timeout=TIMEOUT)
     lab.shot(test_output, "llm-reference-1366")
-    lab.page.get_by_role("button", name="CPU (one processor)").click()
+    lab.page.get_by_role("button", name="CPU", exact=True).click()
     expect(lab.page.locator("canvas").first).to_be_visible(timeout=TIMEOUT)
     expect(lab.page.locator("table.metrics tfoot")).to_contain_text("5.75")  # the CPU setup was kept while away
 
@@ -462,9 +476,8 @@ def test_presenter_mode_on_a_projector(browser, lab_url, test_output):
     lab = Lab(page, lab_url).open()
     before = page.locator(".why").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
     page.get_by_role("button", name="Presenter mode").click()
-    page.wait_for_timeout(1000)
-    after = page.locator(".why").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
-    assert after >= 1.3 * before
+    size = page.locator(".why")
+    assert eventually(lambda: size.evaluate("e => parseFloat(getComputedStyle(e).fontSize)") >= 1.3 * before)
     lab.button("step-next").click()
     lab.expect_step(2, 16)
     lab.shot(test_output, "cpu-presenter-1920")
