@@ -17,9 +17,10 @@ import param
 from schedulers import ScenarioError, algorithms, simulate
 
 from . import render
-from .model import scenario_for
+from .model import parameter_text, scenario_for
 from .render import esc
-from .teach_text import pane, t
+from .teach_text import algorithm_label, pane, t
+from .text import t as app_t
 
 CPU_METRICS = ("waiting", "turnaround", "response")   # smaller is better
 DEFAULT_OTHER = {"cpu": ("fcfs", "srtf"), "llm": ("sfq", "rr")}   # (if the lab runs the first, compare the second)
@@ -64,7 +65,6 @@ def table(first: str, columns: list[str], rows: list[tuple[str, list[str]]], lan
 
 
 def cpu_diff(left: Mapping[str, Any], right: Mapping[str, Any], lang: str) -> str:
-    from .text import t as app_t
     columns = [app_t(lang, f"col.{m}") for m in CPU_METRICS]
     rows = [(a["name"], [delta_cell(a[m], b[m], True) for m in CPU_METRICS])
             for a, b in zip(left["tasks"], right["tasks"])]
@@ -84,7 +84,6 @@ def normalised_so_far(result: Mapping[str, Any], count: int) -> dict[str, Fracti
 
 
 def llm_diff(left: Mapping[str, Any], step: int, right: Mapping[str, Any], lang: str) -> str:
-    from .text import t as app_t
     count = render.dispatched_so_far(left, step)
     mine, theirs = normalised_so_far(left, count), normalised_so_far(right, count)
     rows = [(name, [delta_cell(float(mine[name]), float(theirs[name]), None)]) for name in mine]
@@ -147,10 +146,9 @@ class CompareView(param.Parameterized):
         widgets = [select]
         info = catalog.get(self.algorithm)
         for name in info.parameters if info else ():
+            used = (self.result or {}).get("parameters", {}).get(name)   # the core's default shows as a hint
             box = pn.widgets.TextInput(label=name, value=self.other_parameters.get(name, ""), width=120,
-                                       css_classes=[f"compare-param-{name}"],
-                                       placeholder=render.number((self.result or {}).get("parameters", {}).get(name))
-                                       if self.result and name in self.result.get("parameters", {}) else "")
+                                       css_classes=[f"compare-param-{name}"], placeholder=parameter_text(used))
             pn.bind(self.set_parameter, name, box, watch=True)
             widgets.append(box)
         return pn.FlexBox(*widgets, align_items="end")
@@ -174,20 +172,19 @@ class CompareView(param.Parameterized):
         if not lab.result:
             return pn.Column()
         left = lab.result
-        label = lambda mode, name: algorithms(mode)[name].label.get(lang, name) if name in algorithms(mode) else name
         parts = [pane(f'<p class="muted">{esc(t(lang, "compare.same"))}</p>')]
         if self.error:
             parts.append(pane(render.error_note(t(lang, "compare.error", problem=self.error)),
                               css_classes=["compare-error"]))
-        left_side = pn.Column(*self.side(left, lab.step, t(lang, "compare.left", name=label(left["mode"],
-                              left["algorithm"]))), sizing_mode="stretch_width", css_classes=["compare-left"],
+        left_side = pn.Column(*self.side(left, lab.step, t(lang, "compare.left", name=algorithm_label(left,
+                              lang))), sizing_mode="stretch_width", css_classes=["compare-left"],
                               styles={"flex": "1 1 360px", "min-width": "0"})
         if not self.result or self.result["mode"] != left["mode"]:
             return pn.Column(*parts, left_side, sizing_mode="stretch_width")
         right = self.result
         step = aligned_step(left, lab.step, right)
-        right_side = pn.Column(*self.side(right, step, t(lang, "compare.right", name=label(right["mode"],
-                               right["algorithm"]))), sizing_mode="stretch_width", css_classes=["compare-right"],
+        right_side = pn.Column(*self.side(right, step, t(lang, "compare.right", name=algorithm_label(right,
+                               lang))), sizing_mode="stretch_width", css_classes=["compare-right"],
                                styles={"flex": "1 1 360px", "min-width": "0"})
         diff = cpu_diff(left, right, lang) if left["mode"] == "cpu" else llm_diff(left, lab.step, right, lang)
         parts += [pn.FlexBox(left_side, right_side, sizing_mode="stretch_width", gap="8px"),

@@ -20,11 +20,10 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
-from schedulers import algorithms
 from schedulers.export import metrics_csv, trace_json
 
 from .render import IDLE_COLOUR, colour, esc, ink, slices
-from .teach_text import pane, t
+from .teach_text import algorithm_label, pane, t
 
 ROW_HEIGHT, LEFT, TOP, UNIT_MAX, UNIT_MIN, WIDTH = 30, 110, 44, 40, 4, 960
 
@@ -45,8 +44,7 @@ def cells(result: Mapping[str, Any], lang: str) -> tuple[list[str], list[tuple[i
 
 def algorithm_title(result: Mapping[str, Any], lang: str) -> str:
     """"Round Robin, quantum 2": the menu's label and the parameters the core used."""
-    info = algorithms(result["mode"]).get(result["algorithm"])
-    name = info.label.get(lang, info.name) if info else result["algorithm"]
+    name = algorithm_label(result, lang)
     used = ", ".join(f"{key} {value}" for key, value in result.get("parameters", {}).items()
                      if value is not None and key != "exact")
     return f"{name}, {used}" if used else name

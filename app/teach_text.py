@@ -145,6 +145,15 @@ def t(lang: str, key: str, **values: object) -> str:
     return template.format(**values) if values else template
 
 
+def algorithm_label(result, lang: str) -> str:
+    """A run's algorithm as the menu names it ("Round Robin"); your own policy by its own label."""
+    from schedulers import algorithms
+    info = algorithms(result["mode"]).get(result["algorithm"])
+    if info is not None:
+        return info.label.get(lang, info.name)
+    return t(lang, "custom.label") if result["algorithm"] == "custom" else result["algorithm"]
+
+
 def stylesheets() -> list[str]:
     """The app's stylesheet and these features' own (read when a pane is made: ``ui`` imports the features)."""
     from .ui import CSS as APP_CSS
