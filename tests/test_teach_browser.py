@@ -47,8 +47,8 @@ def test_compare_steps_both_sides_and_highlights_the_differences(lab, test_outpu
         lab.page.locator(".step-next button").first.click()
     srtf, fcfs = simulate("cpu", SRTF), simulate("cpu", ARTICLE)
     expect_text(right.locator(".counter"), "step 4/16")
-    assert right.locator(".why").inner_text().strip() == srtf["steps"][3]["why"]["en"]
-    assert lab.page.locator(".compare-left .why").inner_text().strip() == fcfs["steps"][3]["why"]["en"]
+    expect(right.locator(".why")).to_have_text(srtf["steps"][3]["why"]["en"], timeout=TIMEOUT)
+    expect(lab.page.locator(".compare-left .why")).to_have_text(fcfs["steps"][3]["why"]["en"], timeout=TIMEOUT)
     average = lab.page.locator(".compare-table tbody tr", has_text="Average")
     expect_text(average, "5.75 → 2.75 (-3)")
     assert "diff-better" in average.locator("td").nth(0).get_attribute("class")
@@ -198,7 +198,7 @@ def test_your_fcfs_reproduces_fcfs_and_a_broken_one_leaves_the_page_working(lab,
     lab.page.locator(".step-next button").first.click()
     lab.page.locator(".step-next button").first.click()
     lab.expect_step(3, 16)
-    assert lab.narration() == mine["steps"][2]["why"]["en"]
+    expect(lab.page.locator(".why")).to_have_text(mine["steps"][2]["why"]["en"], timeout=TIMEOUT)
     expect(lab.page.locator(".source-view .line.mark")).to_have_count(2, timeout=TIMEOUT)   # the lines choose() ran
     # A broken policy: its error with the line; the last valid run stays; the page keeps working.
     tab(lab, "Your policy")
