@@ -70,3 +70,21 @@ def test_quiz_scores_each_question_once_and_loads_the_cli_exercise():
     assert quiz.problem.startswith("seed: must be a whole number")
     assert command_line("cpu", 42, "rr", {"quantum": "2"}) == "python -m schedulers cpu --seed 42 --algorithm rr --quantum 2"
     assert command_line("cpu", 1, "mlfq", {"quanta": "1, 2, 4"}).endswith("--quanta 1,2,4")
+
+
+def test_a_later_run_your_code_cannot_handle_shows_its_line_and_keeps_the_last_run():
+    from app.custom import CustomEditor
+    state = Lab()
+    editor = CustomEditor(state)
+    code = "def choose(ready, running, time, state):\n    assert len(ready) < 4, 'too many'\n    return ready[0].name\n"
+    editor.draft = {**editor.draft, "cpu": code}
+    editor.submit()
+    assert state.algorithm == "custom" and editor.failure is None
+    state.add_row()                                   # a fifth task E(0, 1): still at most three ready at once
+    good = state.result
+    state.tasks[-1].arrival = "1"                     # E(1, 1): four ready at t=4
+    assert "policy" in state.errors and state.result is good          # the last valid run stays
+    assert editor.failure.line == 2 and "AssertionError: too many" in editor.failure.problem
+    assert "2 行目" in editor.failure.message["ja"]
+    state.remove_row(state.tasks[-1])                 # back to four tasks: it runs, the message goes
+    assert state.errors == {} and editor.failure is None and state.result["algorithm"] == "custom"
