@@ -198,7 +198,7 @@ def test_your_fcfs_reproduces_fcfs_and_a_broken_one_leaves_the_page_working(lab,
     lab.page.locator(".step-next button").first.click()
     lab.page.locator(".step-next button").first.click()
     lab.expect_step(3, 16)
-    expect(lab.page.locator(".why")).to_have_text(mine["steps"][2]["why"]["en"], timeout=TIMEOUT)
+    expect(lab.narration()).to_have_text(mine["steps"][2]["why"]["en"], timeout=TIMEOUT)
     expect(lab.page.locator(".source-view .line.mark")).to_have_count(2, timeout=TIMEOUT)   # the lines choose() ran
     # A broken policy: its error with the line; the last valid run stays; the page keeps working.
     tab(lab, "Your policy")
