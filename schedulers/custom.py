@@ -26,7 +26,8 @@ is parsed and checked first (no ``import``, no ``try``, no names starting with `
 of built-ins, every line it executes is counted (``sys.settrace``, which Pyodide has too) against a budget per
 call and per run, and a run makes at most ``MAX_DECISIONS`` calls. Every mistake -- a syntax error, an
 exception, a wrong answer, a loop that does not end -- becomes a ``PolicyCodeError`` with the line.
-Time spent inside one built-in operation (``10 ** 10 ** 8``) is not counted: do not do that.
+A single C-level operation is not counted line by line, so ``*``, ``**`` and ``<<`` are rewritten to refuse
+results past ``MAX_VALUE_SIZE`` (``10 ** 10 ** 8``, ``"x" * 10 ** 9``), and ``range`` is limited likewise.
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import lshift as operator_lshift, mul as operator_mul, pow as operator_pow
 from types import FrameType, FunctionType
 from typing import Any
 
@@ -44,11 +46,13 @@ from .fields import mapping
 from .narration import say
 
 FILENAME = "<your policy>"
+ARITHMETIC = "_bounded_arithmetic"   # the name your rewritten code calls; user names cannot start with _
 MAX_SOURCE_CHARS = 20_000
 MAX_DECISIONS = 10_000          # calls of choose() in one run: the step limit
 MAX_LINES_PER_CALL = 100_000    # lines executed by one call (module code counts as one call)
 MAX_LINES_PER_RUN = 2_000_000   # lines executed by a whole run
 MAX_RANGE = 1_000_000           # items of one range(): a C-level loop is not counted line by line
+MAX_VALUE_SIZE = 1_000_000      # bits of an int, items of a list or characters of a string made by * ** <<
 PARAMETERS = {"cpu": ("ready", "running", "time", "state"), "llm": ("waiting", "time", "state")}
 
 MESSAGES = {
@@ -87,6 +91,7 @@ MESSAGES = {
 NO_IMPORT = {"en": "what a policy needs comes as arguments; Fraction is built in",
              "ja": "必要なものは引数で渡されます。Fraction は最初から使えます"}
 NO_TRY = {"en": "a mistake should show, not be hidden", "ja": "間違いは隠さず表示します"}
+NO_AUGMENTED = {"en": "write x[i] = x[i] * y instead", "ja": "x[i] = x[i] * y と書いてください"}
 NO_UNDERSCORE = {"en": "names starting with _ reach into Python's internals",
                  "ja": "_ で始まる名前は Python の内部に触れるため"}
 FORBIDDEN = {ast.Import: ("import", NO_IMPORT), ast.ImportFrom: ("import", NO_IMPORT),   # node -> (what, why)
@@ -113,6 +118,59 @@ def limited_range(*arguments: int) -> range:
     if size > MAX_RANGE:
         raise ValueError(f"range of more than {MAX_RANGE} items (a policy's limit)")
     return items
+
+
+def magnitude(value: Any) -> int:
+    """Bits of an exact number, items of a sequence; 0 for what cannot grow (floats overflow on their own)."""
+    if isinstance(value, int):
+        return value.bit_length()
+    if isinstance(value, Fraction):
+        return value.numerator.bit_length() + value.denominator.bit_length()
+    return len(value) if isinstance(value, (str, list, tuple)) else 0
+
+
+def bounded_arithmetic(operator: str, left: Any, right: Any) -> Any:
+    """``left <operator> right`` for ``*``, ``**`` and ``<<``, refusing results past MAX_VALUE_SIZE: one such
+    operation (``10**10**8``, ``"x" * 10**9``) runs in C for minutes, where the line counter cannot stop it."""
+    exact = (int, Fraction)
+    if operator == "**" and isinstance(left, exact) and isinstance(right, int) and abs(left) not in (0, 1):
+        estimate = magnitude(left) * abs(right)
+    elif operator == "<<" and isinstance(right, int):
+        estimate = magnitude(left) + right
+    elif operator == "*" and isinstance(left, exact) and isinstance(right, exact):
+        estimate = magnitude(left) + magnitude(right)
+    elif operator == "*" and isinstance(right, int):       # a sequence repeated
+        estimate = magnitude(left) * right
+    elif operator == "*" and isinstance(left, int):
+        estimate = magnitude(right) * left
+    else:
+        estimate = 0
+    if estimate > MAX_VALUE_SIZE:
+        raise ValueError(f"the result of {operator} would be too large (a policy's limit)")
+    return {"*": operator_mul, "**": operator_pow, "<<": operator_lshift}[operator](left, right)
+
+
+class _BoundArithmetic(ast.NodeTransformer):
+    """Rewrites ``a * b``, ``a ** b``, ``a << b`` (and ``x *= b`` on a plain name) into bounded_arithmetic."""
+    OPERATORS = {ast.Mult: "*", ast.Pow: "**", ast.LShift: "<<"}
+
+    def call(self, operator: ast.operator, left: ast.expr, right: ast.expr, where: ast.AST) -> ast.expr:
+        return ast.copy_location(ast.Call(ast.Name(ARITHMETIC, ast.Load()),
+                                          [ast.Constant(self.OPERATORS[type(operator)]), left, right], []), where)
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        self.generic_visit(node)
+        return self.call(node.op, node.left, node.right, node) if type(node.op) in self.OPERATORS else node
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.stmt:
+        self.generic_visit(node)
+        if type(node.op) in self.OPERATORS and isinstance(node.target, ast.Name):
+            value = self.call(node.op, ast.Name(node.target.id, ast.Load()), node.value, node)
+            return ast.copy_location(ast.Assign([node.target], value), node)
+        if type(node.op) in self.OPERATORS:   # x[i] *= y: rare in a policy; refuse rather than guess
+            raise PolicyCodeError("forbidden", node.lineno, what=f"{self.OPERATORS[type(node.op)]}= on an item",
+                                  reason=NO_AUGMENTED)
+        return node
 
 
 SAFE_BUILTINS: dict[str, Any] = {
@@ -148,12 +206,14 @@ class Program:
         except (ValueError, RecursionError, MemoryError) as error:   # NUL bytes, absurd nesting
             raise PolicyCodeError("syntax", None, detail=str(error) or type(error).__name__) from None
         check(tree)
+        tree = ast.fix_missing_locations(_BoundArithmetic().visit(tree))
         self.total_lines = 0
         self.decisions = 0
         self.lines: list[dict[str, Any]] = []     # {"time", "lines"} per call: what ran, for the source view
         self._ran: set[int] = set()
         self._last_line = 0
-        namespace: dict[str, Any] = {"__builtins__": SAFE_BUILTINS, "__name__": "policy"}
+        namespace: dict[str, Any] = {"__builtins__": SAFE_BUILTINS, "__name__": "policy",
+                                     ARITHMETIC: bounded_arithmetic}
         self._guarded(None, exec, compile(tree, FILENAME, "exec"), namespace)
         choose = namespace.get("choose")
         if not isinstance(choose, FunctionType):

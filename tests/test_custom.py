@@ -118,11 +118,28 @@ def error(mode: str, source: str, data=None) -> PolicyCodeError:
     ("def choose(ready, running, time, state):\n    return str(sum(range(10 ** 9)))\n", 2, "range of more than"),
     ("def choose(ready, running, time, state):\n    print(ready)\n", 2, "NameError: name 'print' is not defined"),
     ("x = [0]\nwhile x:\n    x.append(1)\n", 3, "more than 100000 lines"),
+    # One C-level operation would run for minutes, out of the line counter's reach: refused at once.
+    ("def choose(ready, running, time, state):\n    return str(10 ** 10 ** 8)\n", 2, "result of ** would be too large"),
+    ("def choose(ready, running, time, state):\n    return 'A' * 10 ** 9\n", 2, "result of * would be too large"),
+    ("def choose(ready, running, time, state):\n    return [0] * 10 ** 8\n", 2, "result of * would be too large"),
+    ("def choose(ready, running, time, state):\n    return 1 << 10 ** 9\n", 2, "result of << would be too large"),
+    ("def choose(ready, running, time, state):\n    return Fraction(3, 2) ** -10 ** 7\n", 2, "too large"),
+    ("def choose(ready, running, time, state):\n    x = 3\n    for i in range(40):\n        x *= x\n", 4,
+     "result of * would be too large"),
+    ("def choose(ready, running, time, state):\n    x = [1]\n    x[0] *= 2\n    return 'A'\n", 3, "*= on an item"),
 ])
 def test_every_mistake_is_reported_with_its_line(source, line, words):
     caught = error("cpu", source)
     assert caught.line == line
     assert words in caught.problem
+
+
+def test_bounded_arithmetic_keeps_ordinary_values_exact():
+    source = ("def choose(ready, running, time, state):\n    w = int(2 ** 10 * 3 * Fraction(1, 2)) << 1\n"
+              "    n = 'ab' * 2\n    n *= 2\n    if w != 3072 or n != 'abababab':\n        return 'Z'\n"
+              "    return running.name if running else ready[0].name\n")
+    assert custom.run("cpu", scenario("fcfs", ARTICLE), source)["timeline"] == simulate(
+        "cpu", scenario("fcfs", ARTICLE))["timeline"]
 
 
 def test_a_later_mistake_names_the_time_and_the_candidates():
