@@ -12,8 +12,9 @@ import re
 import param
 
 from schedulers import ScenarioError, algorithms, simulate
+from schedulers.custom import TEMPLATES
 
-from . import query
+from . import custom, query
 
 MODES = ("cpu", "llm")
 DEFAULT_TASKS = [("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "3")]  # the article's
@@ -134,6 +135,7 @@ class Lab(param.Parameterized):
     playing = param.Boolean(default=False)
     speed = param.Selector(objects=list(SPEEDS), default=1.0, doc="steps per second while playing")
 
+    policy_code = param.Dict(default=dict(TEMPLATES), doc="mode -> the code of your own policy (algorithm custom)")
     result = param.Dict(default=None, allow_None=True, doc="the last valid run of the current mode")
     errors = param.Dict(default={}, doc="field -> problem for the current input, empty when it ran")
     notices = param.List(default=[], doc="(field, problem) pairs ignored from the URL")
@@ -144,6 +146,7 @@ class Lab(param.Parameterized):
                                          for n, c, k, j in DEFAULT_TENANTS])
         self._valid: dict[str, tuple[dict, dict]] = {}  # mode -> (result, setup) of its last valid run
         self._watched: list[Row] = []  # rows whose edits re-run (ids could be reused, the rows cannot)
+        self.last_error: ScenarioError | None = None
         super().__init__(**params)
         self._watch_rows()
         self.run()
@@ -194,11 +197,13 @@ class Lab(param.Parameterized):
                 names = [row.widget_param(f).name for f in row._fields]
                 row.param.watch(lambda _: self.param.trigger("edited"), names)
 
-    @param.depends("mode", "cpu_algorithm", "llm_algorithm", "parameters", "tasks", "tenants", "edited", watch=True)
+    @param.depends("mode", "cpu_algorithm", "llm_algorithm", "parameters", "tasks", "tenants", "edited",
+                   "policy_code", watch=True)
     def run(self) -> None:
         try:
-            result = simulate(self.mode, self.scenario())
+            result = custom.run(self.mode, self.scenario(), self.policy_code)
         except ScenarioError as error:
+            self.last_error = error   # its messages in every language (your policy's), for the views
             previous = self._valid.get(self.mode)
             self._show(previous[0] if previous else None, errors={error.field: error.problem})
             return

@@ -335,7 +335,7 @@ def fairness(result: Mapping[str, Any], lang: str) -> str:
     """Normalised cost charged over the common-backlog interval, Jain's index, the bound and the band."""
     fair = result.get("fairness") or {}
     interval = fair.get("interval")
-    notes = "".join(f"<li>{esc(note)}</li>" for note in (fair.get("notes") or {}).values())
+    notes = "".join(f"<li>{esc(note[lang])}</li>" for note in (fair.get("notes") or {}).values())
     if not interval:
         return section(t(lang, "fairness"), f'<p class="muted">{esc(t(lang, "fairness.none"))}</p>'
                        + (f'<ul class="facts">{notes}</ul>' if notes else ""), "fairness")

@@ -13,7 +13,10 @@ import param
 from panel.custom import JSComponent
 
 from . import query, render
+from .custom import CUSTOM
 from .model import SPEEDS, Lab, Row
+from .teach import Teaching
+from .teach_text import t as teach_t
 from .text import LANGUAGES, TEXT, t
 
 CSS_FILE = Path(__file__).resolve().parent.parent / "static" / "lab.css"
@@ -97,6 +100,7 @@ class LabUI(param.Parameterized):
 
     def __init__(self, lab: Lab, **params) -> None:
         super().__init__(lab=lab, **params)
+        self.teaching = Teaching(lab)
         self._timer = None
         self._gantt: render.Gantt | None = None
 
@@ -136,6 +140,7 @@ class LabUI(param.Parameterized):
         for algorithm in catalog.values():
             group = t(lang, f"group.{algorithm.group}") if f"group.{algorithm.group}" in TEXT else algorithm.group
             groups.setdefault(group, {})[algorithm.label.get(lang, algorithm.name)] = algorithm.name
+        groups[teach_t(lang, "group.custom")] = {teach_t(lang, "custom.label"): CUSTOM}
         select = pn.widgets.Select(name=t(lang, "algorithm"), groups=groups, value=lab.algorithm,
                                    sizing_mode="stretch_width")
         pn.bind(lab.set_algorithm, select, watch=True)
@@ -288,7 +293,12 @@ class LabUI(param.Parameterized):
     @param.depends("lab.mode")
     def visuals(self):
         views = [self.gantt, self.cpu_state] if self.lab.mode == "cpu" else [self.llm_state]
-        return pn.Column(self.invalid_banner, self.counter, *views, self.metrics, sizing_mode="stretch_width")
+        # The rule's own code beside the timeline (below it when the screen is narrow).
+        beside = pn.FlexBox(pn.Column(*views, sizing_mode="stretch_width", styles={"flex": "3 1 420px", "min-width": "0"}),
+                            pn.Column(self.teaching.source.panel, sizing_mode="stretch_width",
+                                      styles={"flex": "2 1 320px", "min-width": "0"}),
+                            sizing_mode="stretch_width", gap="4px")
+        return pn.Column(self.invalid_banner, self.counter, beside, self.metrics, sizing_mode="stretch_width")
 
     # --- playback --------------------------------------------------------------------------------------
     @param.depends("lab.playing", "lab.speed", watch=True)
@@ -308,8 +318,9 @@ class LabUI(param.Parameterized):
 
         editor = pn.Column(self.editor, sizing_mode="stretch_width",
                            styles={"flex": "1 1 300px", "max-width": "560px", "min-width": "0"})
-        visuals = pn.Column(self.controls, self.visuals, sizing_mode="stretch_width",
-                            styles={"flex": "3 1 540px", "min-width": "0"})
+        visuals = pn.Column(self.teaching.views(pn.Column(self.controls, self.visuals, sizing_mode="stretch_width"),
+                                               self.controls),
+                            sizing_mode="stretch_width", styles={"flex": "3 1 540px", "min-width": "0"})
         return pn.Column(self.header, self.notices, pn.FlexBox(editor, visuals, sizing_mode="stretch_width",
                                                                gap="8px"),
                          Keyboard(self.lab, height=0, width=0, margin=0),

@@ -14,8 +14,10 @@ import os
 import sys
 from typing import Any, NoReturn
 
+from . import custom
 from .errors import ScenarioError
 from .exercises import cpu_exercise, llm_exercise
+from .export import trace_json
 
 MODES = {"cpu": "single CPU, integer time", "llm": "LLM router: order of dispatch to a server fleet"}
 MAX_SCENARIO_BYTES = 64 * 1024 * 1024
@@ -57,6 +59,9 @@ def build_parser() -> Parser:
                          "(the lab shows the same one for the same seed)")
         sub.add_argument("--algorithm", metavar="NAME", help="overrides the file's algorithm: "
                          + " ".join(module.ALGORITHMS))
+        sub.add_argument("--policy", metavar="FILE.py", help="a policy of your own: a Python file defining "
+                         + ("choose(ready, running, time, state)" if mode == "cpu" else "choose(waiting, time, state)")
+                         + " (see schedulers/custom.py); replaces --algorithm")
         sub.add_argument("--json", action="store_true", help="print one JSON object (the full trace)")
         sub.add_argument("--lang", choices=("en", "ja"), default="en", help="language of the text output")
         sub.add_argument("--list", action="store_true", help="list the algorithms with their rules and exit")
@@ -64,23 +69,29 @@ def build_parser() -> Parser:
     return parser
 
 
-def read_scenario(path: str) -> dict[str, Any]:
+def read_text(path: str, field: str, limit: int = MAX_SCENARIO_BYTES) -> str:
+    """A UTF-8 file (``-``: stdin) of at most ``limit`` bytes; a problem is a ScenarioError naming ``field``."""
     try:
         if path == "-":
-            text = sys.stdin.read(MAX_SCENARIO_BYTES + 1)
+            text = sys.stdin.read(limit + 1)
         else:
-            if os.path.getsize(path) > MAX_SCENARIO_BYTES:
-                raise ScenarioError("scenario", f"file is larger than {MAX_SCENARIO_BYTES} bytes (the documented limit)")
+            if os.path.getsize(path) > limit:
+                raise ScenarioError(field, f"file is larger than {limit} bytes (the documented limit)")
             with open(path, encoding="utf-8") as handle:
                 text = handle.read()
     except ScenarioError:
         raise
     except UnicodeDecodeError:
-        raise ScenarioError("scenario", f"{path} is not UTF-8 text") from None
+        raise ScenarioError(field, f"{path} is not UTF-8 text") from None
     except OSError as error:
-        raise ScenarioError("scenario", f"cannot read {path}: {error.strerror or error}") from None
-    if len(text) > MAX_SCENARIO_BYTES:
-        raise ScenarioError("scenario", f"input is larger than {MAX_SCENARIO_BYTES} bytes (the documented limit)")
+        raise ScenarioError(field, f"cannot read {path}: {error.strerror or error}") from None
+    if len(text) > limit:
+        raise ScenarioError(field, f"input is larger than {limit} bytes (the documented limit)")
+    return text
+
+
+def read_scenario(path: str) -> dict[str, Any]:
+    text = read_text(path, "scenario")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -124,11 +135,15 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError("--scenario FILE.json or --seed N is required (or --list)")
         overrides = {"algorithm": args.algorithm} if args.algorithm is not None else {}
         overrides.update(module.cli_overrides(args))
-        result = module.run({**scenario, **overrides})
+        if args.policy is not None:
+            result = custom.run(args.mode, {**scenario, **overrides}, read_text(args.policy, "policy",
+                                                                               custom.MAX_SOURCE_CHARS * 4))
+        else:
+            result = module.run({**scenario, **overrides})
     except (UsageError, ScenarioError) as error:
         print(f"error: {one_line(str(error))}", file=sys.stderr)
         return 2
-    output = json.dumps(result, ensure_ascii=False, separators=(",", ":")) if args.json \
+    output = trace_json(result) if args.json \
         else module.render_text(result, args.lang)
     try:
         print(output, flush=True)

@@ -80,8 +80,9 @@ class Lab:
     def averages(self) -> list[str]:
         return [c.strip() for c in self.page.locator("table.metrics tfoot td").all_inner_texts()]
 
-    def narration(self) -> str:
-        return self.page.locator(".why").inner_text().strip()
+    def narration(self):
+        """The step's sentence; it is re-rendered with the counter, so read it with a polling ``expect``."""
+        return self.page.locator(".why")
 
     def shot(self, folder: Path, name: str) -> Path:
         path = folder / f"{name}.png"
@@ -160,13 +161,13 @@ def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
     result = simulate("cpu", ARTICLE)
     lab.button("step-next").click()
     lab.expect_step(2, 16)
-    assert lab.narration() == result["steps"][1]["why"]["en"]
+    expect(lab.narration()).to_have_text(result["steps"][1]["why"]["en"], timeout=TIMEOUT)  # a new pane
     lab.page.locator("body").click(position={"x": 5, "y": 5})  # focus off the button: keys go to the page
     for _ in range(4):
         lab.page.keyboard.press("ArrowRight")
     lab.expect_step(6, 16)
     step = result["steps"][5]
-    assert lab.narration() == step["why"]["en"]
+    expect(lab.narration()).to_have_text(step["why"]["en"], timeout=TIMEOUT)
     expect(lab.page.locator("ol.queue li")).to_have_text(step["ready"], timeout=TIMEOUT)  # a pane of its own
     lab.shot(test_output, "cpu-step-6-1366")
     lab.page.keyboard.press("ArrowLeft")
@@ -293,7 +294,7 @@ def test_a_link_restores_the_whole_setup(lab, browser, lab_url):
     again = Lab(page, lab_url)
     again.expect_step(7, n)
     expect_table(again, result)
-    assert again.narration() == result["steps"][6]["why"]["en"]
+    expect(again.narration()).to_have_text(result["steps"][6]["why"]["en"], timeout=TIMEOUT)
     assert again.field("name", 2).input_value() == "C, the short one"
     assert page.get_by_label("Quantum").input_value() == "3"
     assert page.locator(".notice li").count() == 0
@@ -390,7 +391,7 @@ def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
     for _ in range(joined + 2):
         lab.page.keyboard.press("ArrowRight")
     lab.expect_step(joined + 3, n)
-    assert lab.narration() == reference["steps"][joined + 2]["why"]["en"]
+    expect(lab.narration()).to_have_text(reference["steps"][joined + 2]["why"]["en"], timeout=TIMEOUT)
     queues = reference["steps"][joined + 2]["queues"]
     for row, name in zip(lab.page.locator(".queue-row").all(), ("A", "B", "C"), strict=True):
         expect(row.locator(".req")).to_have_text([shown(c) for c in queues[name]], timeout=TIMEOUT)
@@ -411,10 +412,10 @@ def test_an_idle_reset_is_a_step_of_its_own(lab):
     lab.open(f"mode=llm&algorithm=sfq&tenants=A:8x2,B:2x2:join=5&step={index + 1}")
     lab.expect_step(index + 1, len(kinds))
     expect(lab.counter()).to_contain_text("idle reset")
-    assert lab.narration() == result["steps"][index]["why"]["en"]
+    expect(lab.narration()).to_have_text(result["steps"][index]["why"]["en"], timeout=TIMEOUT)
     lab.button("step-next").click()
     lab.expect_step(index + 2, len(kinds))
-    assert lab.narration() == result["steps"][index + 1]["why"]["en"]
+    expect(lab.narration()).to_have_text(result["steps"][index + 1]["why"]["en"], timeout=TIMEOUT)
 
 
 # --- both -------------------------------------------------------------------------------------------

@@ -222,7 +222,7 @@ def test_compared_pair_sfq_keeps_the_bound_and_rr_breaks_it():
     assert rr["interval"] == {"start": 0, "end": 13, "dispatches": 14}
     assert rr["increments"] == {"A": 48, "B": 10}
     assert rr["pairwise_bound"]["max_gap"] == 38 and not rr["pairwise_bound"]["holds"]
-    assert rr["band"] is None and rr["notes"]["band"] == "this policy keeps no meters"
+    assert rr["band"] is None and rr["notes"]["band"] == {"en": "this policy keeps no meters", "ja": "この方式はメーターを持たない"}
 
 
 def test_wfq_virtual_time_can_pass_a_waiting_meter():
@@ -232,7 +232,7 @@ def test_wfq_virtual_time_can_pass_a_waiting_meter():
 
 def test_jain_is_null_with_a_reason_when_undefined():
     f = run({**REFERENCE, "algorithm": "shortest"})["fairness"]
-    assert f["interval"] is None and f["jain"] is None and "no common-backlog interval" in f["notes"]["jain"]
+    assert f["interval"] is None and f["jain"] is None and "no common-backlog interval" in f["notes"]["jain"]["en"]
     assert jain_index([0, 0]) is None
 
 

@@ -117,6 +117,33 @@ if __name__ == "__main__":
 """
 
 
+def run_in_pyodide(pyodide_package: Path, wheel: Path, tmp_path: Path, *sources: str) -> list[str]:
+    """Each of ``sources`` run in real Pyodide with the wheel installed, through the one harness: the value of its
+    last expression, as text."""
+    jobs = [{"script": "probe.py", "argv": [], "files": {"probe.py": printing_last_expression(source)}}
+            for source in sources]
+    answers = []
+    for done in pyodide_support.run_jobs(jobs, timeout=300):
+        assert done["status"] == 0, done["stderr"][-3000:]
+        answers.append(done["stdout"].split(LAST_VALUE, 1)[1].removesuffix("\n"))
+    return answers
+
+
+LAST_VALUE = "\x00last value\x00\n"
+
+
+def printing_last_expression(source: str) -> str:
+    """``source`` as a script that prints the value of its last expression after a marker line."""
+    import ast
+    tree = ast.parse(source)
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        value = tree.body.pop().value
+        tree.body.append(ast.parse(f"print({LAST_VALUE!r}, end='')").body[0])
+        tree.body.append(ast.Expr(ast.Call(ast.Name("print", ast.Load()),
+                                           [ast.Call(ast.Name("str", ast.Load()), [value], [])], [])))
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
 def test_wheel_holds_the_core_and_runs_in_pyodide(pyodide_package, wheel):
     """Whatever modes this branch has: the wheel unpacks in Pyodide and its shared validation answers as CPython's."""
     import zipfile

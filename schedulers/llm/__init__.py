@@ -9,7 +9,7 @@ the metrics in ``fairness.py``, the scenario fields and limits in ``scenario.py`
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -18,7 +18,7 @@ from functools import partial
 from ..catalog import Algorithm, algorithm_entry, json_number as number
 from ..errors import ScenarioError
 from .fairness import measure
-from .policies import POLICIES
+from .policies import POLICIES, Policy
 from .router import COMPACT, NONE, TRACE_BUDGET, Router
 from .scenario import MAX_QUANTUM_ROUNDS, Scenario, read
 from .text import render_text
@@ -59,11 +59,14 @@ ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
 )}
 
 
-def run(scenario: Mapping[str, Any], trace: bool = True) -> dict[str, Any]:
-    """Validate ``scenario`` and route it; ``trace=False`` skips the steps (for benchmarks)."""
+def run(scenario: Mapping[str, Any], trace: bool = True,
+        policy: Callable[[Router], Policy] | None = None) -> dict[str, Any]:
+    """Validate ``scenario`` and route it; ``trace=False`` skips the steps (for benchmarks). ``policy``: a
+    rule of your own (a ``Policy`` class, or any callable that makes one from the router) instead of the
+    scenario's ``algorithm``."""
     model = read(scenario, ALGORITHMS)
     quantum = drr_quantum(model)
-    router = Router(model, POLICIES[model.algorithm], quantum, trace)
+    router = Router(model, policy or POLICIES[model.algorithm], quantum, trace)
     router.run()
     times = [entry["time"] for entry in router.dispatch]
     parameters: dict[str, Any] = {}
@@ -71,7 +74,7 @@ def run(scenario: Mapping[str, Any], trace: bool = True) -> dict[str, Any]:
         parameters = {"quantum": number(quantum), "exact": {"quantum": str(quantum)}}
     return {
         "mode": "llm",
-        "algorithm": model.algorithm,
+        "algorithm": router.policy.name if policy else model.algorithm,
         "parameters": parameters,
         "trace": trace_note(router.level),
         "dispatch": router.dispatch,

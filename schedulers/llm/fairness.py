@@ -9,7 +9,7 @@ Definitions (all exact):
   every compared tenant is backlogged: waiting at each dispatch and never emptied in between.
 - Increments: x_i = the normalised cost charged to compared tenant i by the dispatches at t1..t2.
 - Jain's index on the increments: (Σ x_i)² / (n Σ x_i²); 1 is perfectly even, 1/n all to one tenant.
-  Undefined (null, with a note) when there is no interval or every increment is 0.
+  Undefined (null, with a note in ``notes``, en and ja) when there is no interval or every increment is 0.
 - The pairwise bound: at every boundary inside the interval (after each dispatch), every pair of compared
   tenants satisfies |x_i - x_j| <= 2 q̄ (SFQ guarantees it; other policies may break it).
 - The band (meter policies): after every step, each waiting tenant has V <= M_i <= V + c̄.
@@ -22,7 +22,20 @@ from fractions import Fraction
 from typing import Any
 
 from ..catalog import json_number as number
+from ..narration import Messages, say
 from .router import Router
+
+# Why a metric is undefined or not checked: {"en", "ja"} like every step's ``why``.
+NOTES: Messages = {
+    "never_backlogged": {"en": "the compared tenants are never all backlogged at the same dispatch",
+                         "ja": "比較するテナントが同時に全員待つ送出がない"},
+    "no_interval": {"en": "undefined: there is no common-backlog interval", "ja": "未定義: 全員が待つ区間がない"},
+    "zero_increments": {"en": "undefined: every increment in the interval is 0",
+                        "ja": "未定義: 区間内の増分がすべて 0"},
+    "one_tenant": {"en": "one tenant: no pair to compare", "ja": "テナントが 1 つで比べる対がない"},
+    "no_meters": {"en": "this policy keeps no meters", "ja": "この方式はメーターを持たない"},
+    "no_waiting": {"en": "no boundary had a waiting tenant", "ja": "待ちテナントのいる境界がない"},
+}
 
 
 def measure(router: Router, times: list[int]) -> dict[str, Any]:
@@ -34,8 +47,8 @@ def measure(router: Router, times: list[int]) -> dict[str, Any]:
                               "band": None, "notes": {}, "exact": {"max_normalized_cost": str(q_bar)}}
     router.backlog.close()
     if router.backlog.best is None:
-        result["notes"]["interval"] = "the compared tenants are never all backlogged at the same dispatch"
-        result["notes"]["jain"] = "undefined: there is no common-backlog interval"
+        result["notes"]["interval"] = say(NOTES, "never_backlogged")
+        result["notes"]["jain"] = say(NOTES, "no_interval")
     else:
         start, end = router.backlog.best
         first, last = bisect_left(times, start), bisect_right(times, end)
@@ -46,23 +59,23 @@ def measure(router: Router, times: list[int]) -> dict[str, Any]:
         result["exact"]["increments"] = {names[i]: str(x) for i, x in fractions.items()}
         jain = jain_index(list(fractions.values()))
         if jain is None:
-            result["notes"]["jain"] = "undefined: every increment in the interval is 0"
+            result["notes"]["jain"] = say(NOTES, "zero_increments")
         else:
             result["jain"] = number(jain)
             result["exact"]["jain"] = str(jain)
         worst, at, pair = gap
         bound, widest = 2 * q_bar, router.fraction(worst)
         if len(compared) < 2:
-            result["notes"]["pairwise_bound"] = "one tenant: no pair to compare"
+            result["notes"]["pairwise_bound"] = say(NOTES, "one_tenant")
         else:
             result["pairwise_bound"] = {"bound": number(bound), "max_gap": number(widest), "at": at,
                                         "tenants": [names[i] for i in pair], "holds": widest <= bound,
                                         "exact": {"bound": str(bound), "max_gap": str(widest)}}
     band = router.band
     if band is None:
-        result["notes"]["band"] = "this policy keeps no meters"
+        result["notes"]["band"] = say(NOTES, "no_meters")
     elif band.checks == 0:
-        result["notes"]["band"] = "no boundary had a waiting tenant"
+        result["notes"]["band"] = say(NOTES, "no_waiting")
     else:
         least, greatest = band.least_gap, band.greatest_gap
         width = router.fraction(band.width)

@@ -19,19 +19,9 @@ HEADINGS = {
 }
 
 
-# The fairness notes are English in the JSON; the Japanese text shows them translated.
-NOTES_JA = {
-    "the compared tenants are never all backlogged at the same dispatch": "比較するテナントが同時に全員待つ送出がない",
-    "undefined: there is no common-backlog interval": "全員が待つ区間がない",
-    "undefined: every increment in the interval is 0": "区間内の増分がすべて 0",
-    "this policy keeps no meters": "この方式はメーターを持たない",
-    "no boundary had a waiting tenant": "待ちテナントのいる境界がない",
-    "one tenant: no pair to compare": "テナントが 1 つで比べる対がない",
-}
-
-
-def note(text: str, lang: str) -> str:
-    return NOTES_JA.get(text, text) if lang == "ja" else text.removeprefix("undefined: ")
+def note(text: dict[str, str], lang: str) -> str:
+    """A fairness note (en and ja in the JSON) in ``lang``, without the "undefined:" the heading says."""
+    return text[lang].split(": ", 1)[-1] if text[lang].startswith(("undefined", "未定義")) else text[lang]
 
 
 def render_text(result: dict[str, Any], lang: str = "en") -> str:

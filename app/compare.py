@@ -1,0 +1,196 @@
+"""Compare: the lab's run (left) and a second algorithm or parameter set (right) on the same scenario, stepping
+together, with the differences highlighted.
+
+The right side runs the lab's own rows through ``schedulers.simulate`` with its own algorithm and parameters; it
+follows the lab's step: in CPU mode the step with the same time, in LLM mode the step after the same number of
+dispatches (both routers send one request per time unit, so "after n dispatches" is the fair moment to compare).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+import panel as pn
+import param
+
+from schedulers import ScenarioError, algorithms, simulate
+
+from . import render
+from .model import parameter_text, scenario_for
+from .render import esc
+from .teach_text import algorithm_label, pane, t
+from .text import t as app_t
+
+CPU_METRICS = ("waiting", "turnaround", "response")   # smaller is better
+DEFAULT_OTHER = {"cpu": ("fcfs", "srtf"), "llm": ("sfq", "rr")}   # (if the lab runs the first, compare the second)
+
+
+def default_other(mode: str, algorithm: str) -> str:
+    first, second = DEFAULT_OTHER[mode]
+    return second if algorithm == first else first
+
+
+def aligned_step(left: Mapping[str, Any], step: int, right: Mapping[str, Any]) -> int:
+    """The right run's step that matches the left's ``step`` (same time in CPU, same dispatch count in LLM)."""
+    steps = right["steps"]
+    if left["mode"] == "cpu":
+        time = left["steps"][step]["time"]
+        return max((i for i, s in enumerate(steps) if s["time"] <= time), default=0)
+    count = render.dispatched_so_far(left, step)
+    if count == 0:
+        return 0
+    dispatches = [i for i, s in enumerate(steps) if s.get("kind") == "dispatch"]
+    return dispatches[min(count, len(dispatches)) - 1]
+
+
+def delta_cell(left: float, right: float, smaller_is_better: bool | None) -> str:
+    """``left → right (Δ)``, green when the right side is better, red when worse, plain when equal or neutral."""
+    diff = right - left
+    css = ""
+    if diff and smaller_is_better is not None:
+        css = "diff-better" if (diff < 0) == smaller_is_better else "diff-worse"
+    sign = "+" if diff > 0 else ""
+    text = f"{render.number(left)} → {render.number(right)}"
+    if diff:
+        text += f" ({sign}{render.number(diff)})"
+    return f'<td class="{css}">{esc(text)}</td>'
+
+
+def table(first: str, columns: list[str], rows: list[tuple[str, list[str]]], lang: str) -> str:
+    head = "".join(f'<th scope="col">{esc(c)}</th>' for c in [first, *columns])
+    body = "".join(f'<tr><th scope="row">{esc(name)}</th>{"".join(cells)}</tr>' for name, cells in rows)
+    return (f'<div class="table-wrap"><table class="metrics compare-table"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{body}</tbody></table></div><p class="muted">{esc(t(lang, "compare.diff"))}</p>')
+
+
+def cpu_diff(left: Mapping[str, Any], right: Mapping[str, Any], lang: str) -> str:
+    columns = [app_t(lang, f"col.{m}") for m in CPU_METRICS]
+    rows = [(a["name"], [delta_cell(a[m], b[m], True) for m in CPU_METRICS])
+            for a, b in zip(left["tasks"], right["tasks"])]
+    rows.append((t(lang, "compare.average"),
+                 [delta_cell(left["averages"][m], right["averages"][m], True) for m in CPU_METRICS]))
+    rows.append((t(lang, "compare.switches"), [delta_cell(left["summary"]["context_switches"],
+                                                          right["summary"]["context_switches"], True), "", ""]))
+    return table(app_t(lang, "col.task"), columns, rows, lang)
+
+
+def normalised_so_far(result: Mapping[str, Any], count: int) -> dict[str, Fraction]:
+    weights = {tenant["name"]: Fraction(tenant["exact"]["weight"]) for tenant in result["tenants"]}
+    totals = dict.fromkeys(weights, Fraction(0))
+    for item in result["dispatch"][:count]:
+        totals[item["tenant"]] += Fraction(item["cost"]) / weights[item["tenant"]]
+    return totals
+
+
+def llm_diff(left: Mapping[str, Any], step: int, right: Mapping[str, Any], lang: str) -> str:
+    count = render.dispatched_so_far(left, step)
+    mine, theirs = normalised_so_far(left, count), normalised_so_far(right, count)
+    rows = [(name, [delta_cell(float(mine[name]), float(theirs[name]), None)]) for name in mine]
+    fair_left, fair_right = left.get("fairness") or {}, right.get("fairness") or {}
+    for key, label, smaller in (("jain", "compare.jain", False), ("max_gap", "compare.gap", True)):
+        a = fair_left.get("jain") if key == "jain" else (fair_left.get("pairwise_bound") or {}).get("max_gap")
+        b = fair_right.get("jain") if key == "jain" else (fair_right.get("pairwise_bound") or {}).get("max_gap")
+        if a is not None and b is not None:
+            rows.append((t(lang, label), [delta_cell(a, b, smaller)]))
+    return table(app_t(lang, "col.tenant"), [app_t(lang, "col.normalized") + f" (n = {count})"], rows, lang)
+
+
+class CompareView(param.Parameterized):
+    """The right-hand run and its views; the left is the lab itself."""
+
+    lab = param.Parameter()
+    other = param.Dict(default={}, doc="mode -> the right side's algorithm")
+    other_parameters = param.Dict(default={}, doc="parameter -> text, for the right side")
+    result = param.Dict(default=None, allow_None=True)
+    error = param.String(default="")
+
+    def __init__(self, lab, **params) -> None:
+        super().__init__(lab=lab, **params)
+        self._gantt: render.Gantt | None = None
+        self.run()
+
+    @property
+    def algorithm(self) -> str:
+        mode = self.lab.mode
+        return self.other.get(mode) or default_other(mode, self.lab.algorithm)
+
+    def scenario(self) -> dict[str, Any]:
+        """The lab's rows under the right side's algorithm and parameters."""
+        return scenario_for(self.lab.mode, self.algorithm, self.other_parameters, self.lab.rows)
+
+    @param.depends("lab.result", "other", "other_parameters", watch=True)
+    def run(self) -> None:
+        if not self.lab.result:
+            self.param.update(result=None, error="")
+            return
+        try:
+            self.param.update(result=simulate(self.lab.mode, self.scenario()), error="")
+        except ScenarioError as error:   # the left keeps running; the right says why it cannot
+            self.param.update(error=f"{error.field}: {error.problem}")
+
+    def set_algorithm(self, name: str) -> None:
+        self.other = {**self.other, self.lab.mode: name}
+
+    def set_parameter(self, name: str, text: str) -> None:
+        self.other_parameters = {**self.other_parameters, name: text}
+
+    @param.depends("lab.mode", "lab.lang", "other")
+    def controls(self):
+        lab, lang = self.lab, self.lab.lang
+        catalog = algorithms(lab.mode)
+        select = pn.widgets.Select(label=t(lang, "compare.with"), value=self.algorithm, width=260,
+                                   options={a.label.get(lang, a.name): a.name for a in catalog.values()},
+                                   css_classes=["compare-algorithm"])
+        pn.bind(self.set_algorithm, select, watch=True)
+        widgets = [select]
+        info = catalog.get(self.algorithm)
+        for name in info.parameters if info else ():
+            used = (self.result or {}).get("parameters", {}).get(name)   # the core's default shows as a hint
+            box = pn.widgets.TextInput(label=name, value=self.other_parameters.get(name, ""), width=120,
+                                       css_classes=[f"compare-param-{name}"], placeholder=parameter_text(used))
+            pn.bind(self.set_parameter, name, box, watch=True)
+            widgets.append(box)
+        return pn.FlexBox(*widgets, align_items="end")
+
+    def side(self, result: Mapping[str, Any], step: int, heading: str) -> list:
+        lang = self.lab.lang
+        parts: list = [pane(f'<h3>{esc(heading)}</h3>'
+                            + render.step_counter(step, len(result["steps"]), result["steps"][step], lang)
+                            + render.narration(result["steps"][step], lang))]
+        if result["mode"] == "cpu":
+            gantt = render.Gantt(result, lang, self.lab.presenter)
+            gantt.move(result["steps"][step]["time"])
+            parts.append(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width"))
+        else:
+            parts.append(pane(render.dispatch_strip(result, step, lang)))
+        return parts
+
+    @param.depends("lab.result", "lab.step", "lab.lang", "result", "error")
+    def views(self):
+        lab, lang = self.lab, self.lab.lang
+        if not lab.result:
+            return pn.Column()
+        left = lab.result
+        parts = [pane(f'<p class="muted">{esc(t(lang, "compare.same"))}</p>')]
+        if self.error:
+            parts.append(pane(render.error_note(t(lang, "compare.error", problem=self.error)),
+                              css_classes=["compare-error"]))
+        left_side = pn.Column(*self.side(left, lab.step, t(lang, "compare.left", name=algorithm_label(left,
+                              lang))), sizing_mode="stretch_width", css_classes=["compare-left"],
+                              styles={"flex": "1 1 360px", "min-width": "0"})
+        if not self.result or self.result["mode"] != left["mode"]:
+            return pn.Column(*parts, left_side, sizing_mode="stretch_width")
+        right = self.result
+        step = aligned_step(left, lab.step, right)
+        right_side = pn.Column(*self.side(right, step, t(lang, "compare.right", name=algorithm_label(right,
+                               lang))), sizing_mode="stretch_width", css_classes=["compare-right"],
+                               styles={"flex": "1 1 360px", "min-width": "0"})
+        diff = cpu_diff(left, right, lang) if left["mode"] == "cpu" else llm_diff(left, lab.step, right, lang)
+        parts += [pn.FlexBox(left_side, right_side, sizing_mode="stretch_width", gap="8px"),
+                  pane(f'<section class="card compare-diff">{diff}</section>')]
+        return pn.Column(*parts, sizing_mode="stretch_width")
+
+    def panel(self):
+        return pn.Column(pane(f'<h2>{esc(t(self.lab.lang, "compare.title"))}</h2>'), self.controls, self.views,
+                         sizing_mode="stretch_width")

@@ -1,0 +1,137 @@
+"""Your own policy: a code editor for ``choose``, run in the core's engine (``schedulers.custom``) as the lab's
+algorithm "custom", so every view shows its run.
+
+The editor is a ``TextAreaInput`` (monospace): it needs nothing beyond Panel's own bundle, so it works the same
+served and in the static Pyodide site, offline. A mistake never reaches the page: the core turns every failure
+into a ``PolicyCodeError`` with the line, shown here in the lab's language next to a numbered listing with that
+line marked, while the last valid run stays on screen (the lab's usual rule for bad input).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import panel as pn
+import param
+
+from schedulers import ScenarioError, simulate
+from schedulers.custom import MAX_DECISIONS, MAX_LINES_PER_CALL, TEMPLATES, PolicyCodeError
+from schedulers.custom import run as run_policy
+
+from . import render
+from .render import esc
+from .source import listing
+from .teach_text import pane, t
+
+CUSTOM = "custom"
+
+
+def run(mode: str, scenario: Mapping[str, Any], code: Mapping[str, str]) -> dict[str, Any]:
+    """What the lab runs: a built-in algorithm through ``simulate``, or "custom" through your code."""
+    if scenario.get("algorithm") != CUSTOM:
+        return simulate(mode, scenario)
+    try:
+        return run_policy(mode, scenario, code.get(mode, TEMPLATES[mode]))
+    except ScenarioError:
+        raise
+    except Exception as error:   # a fault of ours, never to reach the page as a traceback
+        raise PolicyCodeError("raised", None, kind=type(error).__name__, detail=str(error)[:200],
+                              at={"en": "", "ja": ""}) from None
+
+
+class CustomEditor(param.Parameterized):
+    lab = param.Parameter()
+    draft = param.Dict(default=dict(TEMPLATES), doc="mode -> the code in the editor (not yet run)")
+    failure = param.Parameter(default=None, doc="the last PolicyCodeError, or None")
+    failure_from_lab = param.Boolean(default=False, doc="the failure came from a run of the lab, not from Run")
+
+    def __init__(self, lab, **params) -> None:
+        super().__init__(lab=lab, **params)
+
+    def submit(self) -> None:
+        """Run the editor's code: on success it becomes the lab's algorithm; else its error is shown."""
+        lab = self.lab
+        code = self.draft.get(lab.mode, "")
+        scenario = {**lab.scenario(), "algorithm": CUSTOM}
+        try:
+            run_policy(lab.mode, scenario, code)
+        except PolicyCodeError as error:
+            self.param.update(failure=error, failure_from_lab=False)
+            return
+        except ScenarioError:
+            pass   # the scenario itself is wrong: the lab shows that by its field, as for any algorithm
+        self.failure = None
+        lab.policy_code = {**lab.policy_code, lab.mode: code}
+        lab.set_algorithm(CUSTOM)
+
+    def reset(self) -> None:
+        self.draft = {**self.draft, self.lab.mode: TEMPLATES[self.lab.mode]}
+
+    @param.depends("lab.errors", watch=True)
+    def _lab_error(self) -> None:
+        """A later run (rows edited) that your code cannot handle: show its line here as well."""
+        error = getattr(self.lab, "last_error", None)
+        if "policy" in self.lab.errors and isinstance(error, PolicyCodeError):
+            self.param.update(failure=error, failure_from_lab=True)
+        elif self.failure_from_lab:
+            self.param.update(failure=None, failure_from_lab=False)
+
+    @param.depends("lab.mode", "lab.lang", "draft")
+    def editor(self):
+        lab, lang = self.lab, self.lab.lang
+        code = self.draft.get(lab.mode, TEMPLATES[lab.mode])
+        area = pn.widgets.TextAreaInput(label=t(lang, "custom.code"), value=code, rows=16, sizing_mode="stretch_width",
+                                        css_classes=["policy-code"], max_length=20_000,
+                                        stylesheets=["textarea { font-family: ui-monospace, Menlo, Consolas, "
+                                                     "monospace; font-size: 0.9em; tab-size: 4; }"])
+
+        def keep(event) -> None:   # the draft follows the typing without re-rendering the editor
+            self.draft[lab.mode] = event.new
+        area.param.watch(keep, "value")
+        go = pn.widgets.Button(label=t(lang, "custom.run"), color="primary", css_classes=["policy-run"])
+        go.on_click(lambda _: self.submit())
+        again = pn.widgets.Button(label=t(lang, "custom.template"), css_classes=["policy-reset"])
+        again.on_click(lambda _: self.reset())
+        return pn.Column(area, pn.FlexBox(go, again), sizing_mode="stretch_width")
+
+    @param.depends("lab.mode", "lab.lang", "failure", "lab.result")
+    def status(self):
+        lab, lang = self.lab, self.lab.lang
+        error = self.failure
+        if error is None or error.field != "policy":
+            if lab.result and lab.result.get("algorithm") == CUSTOM and "policy" not in lab.errors:
+                return pane(f'<p class="why policy-ok" role="status">{esc(t(lang, "custom.ok"))}</p>')
+            return pane("")
+        code = self.draft.get(lab.mode, "")
+        bad = {error.line} if error.line else set()
+        numbered = enumerate(code.splitlines(), start=1)
+        return pane(f'<div class="policy-error" role="alert"><p class="error">{esc(t(lang, "custom.error"))} '
+                    f'{esc(error.message.get(lang, error.problem))}</p>'
+                    f'<p class="muted">{esc(t(lang, "custom.listing"))}</p>'
+                    f'<pre class="source">{listing(numbered, bad, "bad")}</pre></div>')
+
+    @param.depends("lab.result", "lab.lang", "lab.presenter")
+    def preview(self):
+        """Your policy's whole run at a glance (every other view of the lab shows it step by step)."""
+        lab, lang = self.lab, self.lab.lang
+        result = lab.result
+        if not result or result.get("algorithm") != CUSTOM:
+            return pn.Column()
+        last = len(result["steps"]) - 1
+        if result["mode"] == "cpu":
+            gantt = render.Gantt(result, lang, lab.presenter)
+            gantt.move(len(result["timeline"]))
+            return pn.Column(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width"),
+                             pane(render.cpu_metrics(result, last, lang)), sizing_mode="stretch_width")
+        return pn.Column(pane(render.dispatch_strip(result, last, lang) + render.llm_metrics(result, last, lang)),
+                         sizing_mode="stretch_width")
+
+    @param.depends("lab.mode", "lab.lang")
+    def header(self):
+        lang, mode = self.lab.lang, self.lab.mode
+        return pane(f'<h2>{esc(t(lang, "custom.title"))}</h2><p>{esc(t(lang, f"custom.api.{mode}"))}</p>'
+                    f'<p class="muted">{esc(t(lang, "custom.limits", lines=MAX_LINES_PER_CALL, decisions=MAX_DECISIONS))}</p>')
+
+    def panel(self):
+        return pn.Column(self.header, self.editor, self.status, self.preview, sizing_mode="stretch_width")
+

@@ -1,0 +1,229 @@
+"""Predict the next step: before each step is revealed the student picks who runs next (``schedulers.quiz``),
+sees right or wrong with the core's own explanation, and keeps a score. Seeded exercises come from
+``schedulers.exercises``, so "seed 42" here is ``python -m schedulers cpu --seed 42`` on the command line.
+
+The quiz shows only what the student may know at the question: the state of the step before it, the timeline
+(or dispatch order) up to that moment with the future hidden, and the candidates; never the results table.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import panel as pn
+import param
+
+from schedulers import ScenarioError
+from schedulers.exercises import MAX_SEED, cpu_exercise, llm_exercise
+from schedulers.quiz import Question, question
+
+from . import render
+from .model import parameter_value, rows_from_text
+from .render import esc
+from .teach_text import pane, t
+
+EXERCISES = {"cpu": cpu_exercise, "llm": llm_exercise}
+
+
+def next_question(result: dict[str, Any], after: int) -> Question | None:
+    """The first question whose step comes after step ``after``."""
+    for step in range(after + 1, len(result["steps"])):
+        found = question(result, step)
+        if found is not None:
+            return found
+    return None
+
+
+def command_line(mode: str, seed: int, algorithm: str, parameters: dict[str, str]) -> str:
+    """The command that prints the answers of this exercise."""
+    words = ["python -m schedulers", mode, "--seed", str(seed), "--algorithm", algorithm]
+    for name, text in parameters.items():
+        value = parameter_value(text)
+        words += [f"--{name.replace('_', '-')}", ",".join(map(str, value)) if isinstance(value, list) else str(value)]
+    return " ".join(words)
+
+
+class QuizView(param.Parameterized):
+    lab = param.Parameter()
+    seed = param.String(default="42")
+    exercise = param.Integer(default=None, allow_None=True, doc="the seed of the exercise loaded, if any")
+    right = param.Integer(default=0)
+    asked = param.Integer(default=0)
+    feedback = param.Dict(default=None, allow_None=True, doc="the last answer: step, choice, correct")
+    problem = param.String(default="")
+
+    def __init__(self, lab, **params) -> None:
+        super().__init__(lab=lab, **params)
+        self._answered: set[tuple[int, int]] = set()   # (id of the run, step): each question counts once
+
+    # --- actions ------------------------------------------------------------------------------------------
+    def load(self, seed_text: str | None = None) -> None:
+        """Put the seeded exercise into the lab's rows (the algorithm stays the student's choice)."""
+        text = (seed_text if seed_text is not None else self.seed).strip()
+        try:
+            if not (text.isascii() and text.isdigit()) or int(text) > MAX_SEED:
+                raise ScenarioError("seed", f"must be a whole number from 0 to 2**63 - 1, not {text[:40]!r}")
+            scenario = EXERCISES[self.lab.mode](int(text))
+        except ScenarioError as error:
+            self.problem = f"{error.field}: {error.problem}"
+            return
+        items = scenario["tasks" if self.lab.mode == "cpu" else "tenants"]
+        rows = rows_from_text(self.lab.mode, [{k: str(v) for k, v in item.items()} for item in items])
+        with param.parameterized.batch_call_watchers(self):
+            self.param.update(seed=text, exercise=int(text), problem="")
+        if self.lab.mode == "cpu":
+            self.lab.tasks = rows
+        else:
+            self.lab.tenants = rows
+        self.restart()
+
+    def random_seed(self) -> None:
+        self.load(str(random.randrange(10**6)))
+
+    def restart(self) -> None:
+        self._answered.clear()
+        self.param.update(right=0, asked=0, feedback=None)
+        self.lab.step = 0
+        self.skip()
+
+    def skip(self) -> None:
+        """Go to the moment just before the next question (the step before it)."""
+        result = self.lab.result
+        if not result:
+            return
+        found = next_question(result, self.lab.step)
+        if found is not None:
+            self.lab.step = found.step - 1
+        self.feedback = None
+
+    def answer(self, choice: str) -> None:
+        result = self.lab.result
+        found = question(result, self.lab.step + 1) if result else None
+        if found is None:
+            return
+        correct = found.grade(choice)
+        key = (id(result), found.step)
+        if key not in self._answered:
+            self._answered.add(key)
+            self.param.update(asked=self.asked + 1, right=self.right + correct)
+        self.feedback = {"step": found.step, "choice": choice, "correct": correct, "answer": found.answer,
+                         "why": dict(found.why)}
+        self.lab.step = found.step   # reveal it
+
+    @param.depends("lab.result", watch=True)
+    def _new_run(self) -> None:
+        """Another scenario or algorithm: a new quiz (the score belongs to one run)."""
+        self._answered.clear()
+        self.param.update(right=0, asked=0, feedback=None)
+
+    # --- views --------------------------------------------------------------------------------------------
+    @param.depends("lab.lang", "lab.mode", "problem")
+    def controls(self):
+        lang = self.lab.lang
+        seed = pn.widgets.TextInput.from_param(self.param.seed, label=t(lang, "quiz.seed"), width=160,
+                                               css_classes=["quiz-seed"])
+        new = pn.widgets.Button(label=t(lang, "quiz.new"), color="primary", css_classes=["quiz-new"],
+                                align="end")
+        new.on_click(lambda _: self.load())
+        lucky = pn.widgets.Button(label=t(lang, "quiz.random"), css_classes=["quiz-random"], align="end")
+        lucky.on_click(lambda _: self.random_seed())
+        again = pn.widgets.Button(label=t(lang, "quiz.restart"), css_classes=["quiz-restart"], align="end")
+        again.on_click(lambda _: self.restart())
+        parts = [pn.FlexBox(seed, new, lucky, again, align_items="end")]
+        if self.problem:
+            parts.append(pane(render.error_note(self.problem), css_classes=["quiz-problem"]))
+        return pn.Column(*parts, sizing_mode="stretch_width")
+
+    def cli_note(self, lang: str) -> str:
+        lab = self.lab
+        if self.exercise is None or lab.algorithm == "custom":
+            return ""
+        rows = "tasks" if lab.mode == "cpu" else "tenants"
+        if lab.scenario()[rows] != EXERCISES[lab.mode](self.exercise)[rows]:
+            return ""   # edited since: no longer the seeded exercise
+        parameters = {k: v for k, v in lab.parameters.items() if k in lab.used_parameters() and v.strip()}
+        command = command_line(lab.mode, self.exercise, lab.algorithm, parameters)
+        return f'<p class="muted">{esc(t(lang, "quiz.cli", command=""))}<code class="cli">{esc(command)}</code></p>'
+
+    def known_state(self, result: dict[str, Any], step: int, lang: str) -> list:
+        """What the student may know before step ``step + 1``: no future."""
+        now = result["steps"][step]
+        parts: list = [pane(f'<p class="label">{esc(t(lang, "quiz.state", k=step + 1))}</p>'
+                            + render.narration(now, lang))]
+        if result["mode"] == "cpu":
+            gantt = render.Gantt(result, lang, self.lab.presenter)
+            gantt.move(now["time"])
+            gantt.dim.fill_alpha = 1.0    # the future is hidden, not dimmed
+            gantt.plot.tools = []         # and no tooltip tells it
+            for renderer in gantt.plot.renderers:   # arrivals are known: their marks stay above the cover
+                if type(renderer.glyph).__name__ == "Scatter":
+                    renderer.level = "overlay"
+            parts.append(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["quiz-gantt"]))
+            parts.append(pane('<div class="grid">' + render.ready_queue(now, render.indexes(result["tasks"]), lang)
+                              + render.remaining_bars(now, result["tasks"], lang) + "</div>"))
+        else:
+            past = {**result, "dispatch": result["dispatch"][:render.dispatched_so_far(result, step)]}
+            parts.append(pane(render.dispatch_strip(past, step, lang) + '<div class="grid">'
+                              + render.tenant_queues(result, step, lang) + render.meters(result, step, lang)
+                              + "</div>"))
+        return parts
+
+    @param.depends("lab.result", "lab.step", "lab.lang", "feedback", "right", "asked", "exercise")
+    def board(self):
+        lab, lang = self.lab, self.lab.lang
+        result = lab.result
+        if not result:
+            return pn.Column()
+        score = pane(f'<p class="score" aria-live="polite">{esc(t(lang, "quiz.score", right=self.right, asked=self.asked))}'
+                     f'</p>{self.cli_note(lang)}', css_classes=["quiz-score"])
+        parts: list = [score]
+        feedback = self.feedback
+        if feedback is not None:
+            correct = feedback["correct"]
+            verdict = t(lang, "quiz.right" if correct else "quiz.wrong", choice=feedback["choice"],
+                        answer=feedback["answer"])
+            why = feedback["why"].get(lang) or feedback["why"].get("en", "")
+            parts.append(pane(f'<div class="quiz-feedback {"right" if correct else "wrong"}" role="status">'
+                              f'<p><strong>{esc(verdict)}</strong></p><p>{esc(why)}</p></div>',
+                              css_classes=["quiz-feedback-pane"]))
+            following = next_question(result, lab.step)
+            if following is not None:
+                go = pn.widgets.Button(label=t(lang, "quiz.next"), color="primary", css_classes=["quiz-next"])
+                go.on_click(lambda _: self.skip())
+                parts.append(go)
+            else:
+                parts.append(pane(f'<p>{esc(t(lang, "quiz.done", right=self.right, asked=self.asked))}</p>',
+                                  css_classes=["quiz-done"]))
+            return pn.Column(*parts, *self.known_state(result, lab.step, lang), sizing_mode="stretch_width")
+        if result.get("trace", {}).get("level") != "full":
+            return pn.Column(*parts, pane(f'<p class="muted">{esc(t(lang, "quiz.compact"))}</p>'))
+        asked = question(result, lab.step + 1)
+        if asked is None:
+            following = next_question(result, lab.step)
+            if following is None:
+                key = "quiz.done" if self.asked else "quiz.none"
+                parts.append(pane(f'<p>{esc(t(lang, key, right=self.right, asked=self.asked))}</p>',
+                                  css_classes=["quiz-done"]))
+                return pn.Column(*parts, sizing_mode="stretch_width")
+            go = pn.widgets.Button(label=t(lang, "quiz.next"), color="primary", css_classes=["quiz-next"])
+            go.on_click(lambda _: self.skip())
+            return pn.Column(*parts, go, *self.known_state(result, lab.step, lang), sizing_mode="stretch_width")
+        prompt = t(lang, f"quiz.question.{result['mode']}", t=asked.time, next=asked.time + 1)
+        where = render.indexes(result["tasks"] if result["mode"] == "cpu" else result["tenants"])
+        buttons = []
+        for name in asked.candidates:
+            button = pn.widgets.Button(label=name, css_classes=["quiz-choice", f"quiz-choice-{where[name]}"],
+                                       styles={"min-width": "4em"})
+            button.on_click(lambda _, name=name: self.answer(name))
+            buttons.append(button)
+        parts += [pane(f'<p class="counter">{esc(prompt)}</p>', css_classes=["quiz-question"]),
+                  pn.FlexBox(*buttons, gap="6px")]
+        return pn.Column(*parts, *self.known_state(result, lab.step, lang), sizing_mode="stretch_width")
+
+    @param.depends("lab.lang")
+    def header(self):
+        lang = self.lab.lang
+        return pane(f'<h2>{esc(t(lang, "quiz.title"))}</h2><p class="muted">{esc(t(lang, "quiz.intro"))}</p>')
+
+    def panel(self):
+        return pn.Column(self.header, self.controls, self.board, sizing_mode="stretch_width")

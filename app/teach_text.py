@@ -1,0 +1,167 @@
+"""Every word of the teaching features (compare, quiz, the rule, your own policy, exports), in English and
+Japanese, and their few styles. ``t`` works as ``app.text.t``: callers that build HTML escape the result."""
+from __future__ import annotations
+
+TEXT: dict[str, dict[str, str]] = {
+    "tab.lab": {"en": "Step through", "ja": "ステップ実行"},
+    "tab.compare": {"en": "Compare", "ja": "比較"},
+    "tab.quiz": {"en": "Predict", "ja": "予想クイズ"},
+    "tab.custom": {"en": "Your policy", "ja": "自作ポリシー"},
+    "tab.export": {"en": "Export", "ja": "書き出し"},
+    # the rule itself
+    "rule.title": {"en": "The rule itself: the code that decides", "ja": "規則そのもの: 判断するコード"},
+    "rule.from": {"en": "{path}, from line {first} — the code the lab is running, read from the core.",
+                  "ja": "{path} の {first} 行目から。実行中のコアから読み出したコードそのものです。"},
+    "rule.marked": {"en": "Highlighted: what the engine asked the rule at this step ({methods}).",
+                    "ja": "ハイライト: このステップでエンジンが規則に尋ねたところ（{methods}）。"},
+    "rule.unasked": {"en": "At this step the rule is not asked: {reason}",
+                     "ja": "このステップでは規則は呼ばれません: {reason}"},
+    "rule.unasked.continue": {"en": "it never preempts, so the running task simply continues.",
+                              "ja": "横取りしない規則なので、実行中のタスクがそのまま続きます。"},
+    "rule.unasked.other": {"en": "nothing is chosen here.", "ja": "ここでは何も選びません。"},
+    "rule.custom": {"en": "Your policy: the lines your choose() ran at this step are highlighted.",
+                    "ja": "あなたのポリシー: このステップで choose() が実行した行をハイライトしています。"},
+    "rule.custom.none": {"en": "Your choose() was not called at this step (no choice to make).",
+                         "ja": "このステップでは choose() は呼ばれていません（選ぶものがない）。"},
+    "rule.inherited": {"en": "inherited", "ja": "継承"},
+    # compare
+    "compare.title": {"en": "Compare two algorithms on the same scenario", "ja": "同じシナリオで 2 つのアルゴリズムを比較"},
+    "compare.with": {"en": "Compare with", "ja": "比較相手"},
+    "compare.left": {"en": "Left: {name}", "ja": "左: {name}"},
+    "compare.right": {"en": "Right: {name}", "ja": "右: {name}"},
+    "compare.same": {"en": "Both sides step together: the step control above moves both.",
+                     "ja": "両側は一緒に進みます。上のステップ操作で両方が動きます。"},
+    "compare.diff": {"en": "Differences (right − left); green: the right side is better for that row, red: worse.",
+                     "ja": "差（右 − 左）。緑: 右が良い、赤: 右が悪い。"},
+    "compare.error": {"en": "The right side does not run: {problem}", "ja": "右側は実行できません: {problem}"},
+    "compare.average": {"en": "Average", "ja": "平均"},
+    "compare.metric": {"en": "Metric", "ja": "指標"},
+    "compare.jain": {"en": "Jain's index", "ja": "Jain 指数"},
+    "compare.gap": {"en": "Largest normalised gap", "ja": "正規化コストの最大差"},
+    "compare.switches": {"en": "Context switches", "ja": "コンテキストスイッチ"},
+    # quiz
+    "quiz.title": {"en": "Predict the next step", "ja": "次のステップを予想"},
+    "quiz.intro": {"en": "Before each step is shown, pick who runs next. The future of the timeline is hidden.",
+                   "ja": "各ステップが表示される前に、次に実行されるものを選んでください。タイムラインの先は隠れています。"},
+    "quiz.seed": {"en": "Exercise seed", "ja": "演習のシード"},
+    "quiz.new": {"en": "New exercise", "ja": "新しい演習"},
+    "quiz.random": {"en": "Random seed", "ja": "ランダムなシード"},
+    "quiz.restart": {"en": "Start over", "ja": "最初から"},
+    "quiz.cli": {"en": "Same exercise on the command line: {command}", "ja": "コマンドラインで同じ演習: {command}"},
+    "quiz.question.cpu": {"en": "t = {t}: which task runs over [{t}, {next})?",
+                          "ja": "t = {t}: 区間 [{t}, {next}) で実行されるのはどのタスク？"},
+    "quiz.question.llm": {"en": "t = {t}: which tenant's request is dispatched?",
+                          "ja": "t = {t}: どのテナントのリクエストが送出される？"},
+    "quiz.right": {"en": "Right: {answer}.", "ja": "正解: {answer}。"},
+    "quiz.wrong": {"en": "Not {choice}: {answer} runs.", "ja": "{choice} ではありません。{answer} です。"},
+    "quiz.score": {"en": "Score: {right} of {asked}", "ja": "得点: {asked} 問中 {right} 問"},
+    "quiz.next": {"en": "Next question ▶", "ja": "次の問題 ▶"},
+    "quiz.done": {"en": "No more questions in this run. Final score: {right} of {asked}.",
+                  "ja": "この実行の問題は終わりです。最終得点: {asked} 問中 {right} 問。"},
+    "quiz.none": {"en": "This run offers no choice to predict (at most one candidate at every step): try another "
+                        "seed or algorithm.",
+                  "ja": "この実行には予想する選択がありません（各ステップの候補は 1 つ以下）。別のシードかアルゴリズムを"
+                        "試してください。"},
+    "quiz.compact": {"en": "This run is too large for a quiz (compact trace).",
+                     "ja": "この実行はクイズには大きすぎます（簡略トレース）。"},
+    "quiz.state": {"en": "What you know (step {k}):", "ja": "わかっていること（ステップ {k}）:"},
+    # your own policy
+    "custom.title": {"en": "Your own policy, in Python", "ja": "自作ポリシー（Python）"},
+    "custom.api.cpu": {
+        "en": "Define choose(ready, running, time, state) and return a task's name. It is called at every time unit "
+              "at which a task is ready. ready: the waiting tasks in queue order (name, index, arrival, burst, "
+              "remaining, ran, waited, deadline, priority, tickets); running: the task that ran last and is not "
+              "finished, or None. Return running.name to keep it, another ready task's name to dispatch it "
+              "(preempting). state: a dict of your own. Fraction is built in; import, try and names starting with _ "
+              "are not available.",
+        "ja": "choose(ready, running, time, state) を定義し、タスク名を返してください。実行可能なタスクがある各時刻に呼ばれます。"
+              "ready: 待ちタスク（キュー順。name, index, arrival, burst, remaining, ran, waited, deadline, priority, "
+              "tickets）。running: 直前に実行していた未完了のタスクか None。running.name を返すと続行、別の待ちタスク名を"
+              "返すとそれを実行（横取り）します。state: 自由に使える dict。Fraction が使えます。import、try、_ で始まる名前は"
+              "使えません。"},
+    "custom.api.llm": {
+        "en": "Define choose(waiting, time, state) and return a tenant's name: its oldest waiting request is "
+              "dispatched. It is called once per dispatch. waiting: the tenants with waiting requests, in tenant order "
+              "(name, index, weight, since, waiting, head_cost, costs, dispatched, charged). state: a dict of your "
+              "own. Fraction is built in; import, try and names starting with _ are not available.",
+        "ja": "choose(waiting, time, state) を定義し、テナント名を返してください。そのテナントの最も古い待ちリクエストが送出されます。"
+              "送出ごとに 1 回呼ばれます。waiting: 待ちのあるテナント（テナント順。name, index, weight, since, waiting, "
+              "head_cost, costs, dispatched, charged）。state: 自由に使える dict。Fraction が使えます。import、try、"
+              "_ で始まる名前は使えません。"},
+    "custom.limits": {"en": "Limits: {lines} lines per call, {decisions} decisions per run.",
+                      "ja": "上限: 1 回の呼び出しで {lines} 行、1 回の実行で {decisions} 回の判断。"},
+    "custom.code": {"en": "Your code", "ja": "あなたのコード"},
+    "custom.run": {"en": "Run my policy", "ja": "自作ポリシーで実行"},
+    "custom.template": {"en": "Reset to the template", "ja": "テンプレートに戻す"},
+    "custom.ok": {"en": "Your policy ran: every view of the lab now shows its run.",
+                  "ja": "自作ポリシーで実行しました。ラボのすべての表示がその結果です。"},
+    "custom.error": {"en": "Your policy did not run — the last valid run stays on screen:",
+                     "ja": "自作ポリシーは実行できませんでした（直前の有効な結果を表示中）:"},
+    "custom.listing": {"en": "Your code, with the line of the problem marked", "ja": "コード（問題の行に印）"},
+    "group.custom": {"en": "Your own", "ja": "自作"},
+    "custom.label": {"en": "Your policy (choose)", "ja": "自作ポリシー（choose）"},
+    # exports
+    "export.title": {"en": "Export this run", "ja": "この実行を書き出す"},
+    "export.json": {"en": "Trace (JSON)", "ja": "トレース（JSON）"},
+    "export.csv": {"en": "Metrics (CSV)", "ja": "指標（CSV）"},
+    "export.svg": {"en": "Chart (SVG)", "ja": "図（SVG）"},
+    "export.png": {"en": "Chart (PNG)", "ja": "図（PNG）"},
+    "export.link": {"en": "Permalink (this setup and step)", "ja": "パーマリンク（この設定とステップ）"},
+    "export.note": {"en": "The JSON is exactly what `python -m schedulers {mode} --json` prints for this scenario.",
+                    "ja": "JSON はこのシナリオに対する `python -m schedulers {mode} --json` の出力と同じです。"},
+    "export.custom": {"en": "A link cannot carry your own policy's code: it opens the default algorithm.",
+                      "ja": "リンクには自作ポリシーのコードは入りません。既定のアルゴリズムで開きます。"},
+    "export.preview": {"en": "Preview of the chart", "ja": "図のプレビュー"},
+    "chart.cpu": {"en": "Timeline ({algorithm})", "ja": "タイムライン（{algorithm}）"},
+    "chart.llm": {"en": "Dispatch order ({algorithm})", "ja": "送出順（{algorithm}）"},
+    "chart.time": {"en": "time", "ja": "時刻"},
+    "chart.idle": {"en": "idle", "ja": "アイドル"},
+}
+
+CSS = """
+.source { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85em;
+          line-height: 1.35; margin: 0.3em 0; padding: 0.3em 0; background: #fafafa; border: 1px solid #ddd;
+          border-radius: 4px; overflow-x: auto; }
+.source .line { display: block; white-space: pre-wrap; overflow-wrap: anywhere; padding: 0 0.6em 0 4em;
+                text-indent: -4em; }
+.source .no { display: inline-block; width: 3.2em; color: #777; text-align: right; margin-right: 0.8em;
+              text-indent: 0; user-select: none; }
+.source .line.mark { background: #fff2b3; box-shadow: inset 4px 0 0 #E69F00; }
+.source .line.bad { background: #ffe0e0; box-shadow: inset 4px 0 0 #a40000; }
+.source .section { display: block; color: #555; font-style: italic; padding: 0.3em 0.6em 0.1em; white-space: normal; }
+.diff-better { background: #e3f4ea; color: #00512e; font-weight: 700; }
+.diff-worse { background: #fde6e6; color: #7a0000; font-weight: 700; }
+.quiz-feedback.right { border-left: 4px solid #009E73; background: #e9f7f1; padding: 0.3em 0.6em; }
+.quiz-feedback.wrong { border-left: 4px solid #D55E00; background: #fdeee6; padding: 0.3em 0.6em; }
+.score { font-size: 1.2em; font-weight: 700; }
+.chart-preview svg { max-width: 100%; height: auto; border: 1px solid #ddd; }
+code.cli { background: #f3f3f3; padding: 0.1em 0.3em; border-radius: 3px; }
+"""
+
+
+def t(lang: str, key: str, **values: object) -> str:
+    entry = TEXT[key]
+    template = entry.get(lang, entry["en"])
+    return template.format(**values) if values else template
+
+
+def algorithm_label(result, lang: str) -> str:
+    """A run's algorithm as the menu names it ("Round Robin"); your own policy by its own label."""
+    from schedulers import algorithms
+    info = algorithms(result["mode"]).get(result["algorithm"])
+    if info is not None:
+        return info.label.get(lang, info.name)
+    return t(lang, "custom.label") if result["algorithm"] == "custom" else result["algorithm"]
+
+
+def stylesheets() -> list[str]:
+    """The app's stylesheet and these features' own (read when a pane is made: ``ui`` imports the features)."""
+    from .ui import CSS as APP_CSS
+    return [APP_CSS, CSS]
+
+
+def pane(content, **kwargs):
+    """An HTML pane with both stylesheets; ``content`` is markup built with ``render.esc``."""
+    import panel as pn
+    return pn.pane.HTML(content, stylesheets=stylesheets(), **{"sizing_mode": "stretch_width", "margin": (4, 4),
+                                                                 **kwargs})

@@ -1,0 +1,63 @@
+"""Exports of a run: the trace as JSON (exactly what ``python -m schedulers MODE --json`` prints) and the
+metrics as CSV (one row per task or tenant, then the averages).
+
+CSV: the first column, ``row``, says ``task``/``tenant`` or ``average``, so a task named "average" stays a
+task. A text cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is written with a
+leading ``'`` so that a spreadsheet shows it as text instead of running it as a formula (a shared link can
+carry any name).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping
+from typing import Any
+
+CPU_COLUMNS = ("name", "arrival", "burst", "completion", "turnaround", "waiting", "response")
+CPU_OPTIONAL = ("deadline", "priority", "tickets", "missed")
+LLM_COLUMNS = ("name", "weight", "join", "requests", "dispatched", "charged", "normalized")
+AVERAGED = {"cpu": ("turnaround", "waiting", "response"), "llm": ("dispatched", "charged", "normalized")}
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def trace_json(result: Mapping[str, Any]) -> str:
+    """The run as one line of JSON, byte for byte what the command line prints with ``--json``."""
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+
+def cell(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "" if value is None else value
+
+
+def metrics_csv(result: Mapping[str, Any]) -> str:
+    """Per task (CPU) or tenant (LLM) rows, then one ``average`` row over them."""
+    mode = result["mode"]
+    items = result["tasks"] if mode == "cpu" else result["tenants"]
+    if mode == "cpu":
+        columns = CPU_COLUMNS + tuple(c for c in CPU_OPTIONAL if any(c in item for item in items))
+    else:
+        columns = LLM_COLUMNS
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(("row", *columns))
+    kind = "task" if mode == "cpu" else "tenant"
+    for item in items:
+        writer.writerow((kind, *(cell(item.get(column)) for column in columns)))
+    averages = result["averages"] if mode == "cpu" else llm_averages(items)
+    writer.writerow(("average", *(cell(averages.get(column)) if column in AVERAGED[mode] else ""
+                                  for column in columns)))
+    return out.getvalue()
+
+
+def llm_averages(tenants: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Mean requests, cost and normalised cost per tenant, as JSON writes numbers (an int when whole)."""
+    from fractions import Fraction
+    from .catalog import json_number as number
+    return {key: number(sum(Fraction(t["exact"]["normalized"]) if key == "normalized" else Fraction(t[key])
+                            for t in tenants) / len(tenants))
+            for key in AVERAGED["llm"]}

@@ -1,0 +1,56 @@
+"""The teaching helpers inside real Pyodide: a policy of your own (its line budget uses sys.settrace), the rule's
+live source with its deciding lines (inspect reads the wheel's .py files), quiz questions and the CSV export all
+answer exactly as in CPython."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.test_pyodide_core import pyodide_package, run_in_pyodide, wheel  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.pyodide
+
+PROBE = r'''
+import json
+from schedulers import custom, export, quiz, rule, simulate
+
+ARTICLE = {"tasks": [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
+                     {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]}
+REFERENCE = {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
+                         {"name": "C", "cost": 2, "count": 4, "join": 6}]}
+BROKEN = ["def choose(ready, running, time, state):\n    while True:\n        pass\n",
+          "def choose(ready, running, time, state):\n    return 1 / 0\n",
+          "def choose(ready, running, time, state)\n    return 'A'\n",
+          "def choose(ready, running, time, state):\n    return 'D'\n"]
+
+
+def probe():
+    out = {"fcfs": custom.run("cpu", ARTICLE, custom.TEMPLATES["cpu"])["timeline"],
+           "rr": [d["tenant"] for d in custom.run("llm", REFERENCE, custom.TEMPLATES["llm"])["dispatch"]],
+           "errors": []}
+    for source in BROKEN:
+        try:
+            custom.run("cpu", ARTICLE, source)
+        except custom.PolicyCodeError as error:
+            out["errors"].append([error.line, error.message])
+    for mode, algorithm, scenario in (("cpu", "srtf", ARTICLE), ("llm", "sfq", REFERENCE)):
+        source = rule.rule_source(mode, algorithm)
+        result = simulate(mode, {**scenario, "algorithm": algorithm})
+        marks = [{path: sorted(lines) for path, lines in rule.deciding_lines(source, step).items()}
+                 for step in result["steps"]]
+        asked = [[q.step, list(q.candidates), q.answer] for q in quiz.questions(result)]
+        out[algorithm] = [source.text, marks, asked, export.metrics_csv(result)]
+    return json.dumps(out, ensure_ascii=False, sort_keys=True)
+'''
+
+
+def test_teaching_helpers_in_pyodide_match_cpython(pyodide_package, wheel, tmp_path):  # noqa: F811
+    [answer] = run_in_pyodide(pyodide_package, wheel, tmp_path, PROBE + "\nprobe()\n")
+    namespace: dict = {}
+    exec(compile(PROBE, "probe", "exec"), namespace)
+    expected = namespace["probe"]()
+    assert json.loads(answer) == json.loads(expected)
+    answers = json.loads(expected)
+    assert [line for line, _ in answers["errors"]] == [2, 2, 1, 2]
+    assert "".join(answers["fcfs"]) == "AAAAAAABBBBCDDD"

@@ -1,0 +1,90 @@
+"""The teaching features' view-models and drawings without a browser, and the lab in a notebook."""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+
+pn = pytest.importorskip("panel")
+
+from app.compare import aligned_step, default_other  # noqa: E402
+from app.exports import chart_svg  # noqa: E402
+from app.model import Lab  # noqa: E402
+from app.notebook import lab  # noqa: E402
+from app.quiz import QuizView, command_line  # noqa: E402
+from schedulers import simulate  # noqa: E402
+from schedulers.exercises import cpu_exercise  # noqa: E402
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def test_the_notebook_lab_is_a_servable_panel_without_a_server():
+    page = lab(lang="ja", query="mode=cpu&algorithm=srtf&tasks=A:0:7,B:1:4,C:2:1,D:4:3&step=3")
+    assert isinstance(page, pn.viewable.Viewable)
+    assert page.lab_state.algorithm == "srtf" and page.lab_state.step == 2 and page.lab_state.lang == "ja"
+    assert page.servable() is page
+    root = page.get_root()          # the Bokeh model tree, built with no server and no browser
+    assert root is not None
+    assert page.lab_state.result["averages"]["waiting"] == 2.75
+
+
+def test_chart_svg_escapes_names_and_draws_every_slice():
+    result = simulate("cpu", {"algorithm": "rr", "quantum": 2, "tasks": [
+        {"name": "<b>&", "arrival": 0, "burst": 3}, {"name": "B", "arrival": 5, "burst": 1}]})
+    svg = ElementTree.fromstring(chart_svg(result, "en"))   # well-formed although a name is markup
+    labels = [node.text for node in svg.iter(f"{SVG}text")]
+    assert "<b>&" in labels and "idle" in labels and "Round Robin, quantum 2" in labels[0]
+    rects = [r for r in svg.iter(f"{SVG}rect")][1:]       # the first is the background
+    assert [(r.find(f"{SVG}title").text) for r in rects] == ["<b>& [0, 3)", "idle [3, 5)", "B [5, 6)"]
+    llm = simulate("llm", {"tenants": [{"name": "A", "cost": 8, "count": 2}, {"name": "B", "cost": 2, "count": 2}]})
+    svg = ElementTree.fromstring(chart_svg(llm, "ja"))
+    assert [r.find(f"{SVG}title").text for r in list(svg.iter(f"{SVG}rect"))[1:]] == \
+           [f"{d['tenant']} [{d['time']}, {d['time'] + 1})" for d in llm["dispatch"]]
+
+
+def test_compare_aligns_by_time_and_by_dispatch_count():
+    fcfs = simulate("cpu", {"algorithm": "fcfs", "tasks": [{"name": "A", "arrival": 0, "burst": 3}]})
+    assert aligned_step(fcfs, 2, fcfs) == 2
+    tenants = [{"name": "A", "cost": 8, "count": 2}, {"name": "B", "cost": 2, "count": 2, "join": 5}]
+    sfq, rr = simulate("llm", {"tenants": tenants}), simulate("llm", {"tenants": tenants, "algorithm": "rr"})
+    for step in range(len(sfq["steps"])):
+        mine = sum(s["kind"] == "dispatch" for s in sfq["steps"][:step + 1])
+        theirs = sum(s["kind"] == "dispatch" for s in rr["steps"][:aligned_step(sfq, step, rr) + 1])
+        assert mine == theirs
+    assert default_other("cpu", "fcfs") == "srtf" and default_other("cpu", "rr") == "fcfs"
+
+
+def test_quiz_scores_each_question_once_and_loads_the_cli_exercise():
+    state = Lab(cpu_algorithm="srtf")
+    quiz = QuizView(state)
+    quiz.load("10")
+    assert [row.scenario() for row in state.tasks] == [
+        {k: v for k, v in task.items()} for task in cpu_exercise(10)["tasks"]]
+    first_step = state.step + 1
+    quiz.answer("B")              # exercise 10 under SRTF: A runs first
+    assert (quiz.right, quiz.asked, quiz.feedback["correct"]) == (0, 1, False)
+    state.step = first_step - 1
+    quiz.answer("A")              # answering the same question again does not count twice
+    assert (quiz.right, quiz.asked) == (0, 1)
+    quiz.load("x")
+    assert quiz.problem.startswith("seed: must be a whole number")
+    assert command_line("cpu", 42, "rr", {"quantum": "2"}) == "python -m schedulers cpu --seed 42 --algorithm rr --quantum 2"
+    assert command_line("cpu", 1, "mlfq", {"quanta": "1, 2, 4"}).endswith("--quanta 1,2,4")
+
+
+def test_a_later_run_your_code_cannot_handle_shows_its_line_and_keeps_the_last_run():
+    from app.custom import CustomEditor
+    state = Lab()
+    editor = CustomEditor(state)
+    code = "def choose(ready, running, time, state):\n    assert len(ready) < 4, 'too many'\n    return ready[0].name\n"
+    editor.draft = {**editor.draft, "cpu": code}
+    editor.submit()
+    assert state.algorithm == "custom" and editor.failure is None
+    state.add_row()                                   # a fifth task E(0, 1): still at most three ready at once
+    good = state.result
+    state.tasks[-1].arrival = "1"                     # E(1, 1): four ready at t=4
+    assert "policy" in state.errors and state.result is good          # the last valid run stays
+    assert editor.failure.line == 2 and "AssertionError: too many" in editor.failure.problem
+    assert "2 行目" in editor.failure.message["ja"]
+    state.remove_row(state.tasks[-1])                 # back to four tasks: it runs, the message goes
+    assert state.errors == {} and editor.failure is None and state.result["algorithm"] == "custom"

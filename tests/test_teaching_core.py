@@ -1,0 +1,175 @@
+"""The core's teaching helpers: the rule's own source with the deciding lines, quiz questions, exports."""
+from __future__ import annotations
+
+import csv
+import inspect
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from schedulers import algorithms, simulate
+from schedulers.cpu.policies import SRTF
+from schedulers.exercises import cpu_exercise, llm_exercise
+from schedulers.export import metrics_csv, trace_json
+from schedulers.llm.policies import StartTimeFairQueueing
+from schedulers.quiz import question, questions
+from schedulers.rule import deciding_lines, rule_source
+from tests.cpu_support import ARTICLE, ROOT, scenario
+
+REFERENCE = {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
+                         {"name": "C", "cost": 2, "count": 4, "join": 6}]}
+
+
+# --- the rule itself -----------------------------------------------------------------------------------
+
+def marked_text(source, step) -> list[str]:
+    lines = []
+    for path, numbers in deciding_lines(source, step).items():
+        text = (ROOT / path).read_text(encoding="utf-8").splitlines()
+        lines += [text[n - 1].strip() for n in sorted(numbers)]
+    return lines
+
+
+@pytest.mark.parametrize("mode", ["cpu", "llm"])
+def test_every_rule_shows_its_live_source_with_file_line_numbers(mode):
+    for name in algorithms(mode):
+        source = rule_source(mode, name)
+        for section in source.sections:
+            text = (ROOT / section.path).read_text(encoding="utf-8").splitlines()
+            assert list(section.lines) == text[section.first - 1:section.first - 1 + len(section.lines)]
+        assert source.sections[0].title == source.policy.__name__
+        assert source.text.startswith(inspect.getsource(source.policy).rstrip("\n"))
+        # Every method a step can mark is on screen.
+        for path, first, last in source.methods.values():
+            assert any(s.path == path and s.first <= first and last < s.first + len(s.lines) for s in source.sections)
+
+
+def test_srtf_marks_the_preemption_test_when_it_preempts_and_key_when_it_dispatches():
+    source = rule_source("cpu", "srtf")
+    result = simulate("cpu", scenario("srtf", ARTICLE))
+    preempt = next(step for step in result["steps"] if step["decision"] == "preempt")
+    assert "return candidate.remaining < running.remaining" in marked_text(source, preempt)
+    dispatch = result["steps"][1]
+    assert marked_text(source, dispatch) == ["def key(self, task: Task, now: int) -> Any:",
+                                              "return task.remaining, task.arrival, task.index"]
+    assert source.policy is SRTF
+
+
+def test_a_non_preemptive_rule_is_not_asked_while_its_task_continues():
+    source = rule_source("cpu", "fcfs")
+    result = simulate("cpu", scenario("fcfs", ARTICLE))
+    assert deciding_lines(source, result["steps"][3]) == {}          # A continues
+    assert deciding_lines(source, result["steps"][0]) == {}          # initial state
+    priority = rule_source("cpu", "priority-preemptive")
+    continued = {"decision": "continue", "events": []}
+    assert "return self.effective(candidate, now) < self.effective(running, now)" in marked_text(priority, continued)
+    assert any("waited // self.aging" in line for line in marked_text(priority, continued))   # the helper it calls
+    assert deciding_lines(rule_source("cpu", "priority"), continued) == {}
+
+
+def test_sfq_marks_pick_then_charge_and_the_join_rule():
+    source = rule_source("llm", "sfq")
+    assert source.policy is StartTimeFairQueueing
+    result = simulate("llm", REFERENCE)
+    dispatch = next(step for step in result["steps"] if step["kind"] == "dispatch")
+    lines = marked_text(source, dispatch)
+    assert "self.virtual_time = self.meter[decision.tenant]" in lines
+    assert "self.meter[tenant] += self.router.units(tenant, cost)" in lines
+    join = next(step for step in result["steps"] if step["kind"] == "join")
+    assert "self.meter[tenant] = max(self.meter[tenant], self.virtual_time)" in marked_text(source, join)
+    assert any(s.title == "MeterPolicy.charge (inherited)" for s in source.sections)
+
+
+# --- quiz ------------------------------------------------------------------------------------------------
+
+def test_article_fcfs_questions():
+    result = simulate("cpu", scenario("fcfs", ARTICLE))
+    first = question(result, 2)          # instant 1: A runs, B has just arrived
+    assert (first.time, first.candidates, first.answer) == (1, ("A", "B"), "A")
+    assert first.grade("A") and not first.grade("B")
+    assert first.why == result["steps"][2]["why"]
+    assert question(result, 1) is None   # only A is there: nothing to choose
+    assert question(result, 4) is None   # instant 3: nothing happens, A simply continues
+    assert question(result, 5).candidates == ("A", "B", "C", "D")   # instant 4: D arrives; does A keep the CPU?
+    assert [q.step for q in questions(result)] == [2, 3, 5, 8, 12]   # arrivals, then each dispatch with a choice
+    assert question(result, 0) is None and question(result, 99) is None
+
+
+cpu_tasks = st.lists(st.tuples(st.integers(0, 10), st.integers(1, 5)), min_size=1, max_size=5).map(
+    lambda pairs: [(chr(65 + i), a, b) for i, (a, b) in enumerate(pairs)])
+
+
+@settings(max_examples=40, deadline=None)
+@given(cpu_tasks, st.sampled_from(["fcfs", "sjf", "srtf", "rr", "mlfq", "lottery"]))
+def test_cpu_questions_are_the_present_tasks_and_the_timeline_answers(tasks, algorithm):
+    result = simulate("cpu", scenario(algorithm, tasks))
+    for q in questions(result):
+        present = tuple(t[0] for t in tasks if t[1] <= q.time and
+                        next(r for r in result["tasks"] if r["name"] == t[0])["completion"] > q.time)
+        assert q.candidates == present
+        assert q.answer == result["timeline"][q.time]
+
+
+def test_llm_questions_and_the_seeded_exercise_matches_the_command_line():
+    result = simulate("llm", REFERENCE)
+    asked = questions(result)
+    assert all(q.answer in q.candidates for q in asked)
+    dispatched = {d["time"]: d["tenant"] for d in result["dispatch"]}
+    assert all(dispatched[q.time] == q.answer for q in asked)
+    assert asked[0].candidates == ("A", "B")
+    assert any(q.candidates == ("A", "B", "C") for q in asked)
+    # "seed 42, SRTF": the command line's timeline answers every question of the lab's exercise.
+    out = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--seed", "42", "--algorithm", "srtf", "--json"],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    graded = json.loads(out.stdout)
+    lab = simulate("cpu", {**cpu_exercise(42), "algorithm": "srtf"})
+    assert [(q.step, q.answer) for q in questions(lab)] == [(q.step, graded["timeline"][q.time]) for q in questions(lab)]
+    assert questions(simulate("llm", llm_exercise(42)))
+
+
+def test_a_compact_trace_has_no_questions():
+    from schedulers.cpu import run
+    assert questions(run(scenario("srtf", ARTICLE), trace="compact")) == []
+
+
+# --- exports ---------------------------------------------------------------------------------------------
+
+def test_trace_json_is_the_command_lines_output(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(scenario("rr", ARTICLE, quantum=2)))
+    out = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario", str(path), "--json"],
+                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    result = simulate("cpu", scenario("rr", ARTICLE, quantum=2))
+    assert trace_json(result) + "\n" == out
+    assert json.loads(trace_json(result)) == result
+
+
+def test_cpu_metrics_csv_rows_and_averages():
+    result = simulate("cpu", scenario("fcfs", ARTICLE))
+    rows = list(csv.DictReader(io.StringIO(metrics_csv(result))))
+    assert [r["name"] for r in rows] == ["A", "B", "C", "D", ""]
+    assert [r["waiting"] for r in rows] == ["0", "6", "9", "8", "5.75"]
+    assert rows[-1]["row"] == "average" and rows[-1]["turnaround"] == "9.5"
+    assert {r["row"] for r in rows[:-1]} == {"task"}
+
+
+def test_csv_keeps_names_text_and_optional_columns():
+    tasks = [("average", 0, 2, {"deadline": 1}), ("=HYPERLINK(1)", 1, 1, {"deadline": 9})]
+    rows = list(csv.reader(io.StringIO(metrics_csv(simulate("cpu", scenario("edf", tasks))))))
+    assert rows[0] == ["row", "name", "arrival", "burst", "completion", "turnaround", "waiting", "response",
+                       "deadline", "missed"]
+    assert rows[1][:2] == ["task", "average"] and rows[1][-1] == "yes"
+    assert rows[2][1] == "'=HYPERLINK(1)"
+
+
+def test_llm_metrics_csv():
+    result = simulate("llm", {**REFERENCE, "algorithm": "rr"})
+    rows = list(csv.DictReader(io.StringIO(metrics_csv(result))))
+    assert [(r["name"], r["dispatched"], r["charged"]) for r in rows[:3]] == [("A", "6", "48"), ("B", "6", "12"),
+                                                                              ("C", "4", "8")]
+    assert rows[3]["row"] == "average"
+    assert rows[3]["charged"] == str(68 / 3) and rows[3]["dispatched"] == str(16 / 3)
