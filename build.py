@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -258,6 +259,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         server = serve_directory(Path(args.out).resolve(), args.port)
     except OSError as error:
         raise BuildError(f"cannot listen on port {args.port}: {error.strerror}; try --port with another number")
+    # A shell that starts us in the background hands down SIGINT as ignored; Ctrl-C must stop the server anyway.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     with server:
         print(f"serving {args.out}/ at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)", flush=True)
         try:

@@ -256,7 +256,9 @@ def test_serve_builds_serves_with_mime_types_and_stops(tmp_path):
     npm_pyodide()
     process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "serve", "--port", "0", "--app",
                                 str(app_file()), "--out", str(tmp_path / "dist")],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               # as a background job of a non-interactive shell: SIGINT handed down ignored
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     try:
         url = None
         for line in process.stdout:
