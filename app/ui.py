@@ -14,7 +14,7 @@ from panel.custom import JSComponent
 
 from . import query, render
 from .custom import CUSTOM
-from .model import SPEEDS, Lab, Row
+from .model import MAX_ROWS, SPEEDS, Lab, Row
 from .teach import Teaching
 from .teach_text import t as teach_t
 from .text import LANGUAGES, TEXT, t
@@ -127,7 +127,9 @@ class LabUI(param.Parameterized):
     @param.depends("lab.notices", "lab.lang")
     def notices(self):
         lang = self.lab.lang
-        items = "".join(f"<li>{render.esc(t(lang, 'url.ignored', field=f, problem=p))}</li>"
+        def in_lang(problem: str | dict[str, str]) -> str:  # the core's text, or the app's own in each language
+            return problem.get(lang, problem["en"]) if isinstance(problem, dict) else problem
+        items = "".join(f"<li>{render.esc(t(lang, 'url.ignored', field=f, problem=in_lang(p)))}</li>"
                         for f, p in self.lab.notices)
         return html(f'<ul class="notice" role="status">{items}</ul>' if items else "")
 
@@ -158,11 +160,14 @@ class LabUI(param.Parameterized):
         parts.append(html(f"<h2>{render.esc(heading)}</h2>"))
         for index, row in enumerate(lab.rows):
             parts.append(self._row_editor(row, index, extra))
-        add = pn.widgets.Button(name=t(lang, "add.task" if lab.mode == "cpu" else "add.tenant"),
+        full = len(lab.rows) >= MAX_ROWS
+        add = pn.widgets.Button(name=t(lang, "add.task" if lab.mode == "cpu" else "add.tenant"), disabled=full,
                                 button_type="primary", button_style="outline", stylesheets=SCALED)
         add.on_click(lambda _: lab.add_row())
-        parts += [add, self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
-                                        and field not in lab.used_parameters())]
+        limit = t(lang, "limit.full", limit=MAX_ROWS, what="tasks" if lab.mode == "cpu" else "tenants")
+        parts += [add, html(f'<p class="muted row-limit" role="status">{render.esc(limit)}</p>' if full else ""),
+                  self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
+                                   and field not in lab.used_parameters())]
         return pn.Column(*parts, sizing_mode="stretch_width", css_classes=["editor"])
 
     def _row_editor(self, row: Row, index: int, extra: tuple[str, ...]):
