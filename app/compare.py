@@ -104,6 +104,7 @@ class CompareView(param.Parameterized):
     other_parameters = param.Dict(default={}, doc="parameter -> text, for the right side")
     result = param.Dict(default=None, allow_None=True)
     error = param.String(default="")
+    shown = param.Boolean(default=False, doc="on the page (set by the teaching bar): a hidden view draws nothing")
 
     def __init__(self, lab, **params) -> None:
         super().__init__(lab=lab, **params)
@@ -166,10 +167,10 @@ class CompareView(param.Parameterized):
             parts.append(pane(render.dispatch_strip(result, step, lang)))
         return parts
 
-    @param.depends("lab.result", "lab.step", "lab.lang", "result", "error")
+    @param.depends("lab.result", "lab.step", "lab.lang", "result", "error", "shown")
     def views(self):
         lab, lang = self.lab, self.lab.lang
-        if not lab.result:
+        if not lab.result or not self.shown:   # hidden: no two Gantt charts rebuilt on every step
             return pn.Column()
         left = lab.result
         parts = [pane(f'<p class="muted">{esc(t(lang, "compare.same"))}</p>')]

@@ -15,11 +15,15 @@ from schedulers import ScenarioError, algorithms, simulate
 from schedulers.custom import TEMPLATES
 
 from . import custom, query
+from .text import LANGUAGES, t
 
 MODES = ("cpu", "llm")
 DEFAULT_TASKS = [("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "3")]  # the article's
 DEFAULT_TENANTS = [("A", "8", "6", ""), ("B", "2", "6", ""), ("C", "2", "4", "6")]  # the contract's reference
 SPEEDS = (0.5, 1.0, 2.0, 4.0)
+# The editor's limit, not the core's (the command line runs 100,000 tasks): every row is a handful of widgets the
+# server builds and keeps in sync; 1,500 rows kept it busy for over a minute (README, "Shareable links").
+MAX_ROWS = 100
 INTEGER = re.compile(r"^[+-]?\d{1,4000}$")  # longer digit strings exceed Python's int-from-text limit
 
 
@@ -138,7 +142,8 @@ class Lab(param.Parameterized):
     policy_code = param.Dict(default=dict(TEMPLATES), doc="mode -> the code of your own policy (algorithm custom)")
     result = param.Dict(default=None, allow_None=True, doc="the last valid run of the current mode")
     errors = param.Dict(default={}, doc="field -> problem for the current input, empty when it ran")
-    notices = param.List(default=[], doc="(field, problem) pairs ignored from the URL")
+    notices = param.List(default=[], doc="(field, problem) pairs ignored from the URL; the app's own problems "
+                                         "are a dict language -> text")
 
     def __init__(self, **params):
         params.setdefault("tasks", [TaskRow(name=n, arrival=a, burst=b) for n, a, b in DEFAULT_TASKS])
@@ -227,6 +232,9 @@ class Lab(param.Parameterized):
         self.parameters = {**self.parameters, name: text}
 
     def add_row(self) -> None:
+        """A new row with a free name; none past ``MAX_ROWS`` (the editor says so beside its button)."""
+        if len(self.rows) >= MAX_ROWS:
+            return
         taken = {row.label for row in self.rows}
         name = next(n for n in (chr(c) for c in range(ord("A"), ord("Z") + 1)) if n not in taken) \
             if len(taken) < 26 else f"T{len(taken) + 1}"
@@ -280,6 +288,11 @@ class Lab(param.Parameterized):
             mode = self.mode
         candidate = {"algorithm": setup.get("algorithm"), "parameters": setup.get("parameters", {}),
                      "rows": setup.get("tasks" if mode == "cpu" else "tenants")}
+        if candidate["rows"] is not None and len(candidate["rows"]) > MAX_ROWS:
+            problems.append((listing := "tasks" if mode == "cpu" else "tenants",
+                             {lang: t(lang, "limit.rows", limit=MAX_ROWS, what=listing, count=len(candidate["rows"]))
+                              for lang in LANGUAGES}))
+            candidate["rows"] = candidate["rows"][:MAX_ROWS]
         if candidate["algorithm"] is not None and candidate["algorithm"] not in algorithms(mode):
             problems.append(("algorithm", f"unknown algorithm {candidate['algorithm']!r} for mode {mode}"))
             candidate["algorithm"] = None

@@ -51,6 +51,7 @@ class QuizView(param.Parameterized):
     asked = param.Integer(default=0)
     feedback = param.Dict(default=None, allow_None=True, doc="the last answer: step, choice, correct")
     problem = param.String(default="")
+    shown = param.Boolean(default=False, doc="on the page (set by the teaching bar): a hidden view draws nothing")
 
     def __init__(self, lab, **params) -> None:
         super().__init__(lab=lab, **params)
@@ -168,11 +169,11 @@ class QuizView(param.Parameterized):
                               + "</div>"))
         return parts
 
-    @param.depends("lab.result", "lab.step", "lab.lang", "feedback", "right", "asked", "exercise")
+    @param.depends("lab.result", "lab.step", "lab.lang", "feedback", "right", "asked", "exercise", "shown")
     def board(self):
         lab, lang = self.lab, self.lab.lang
         result = lab.result
-        if not result:
+        if not result or not self.shown:   # hidden: no Gantt chart rebuilt on every step
             return pn.Column()
         score = pane(f'<p class="score" aria-live="polite">{esc(t(lang, "quiz.score", right=self.right, asked=self.asked))}'
                      f'</p>{self.cli_note(lang)}', css_classes=["quiz-score"])

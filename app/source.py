@@ -80,5 +80,10 @@ class SourceView(param.Parameterized):
         return title + rule_html(cached_source(result["mode"], result["algorithm"]), step, lang)
 
     @param.depends("lab.result", "lab.step", "lab.lang")
+    def section(self) -> str:
+        return f'<section class="card source-view">{self.html()}</section>'
+
+    @property
     def panel(self):
-        return pane(f'<section class="card source-view">{self.html()}</section>', css_classes=["source-pane"])
+        """One pane whose markup follows the step (a new pane per step would cost the server a Bokeh model)."""
+        return pane(self.section, css_classes=["source-pane"])

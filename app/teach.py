@@ -31,6 +31,7 @@ class Teaching(param.Parameterized):
         self.quiz = QuizView(lab)
         self.custom = CustomEditor(lab)
         self.export = ExportView(lab)
+        self._show()
         self._panels: dict[str, object] = {}
 
     @param.depends("lab.lang", "view")
@@ -45,6 +46,12 @@ class Teaching(param.Parameterized):
             button.on_click(lambda _, key=key: setattr(self, "view", key))
             buttons.append(button)
         return pn.FlexBox(*buttons, css_classes=["teach-tabs"], gap="0 2px", sizing_mode="stretch_width")
+
+    @param.depends("view", watch=True)
+    def _show(self) -> None:
+        """Only the chosen view draws: the others would rebuild their charts on every step for nobody."""
+        self.compare.shown = self.view == "compare"
+        self.quiz.shown = self.view == "quiz"
 
     @param.depends("view")
     def body(self):

@@ -52,6 +52,12 @@ TEXT: dict[str, dict[str, str]] = {
     "help.aging": {"en": "Empty: no aging.", "ja": "空欄: エージングなし。"},
     "invalid": {"en": "Not run: {problem} — the last valid run stays on screen.",
                 "ja": "実行しません: {problem} — 直前の有効な結果を表示中です。"},
+    "limit.rows": {"en": "the editor holds at most {limit} {what}; only the first {limit} of {count} are used "
+                         "(the command line runs up to 100,000)",
+                   "ja": "エディターで扱えるのは {limit} 件までです。{count} 件のうち最初の {limit} 件だけを使います"
+                         "（コマンドラインなら 100,000 件まで実行できます）"},
+    "limit.full": {"en": "The editor holds at most {limit} {what} (the command line runs up to 100,000).",
+                   "ja": "エディターで扱えるのは {limit} 件までです（コマンドラインなら 100,000 件まで実行できます）。"},
     "url.ignored": {"en": "Ignored from the link: {field}: {problem}", "ja": "リンクの値を無視しました: {field}: {problem}"},
     "step.counter": {"en": "step {k}/{n}", "ja": "ステップ {k}/{n}"},
     "step.time": {"en": "t = {t}", "ja": "t = {t}"},

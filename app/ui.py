@@ -14,7 +14,7 @@ from panel.custom import JSComponent
 
 from . import query, render
 from .custom import CUSTOM
-from .model import SPEEDS, Lab, Row
+from .model import MAX_ROWS, SPEEDS, Lab, Row
 from .teach import Teaching
 from .teach_text import t as teach_t
 from .text import LANGUAGES, TEXT, t
@@ -127,7 +127,9 @@ class LabUI(param.Parameterized):
     @param.depends("lab.notices", "lab.lang")
     def notices(self):
         lang = self.lab.lang
-        items = "".join(f"<li>{render.esc(t(lang, 'url.ignored', field=f, problem=p))}</li>"
+        def in_lang(problem: str | dict[str, str]) -> str:  # the core's text, or the app's own in each language
+            return problem.get(lang, problem["en"]) if isinstance(problem, dict) else problem
+        items = "".join(f"<li>{render.esc(t(lang, 'url.ignored', field=f, problem=in_lang(p)))}</li>"
                         for f, p in self.lab.notices)
         return html(f'<ul class="notice" role="status">{items}</ul>' if items else "")
 
@@ -158,10 +160,13 @@ class LabUI(param.Parameterized):
         parts.append(html(f"<h2>{render.esc(heading)}</h2>"))
         for index, row in enumerate(lab.rows):
             parts.append(self._row_editor(row, index, extra))
-        add = pn.widgets.Button(name=t(lang, "add.task" if lab.mode == "cpu" else "add.tenant"),
+        full = len(lab.rows) >= MAX_ROWS
+        add = pn.widgets.Button(name=t(lang, "add.task" if lab.mode == "cpu" else "add.tenant"), disabled=full,
                                 button_type="primary", button_style="outline", stylesheets=SCALED)
         add.on_click(lambda _: lab.add_row())
-        parts += [add, self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
+        limit = t(lang, "limit.full", limit=MAX_ROWS, what="tasks" if lab.mode == "cpu" else "tenants")
+        parts += [add, html(f'<p class="muted row-limit" role="status">{render.esc(limit)}</p>' if full else ""),
+                  self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
                                         and field not in lab.used_parameters())]
         return pn.Column(*parts, sizing_mode="stretch_width", css_classes=["editor"])
 
@@ -230,16 +235,15 @@ class LabUI(param.Parameterized):
     def counter(self):
         lab = self.lab
         if not lab.result:
-            return html("")
+            return ""
         step = lab.result["steps"][lab.step]
-        return html(render.step_counter(lab.step, lab.last_step + 1, step, lab.lang)
-                    + render.narration(step, lab.lang))
+        return render.step_counter(lab.step, lab.last_step + 1, step, lab.lang) + render.narration(step, lab.lang)
 
     @param.depends("lab.errors", "lab.lang")
     def invalid_banner(self):
         lab, lang = self.lab, self.lab.lang
         notes = [t(lang, "invalid", problem=f"{field}: {problem}") for field, problem in lab.errors.items()]
-        return html("".join(f'<p class="error banner">{render.esc(n)}</p>' for n in notes))
+        return "".join(f'<p class="error banner">{render.esc(n)}</p>' for n in notes)
 
     # --- CPU views -------------------------------------------------------------------------------------
     @param.depends("lab.result", "lab.lang", "lab.presenter")
@@ -264,41 +268,43 @@ class LabUI(param.Parameterized):
     def cpu_state(self):
         lab = self.lab
         if not lab.result or lab.result.get("mode") != "cpu":
-            return html("")
+            return ""
         step = lab.result["steps"][lab.step]
         where = render.indexes(lab.result["tasks"])
-        return html('<div class="grid">' + render.ready_queue(step, where, lab.lang)
-                    + render.remaining_bars(step, lab.result["tasks"], lab.lang)
-                    + render.event_list(step, lab.lang) + "</div>")
+        return ('<div class="grid">' + render.ready_queue(step, where, lab.lang)
+                + render.remaining_bars(step, lab.result["tasks"], lab.lang) + render.event_list(step, lab.lang)
+                + "</div>")
 
     @param.depends("lab.result", "lab.step", "lab.lang")
     def metrics(self):
         lab = self.lab
         if not lab.result:
-            return html("")
+            return ""
         draw = render.cpu_metrics if lab.result.get("mode") == "cpu" else render.llm_metrics
-        return html(draw(lab.result, lab.step, lab.lang), css_classes=["metrics-pane"])
+        return draw(lab.result, lab.step, lab.lang)
 
     # --- LLM views -------------------------------------------------------------------------------------
     @param.depends("lab.result", "lab.step", "lab.lang")
     def llm_state(self):
         lab = self.lab
         if not lab.result or lab.result.get("mode") != "llm":
-            return html("")
-        return html(render.dispatch_strip(lab.result, lab.step, lab.lang)
-                    + '<div class="grid">' + render.tenant_queues(lab.result, lab.step, lab.lang)
-                    + render.meters(lab.result, lab.step, lab.lang) + "</div>"
-                    + render.fairness(lab.result, lab.lang))
+            return ""
+        return (render.dispatch_strip(lab.result, lab.step, lab.lang)
+                + '<div class="grid">' + render.tenant_queues(lab.result, lab.step, lab.lang)
+                + render.meters(lab.result, lab.step, lab.lang) + "</div>" + render.fairness(lab.result, lab.lang))
 
     @param.depends("lab.mode")
     def visuals(self):
-        views = [self.gantt, self.cpu_state] if self.lab.mode == "cpu" else [self.llm_state]
+        # The step's views are HTML panes bound to methods that return markup: a step sends new text to the same
+        # panes instead of building new ones (and the Gantt chart only moves its cursor).
+        views = [self.gantt, html(self.cpu_state)] if self.lab.mode == "cpu" else [html(self.llm_state)]
         # The rule's own code beside the timeline (below it when the screen is narrow).
         beside = pn.FlexBox(pn.Column(*views, sizing_mode="stretch_width", styles={"flex": "3 1 420px", "min-width": "0"}),
                             pn.Column(self.teaching.source.panel, sizing_mode="stretch_width",
                                       styles={"flex": "2 1 320px", "min-width": "0"}),
                             sizing_mode="stretch_width", gap="4px")
-        return pn.Column(self.invalid_banner, self.counter, beside, self.metrics, sizing_mode="stretch_width")
+        return pn.Column(html(self.invalid_banner), html(self.counter), beside,
+                         html(self.metrics, css_classes=["metrics-pane"]), sizing_mode="stretch_width")
 
     # --- playback --------------------------------------------------------------------------------------
     @param.depends("lab.playing", "lab.speed", watch=True)

@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip("param")
 from schedulers import algorithms, simulate  # noqa: E402
 
-from app.model import Lab  # noqa: E402
+from app.model import MAX_ROWS, Lab  # noqa: E402
 
 ARTICLE = [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
            {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]
@@ -60,6 +60,24 @@ def test_a_link_round_trips_and_its_bad_parts_are_dropped():
     bad.restore("mode=cpu&algorithm=rr&quantum=0&tasks=A:0:7,B:1:4&step=2")
     assert [field for field, _ in bad.notices] == ["quantum"]
     assert bad.result == simulate("cpu", {"algorithm": "rr", "tasks": ARTICLE[:2]}) and bad.step == 1
+
+
+def test_the_editor_keeps_at_most_max_rows_and_says_so_in_both_languages():
+    """A link past the editor's limit runs its first MAX_ROWS rows (the core itself takes 100,000) and names it."""
+    lab = Lab()
+    tasks = [f"T{i}:{i % 50}:{1 + i % 3}" for i in range(MAX_ROWS + 400)]
+    lab.restore("mode=cpu&algorithm=fcfs&tasks=" + ",".join(tasks))
+    assert [row.label for row in lab.tasks] == [f"T{i}" for i in range(MAX_ROWS)]
+    assert lab.result == simulate("cpu", {"algorithm": "fcfs", "tasks": [
+        {"name": f"T{i}", "arrival": i % 50, "burst": 1 + i % 3} for i in range(MAX_ROWS)]})
+    [(field, problem)] = lab.notices
+    assert field == "tasks" and f"{MAX_ROWS}" in problem["en"] and f"{MAX_ROWS + 400}" in problem["en"]
+    assert "エディター" in problem["ja"]
+    lab.add_row()   # full: no row is added
+    assert len(lab.tasks) == MAX_ROWS
+    small = Lab(mode="llm")
+    small.restore("mode=llm&tenants=" + ",".join(f"U{i}:1x1" for i in range(MAX_ROWS)))
+    assert small.notices == [] and len(small.tenants) == MAX_ROWS   # exactly the limit is fine
 
 
 def test_llm_mode_defaults_to_the_contracts_reference_under_sfq():
