@@ -42,7 +42,7 @@ from types import FrameType, FunctionType
 from typing import Any
 
 from .errors import ScenarioError
-from .fields import mapping
+from .fields import describe, mapping
 from .narration import say
 
 FILENAME = "<your policy>"
@@ -294,11 +294,6 @@ def check(tree: ast.AST) -> None:
         name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
         if name is not None and name.startswith("_"):
             raise PolicyCodeError("forbidden", node.lineno, what=name, reason=NO_UNDERSCORE)
-
-
-def describe(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def checked_name(program: Program, answer: Any, time: int, item: tuple[str, str], known: Mapping[str, Any],

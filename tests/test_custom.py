@@ -114,6 +114,7 @@ def error(mode: str, source: str, data=None) -> PolicyCodeError:
     ("def choose(ready, running, time, state):\n    return 'D'\n", 2, "'D' at t=0, which is not ready (choose among: A)"),
     ("def choose(ready, running, time, state):\n    return ready[0]\n", 2, "(type TaskView) at t=0; return a task's name"),
     ("def choose(ready, running, time, state):\n    return None\n", 2, "returned None at t=0 while tasks are ready (A)"),
+    ("def choose(ready, running, time, state):\n    return 2 ** 20000\n", 2, "an integer of about 6021 digits"),
     ("def choose(ready, running, time, state):\n    ready[0].remaining = 0\n", 2, "FrozenInstanceError"),
     ("def choose(ready, running, time, state):\n    return str(sum(range(10 ** 9)))\n", 2, "range of more than"),
     ("def choose(ready, running, time, state):\n    print(ready)\n", 2, "NameError: name 'print' is not defined"),
