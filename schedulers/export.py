@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 CPU_COLUMNS = ("name", "arrival", "burst", "completion", "turnaround", "waiting", "response")
-CPU_OPTIONAL = ("deadline", "priority", "tickets", "missed")
+CPU_OPTIONAL = ("deadline", "priority", "tickets", "nice", "missed")
 LLM_COLUMNS = ("name", "weight", "join", "requests", "dispatched", "charged", "normalized")
 AVERAGED = {"cpu": ("turnaround", "waiting", "response"), "llm": ("dispatched", "charged", "normalized")}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 CPU_USES = {"dispatch": ("choose", "key", "quantum"), "preempt": ("preempts", "key"), "continue": ("preempts",),
-            "arrive": ("admit",), "expire": ("expire",), "demote": ("expire",), "boost": ("at_instant",)}
+            "arrive": ("admit",), "expire": ("expire",), "demote": ("expire",), "boost": ("at_instant",),
+            "complete": ("complete",)}
 LLM_USES = {"dispatch": ("pick", "charge"), "join": ("arrive",), "arrive": ("arrive",),
             "idle_reset": ("idle_reset",)}
 

@@ -64,6 +64,12 @@ ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
                ("each quantum, a seeded random ticket picks the task; same lottery_seed, same schedule",
                 "クォンタムごとに乱数で当たりくじを引く。同じlottery_seedなら同じスケジュール"),
                ("quantum", "lottery_seed"), ("tickets",)),
+    _algorithm("cfs", "more", ("CFS", "CFS（完全公平スケジューラ）"),
+               ("least vruntime runs a slice max(min_granularity, floor(latency*w/W)); vruntime += ran*1024/weight "
+                "(weight from nice); arrivals get max(own, min_vruntime); ties: arrival, input",
+                "vruntime最小のタスクをスライスmax(min_granularity, floor(latency*w/W))実行し、vruntime += 実行時間"
+                "*1024/重み（重みはnice値から）。到着時はmax(自分, min_vruntime)。同点は到着順、入力順"),
+               ("latency", "min_granularity"), ("nice",)),
 )}
 
 
@@ -114,7 +120,7 @@ def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, tim
         turnaround = task.completion - task.arrival
         row = {"name": task.name, "arrival": task.arrival, "burst": task.burst, "completion": task.completion,
                "turnaround": turnaround, "waiting": turnaround - task.burst, "response": task.first_run - task.arrival}
-        for optional in ("deadline", "priority", "tickets"):
+        for optional in ("deadline", "priority", "tickets", "nice"):
             value = getattr(task, optional)
             if value is not None:
                 row[optional] = value
@@ -162,6 +168,8 @@ CLI_OPTIONS = (  # option, scenario field, help
     ("--allotment", "allotment", "MLFQ: quanta a task may use at a level before moving down (default 1)"),
     ("--boost", "boost", "MLFQ: move every task to the top level every N time units (default never)"),
     ("--lottery-seed", "lottery_seed", "lottery: the random seed (default 0)"),
+    ("--latency", "latency", "cfs: the period shared out in proportion to weight (default 6)"),
+    ("--min-granularity", "min_granularity", "cfs: the shortest slice (default 1)"),
 )
 
 

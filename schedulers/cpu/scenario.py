@@ -18,17 +18,20 @@ MAX_HORIZON = 1_000_000      # the last completion (every algorithm here keeps t
 MAX_LEVELS = 16              # MLFQ queues
 DEFAULT_QUANTUM = 2          # RR when the scenario gives none (MLFQ's default quanta are 1, 2, 4, ...)
 DEFAULT_TICKETS = 100        # stride and lottery; with STRIDE1 = 10,000 (stride.py) the stride is 100
+DEFAULT_LATENCY = 6          # CFS: the period shared out among the runnable tasks in proportion to weight
+DEFAULT_MIN_GRANULARITY = 1  # CFS: the shortest slice
 MAX_TICKETS = 1_000_000
 MAX_SEED = 2**63 - 1
 # Rules that compare every ready task at each decision (their order changes with time, or is drawn at
 # random) may do at most this many task comparisons, counted on the worst case before running.
 MAX_SCAN_WORK = 20_000_000
 
-TASK_FIELDS = ("name", "arrival", "burst", "deadline", "priority", "tickets")
+TASK_FIELDS = ("name", "arrival", "burst", "deadline", "priority", "tickets", "nice")
 TASK_FIELD_SET = frozenset(TASK_FIELDS)
-OPTIONAL_LIMITS = (("deadline", 0, MAX_HORIZON), ("priority", 0, MAX_HORIZON), ("tickets", 1, MAX_TICKETS))
+OPTIONAL_LIMITS = (("deadline", 0, MAX_HORIZON), ("priority", 0, MAX_HORIZON), ("tickets", 1, MAX_TICKETS),
+                   ("nice", -20, 19))
 SCENARIO_FIELDS = ("mode", "title", "description", "algorithm", "tasks", "quantum", "aging",
-                   "levels", "quanta", "allotment", "boost", "lottery_seed")
+                   "levels", "quanta", "allotment", "boost", "lottery_seed", "latency", "min_granularity")
 
 
 @dataclass(eq=False, slots=True)
@@ -41,15 +44,18 @@ class Task:
     deadline: int | None = None
     priority: int | None = None
     tickets: int | None = None
+    nice: int | None = None
     remaining: int = 0
     first_run: int | None = None
     completion: int | None = None
     queued: int = 0                 # when it last joined the ready queue, as a running count: FIFO order
     slice_left: int | None = None   # time left of its current quantum (None: no quantum running)
-    # Scratch space of the rules that keep per-task state (MLFQ level and allotment, stride pass).
+    # Scratch space of the rules that keep per-task state (MLFQ level and allotment, stride pass, CFS's
+    # vruntime when the task had run nothing: the lift it got on arrival).
     level: int = 0
     allotment_left: int = 0
     pass_value: Fraction = Fraction(0)
+    vruntime_base: int = 0
 
     def __post_init__(self) -> None:
         self.remaining = self.burst
@@ -65,6 +71,8 @@ class Parameters:
     allotment: tuple[int, ...] | None = None
     boost: int | None = None
     lottery_seed: int | None = None
+    latency: int | None = None
+    min_granularity: int | None = None
 
 
 def read_tasks(value: Any) -> list[Task]:
@@ -118,7 +126,9 @@ def read_parameters(scenario: Mapping[str, Any]) -> Parameters:
                        [quantum] * levels if quantum else [2 ** level for level in range(levels)])
     return Parameters(quantum=quantum, aging=optional("aging", 1, MAX_HORIZON), levels=levels, quanta=quanta,
                       allotment=per_level(scenario.get("allotment"), "allotment", levels, [1] * levels),
-                      boost=optional("boost", 1, MAX_HORIZON), lottery_seed=optional("lottery_seed", 0, MAX_SEED))
+                      boost=optional("boost", 1, MAX_HORIZON), lottery_seed=optional("lottery_seed", 0, MAX_SEED),
+                      latency=optional("latency", 1, MAX_HORIZON),
+                      min_granularity=optional("min_granularity", 1, MAX_HORIZON))
 
 
 def makespan(tasks: list[Task]) -> int:
