@@ -16,12 +16,13 @@ from typing import Any, NoReturn
 
 from . import custom
 from .errors import ScenarioError
-from .exercises import cpu_exercise, llm_exercise
+from .exercises import cpu_exercise, engine_exercise, llm_exercise
 from .export import trace_json
 
-MODES = {"cpu": "single CPU, integer time", "llm": "LLM router: order of dispatch to a server fleet"}
+MODES = {"cpu": "single CPU, integer time", "llm": "LLM router: order of dispatch to a server fleet",
+         "engine": "inference engine with continuous batching, time in decode iterations"}
 MAX_SCENARIO_BYTES = 64 * 1024 * 1024
-EXERCISES = {"cpu": cpu_exercise, "llm": llm_exercise}
+EXERCISES = {"cpu": cpu_exercise, "llm": llm_exercise, "engine": engine_exercise}
 
 
 class UsageError(Exception):

@@ -2,16 +2,18 @@
 decided a step.
 
 ``rule_source(mode, algorithm)`` returns the policy class as it is in ``schedulers/cpu/policies.py`` or
-``schedulers/llm/policies.py`` (``inspect.getsourcelines``: the very code the engine runs, not a copy; the
+``schedulers/llm/policies.py`` or ``schedulers/engine/policies.py`` (``inspect.getsourcelines``: the very code the engine runs, not a copy; the
 Pyodide wheel ships the ``.py`` files, so it works in the browser too), followed by the inherited methods it
 relies on. Every line keeps its line number in that file.
 
 ``deciding_lines(source, step)`` marks, for one step of a trace, the methods the engine asked: a dispatch
 marks ``key`` (or a scanning rule's ``choose``) and ``quantum``, a preemption ``preempts`` and ``key``, a
 task that continues under a preemptive rule ``preempts`` (asked, and it said no), and the events mark their
-hooks (``admit``, ``expire``, ``at_instant``). In LLM mode a dispatch marks ``pick`` and what it calls, a
-join ``arrive``, an idle reset ``idle_reset``. A non-preemptive rule that lets its task continue marks
-nothing: it is not asked.
+hooks (``admit``, ``expire``, ``complete``, ``at_instant``). In LLM mode a dispatch marks ``pick`` and what it
+calls, a join ``arrive``, an idle reset ``idle_reset``. In engine mode an admission marks ``pick``, ``admit`` and
+``charge``, a decode ``generate`` and ``charge`` (and ``finish`` when a request finishes), a lift (or a tenant's
+arrival to an empty queue) ``join``. A non-preemptive rule that lets its task continue marks nothing: it is not
+asked.
 """
 from __future__ import annotations
 
@@ -28,6 +30,9 @@ CPU_USES = {"dispatch": ("choose", "key", "quantum"), "preempt": ("preempts", "k
             "complete": ("complete",)}
 LLM_USES = {"dispatch": ("pick", "charge"), "join": ("arrive",), "arrive": ("arrive",),
             "idle_reset": ("idle_reset",)}
+ENGINE_USES = {"arrive": ("join",), "lift": ("join",), "admit": ("pick", "admit", "charge"),
+               "decode": ("generate", "charge"), "finish": ("finish",)}
+USES = {"cpu": CPU_USES, "llm": LLM_USES, "engine": ENGINE_USES}
 
 
 @dataclass(frozen=True)
@@ -53,11 +58,14 @@ class RuleSource:
 
 
 def policy_of(mode: str, algorithm: str) -> Any:
-    """The rule as the engine gets it: a CPU policy object (configured as the menu entry), an LLM class."""
+    """The rule as the engine gets it: a CPU policy object (configured as the menu entry), an LLM or engine class."""
     if mode == "cpu":
         from .cpu.policies import make_policy
         from .cpu.scenario import Parameters
         return make_policy(algorithm, Parameters(levels=1, quanta=(1,), allotment=(1,)))
+    if mode == "engine":
+        from .engine.policies import POLICIES as ENGINE_POLICIES
+        return ENGINE_POLICIES[algorithm]
     from .llm.policies import POLICIES
     return POLICIES[algorithm]
 
@@ -65,6 +73,8 @@ def policy_of(mode: str, algorithm: str) -> Any:
 def base_protocol(mode: str) -> type:
     if mode == "cpu":
         from .cpu.policies import Policy
+    elif mode == "engine":
+        from .engine.policies import Policy
     else:
         from .llm.policies import Policy
     return Policy
@@ -78,7 +88,7 @@ def relative(path: str) -> str:
 def used_methods(mode: str, policy: type, preemptive: bool) -> list[str]:
     """The deciding methods this rule actually has: its own, or inherited ones with real code."""
     protocol = base_protocol(mode)
-    names = dict.fromkeys(name for uses in (CPU_USES if mode == "cpu" else LLM_USES).values() for name in uses)
+    names = dict.fromkeys(name for uses in USES[mode].values() for name in uses)
     found = []
     for name in names:
         owner = next((klass for klass in policy.__mro__ if name in vars(klass)), None)
@@ -137,11 +147,12 @@ def step_uses(mode: str, step: Mapping[str, Any]) -> list[str]:
     """What the engine asked the rule at this step: the decision's kind, then the events' hooks."""
     if mode == "cpu":
         kinds = [step.get("decision")] + [event["kind"] for event in step.get("events", [])]
-        uses = CPU_USES
+    elif mode == "engine":   # an arrival asks the rule only when the tenant had nothing waiting
+        kinds = [step.get("kind")] if step.get("kind") != "arrive" or step.get("joined") else []
+        kinds += ["finish"] if step.get("finished") else []
     else:
         kinds = [step.get("kind")]
-        uses = LLM_USES
-    return list(dict.fromkeys(name for kind in kinds for name in uses.get(kind, ())))
+    return list(dict.fromkeys(name for kind in kinds for name in USES[mode].get(kind, ())))
 
 
 def deciding_lines(source: RuleSource, step: Mapping[str, Any]) -> dict[str, set[int]]:
