@@ -25,7 +25,7 @@ def simulate(mode: str, scenario: Mapping[str, Any], trace: bool = True) -> dict
 
 
 def algorithms(mode: str) -> dict[str, Algorithm]:
-    """The algorithms of ``mode`` ("cpu" or "llm"), article ones first, in menu order."""
+    """The algorithms of ``mode`` ("cpu", "llm" or "engine"), article ones first, in menu order."""
     return dict(_mode(mode).ALGORITHMS)
 
 

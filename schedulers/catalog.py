@@ -8,7 +8,7 @@ from fractions import Fraction
 @dataclass(frozen=True)
 class Algorithm:
     name: str                      # the CLI/JSON/URL name, e.g. "srtf"
-    mode: str                      # "cpu" or "llm"
+    mode: str                      # "cpu", "llm" or "engine"
     group: str                     # "article" (the article's four) or "more"
     label: dict[str, str]          # {"en": ..., "ja": ...}, short, for menus
     summary: dict[str, str]        # {"en": ..., "ja": ...}, one line: the exact rule and tie-breaks

@@ -1,6 +1,6 @@
 """``python -m schedulers``: run a scenario file and print a text timeline or the JSON trace.
 
-Every mode module (``cpu``, ``llm``) provides ``ALGORITHMS``, ``run(scenario) -> dict``,
+Every mode module (``cpu``, ``llm``, ``engine``) provides ``ALGORITHMS``, ``run(scenario) -> dict``,
 ``render_text(result, lang) -> str``, ``add_cli_arguments(parser)`` and ``cli_overrides(args) -> dict``.
 Bad input never shows a traceback: one ``error:`` line naming the field on stderr, exit status 2.
 """
@@ -23,6 +23,10 @@ MODES = {"cpu": "single CPU, integer time", "llm": "LLM router: order of dispatc
          "engine": "inference engine with continuous batching, time in decode iterations"}
 MAX_SCENARIO_BYTES = 64 * 1024 * 1024
 EXERCISES = {"cpu": cpu_exercise, "llm": llm_exercise, "engine": engine_exercise}
+OWN_POLICY = "a policy of your own: a Python file defining {} (see schedulers/custom.py); replaces --algorithm"
+POLICY_HELP = {"cpu": OWN_POLICY.format("choose(ready, running, time, state)"),
+               "llm": OWN_POLICY.format("choose(waiting, time, state)"),
+               "engine": "not available in this mode yet (cpu and llm only)"}
 
 
 class UsageError(Exception):
@@ -60,9 +64,7 @@ def build_parser() -> Parser:
                          "(the lab shows the same one for the same seed)")
         sub.add_argument("--algorithm", metavar="NAME", help="overrides the file's algorithm: "
                          + " ".join(module.ALGORITHMS))
-        sub.add_argument("--policy", metavar="FILE.py", help="a policy of your own: a Python file defining "
-                         + ("choose(ready, running, time, state)" if mode == "cpu" else "choose(waiting, time, state)")
-                         + " (see schedulers/custom.py); replaces --algorithm")
+        sub.add_argument("--policy", metavar="FILE.py", help=POLICY_HELP[mode])
         sub.add_argument("--json", action="store_true", help="print one JSON object (the full trace)")
         sub.add_argument("--lang", choices=("en", "ja"), default="en", help="language of the text output")
         sub.add_argument("--list", action="store_true", help="list the algorithms with their rules and exit")

@@ -240,6 +240,17 @@ def test_a_tenant_back_after_the_engine_drained_can_break_the_bound():
     assert fairness["interval"] == {"start": 20, "end": 30}
 
 
+def test_the_bound_assumes_an_input_token_costs_no_more_than_an_output_token():
+    """With w_in > w_out one request's charge, w_in x input + w_out x output, can pass max(w_in L, w_out M): one slot,
+    w_in 2, w_out 1. it0: A#0 (3 in, 1 out): 6 + 1 = 7. it1..it3: B (3 < 7, then 6 < 7) is admitted three times:
+    3, 3 and its 3-input request 6 + 1: 13 of service over 1..3 against A's 0, past 2 x max(2 x 3, 1 x 4) = 12.
+    The paper's prices (1 and 2) have w_in <= w_out; the property test keeps to that."""
+    result = engine("vtc", ("A", "3/1+1/1"), ("B", "1/1x2+3/1x2"), slots=1, w_in=2, w_out=1)
+    fairness = result["fairness"]
+    assert (fairness["max_gap"], fairness["bound"], fairness["holds"]) == (13, 12, False)
+    assert fairness["interval"] == {"start": 1, "end": 3}
+
+
 # --- the JSON, the trace levels, the compact form ----------------------------------------------------
 
 def test_json_shape_and_exact_numbers():

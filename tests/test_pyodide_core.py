@@ -1,5 +1,6 @@
 """The core inside real Pyodide (Node + npm pyodide@314.0.7, offline): the project's wheel, unpacked into Pyodide,
-prints exactly what CPython prints for `python -m schedulers` on the article's scenarios, for every algorithm."""
+prints exactly what CPython prints for `python -m schedulers` on the article's scenarios (the engine mode's default
+one), for every algorithm of every mode."""
 from __future__ import annotations
 
 import importlib.util
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import pyodide_support
+from schedulers.engine import DEFAULT_SCENARIO
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,9 +23,10 @@ ARTICLE = {
                       {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]},
     "llm": {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
                         {"name": "C", "cost": 2, "count": 4, "join": 6}]},
+    "engine": {key: value for key, value in DEFAULT_SCENARIO.items() if key != "algorithm"},   # the issue's point
 }
 ITEM_FIELDS = {"deadline": [9, 12, 4, 10], "priority": [3, 1, 2, 1], "tickets": [10, 20, 30, 40],
-               "weight": [1, 2, 1, 1]}
+               "weight": [1, 2, 1, 1], "nice": [0, -5, 5, 19]}
 PARAMETERS = {"quantum": 2}
 
 pytestmark = pytest.mark.pyodide
@@ -79,7 +82,7 @@ def wheel(pyodide_package) -> Path:
     return pyodide_support.project_wheel()
 
 
-@pytest.mark.parametrize("mode", ["cpu", "llm"])
+@pytest.mark.parametrize("mode", ["cpu", "llm", "engine"])
 def test_cli_in_pyodide_matches_cpython(mode, pyodide_package, wheel, tmp_path):
     if mode not in available_modes():
         pytest.skip(f"schedulers.{mode} is not in this branch yet (it arrives with its core issue)")
