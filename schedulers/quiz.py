@@ -24,7 +24,7 @@ from typing import Any
 @dataclass(frozen=True)
 class Question:
     step: int                    # the step whose outcome is asked (the student sees step - 1)
-    time: int                    # the instant of the decision
+    time: int                    # the instant (CPU), logical time (LLM) or iteration (engine) of the decision
     candidates: tuple[str, ...]
     answer: str
     why: Mapping[str, str]       # the core's explanation of step ``step``
@@ -48,6 +48,11 @@ def question(result: Mapping[str, Any], step: int) -> Question | None:
         candidates = tuple(task["name"] for task in result["tasks"] if task["name"] in present)
         return ask(step, step - 1, candidates, now["running"], now["why"])
     now, before = steps[step], steps[step - 1]
+    if result["mode"] == "engine":
+        if now["kind"] != "admit":
+            return None
+        candidates = tuple(name for name, queue in before["waiting"].items() if queue)
+        return ask(step, now["iteration"], candidates, now["tenant"], now["why"])
     if now["kind"] != "dispatch":
         return None
     candidates = tuple(name for name, costs in before["queues"].items() if costs)
