@@ -162,18 +162,21 @@ class Engine:
         self.input_tokens[tenant] += request.input
         charged = self.policy.admit(running)
         self.policy.charge(tenant, charged)
-        name = self.tenants[tenant].name
-        facts: dict[str, Any] = {"request": request.index, "slot": running.slot, "input": request.input,
-                                 "charged": self.exact(charged)}
+        name, amount = self.tenants[tenant].name, self.exact(charged)
+        entry = {"iteration": now, "tenant": name, "request": request.index, "slot": running.slot,
+                 "input": request.input, "charged": number(amount)}
         if running.predicted is not None:
-            facts["predicted"] = running.predicted
-        self.admissions.append({"iteration": now, "tenant": name, **plain(facts),
-                                "exact": {"charged": str(facts["charged"])}})
+            entry["predicted"] = running.predicted
+        entry["exact"] = {"charged": str(amount)}
+        self.admissions.append(entry)
         self.outcome[tenant, request.index] = {"admitted": now, "slot": running.slot}
+        if self.level == NONE:
+            return
         why = None
         if self.explaining:
             why = join(self.admit_sentence(now, running, decision), self.charge_sentence(running, charged))
-        self.record("admit", now, [tenant], why, tenant=name, **facts, decision=decision.facts)
+        facts = {key: entry[key] for key in ("request", "slot", "input", "predicted") if key in entry}
+        self.record("admit", now, [tenant], why, tenant=name, **facts, charged=amount, decision=decision.facts)
 
     def decode(self, now: int, blocked: dict[str, Any] | None) -> None:
         """Step 3: one token for every running request, its charge, and the requests that finish."""
@@ -181,11 +184,16 @@ class Engine:
         tokens: dict[int, int] = {}
         still: list[Running] = []
         finished: list[Running] = []
+        generate = self.policy.generate
         for running in self.active:
             running.generated += 1
             tenant = running.request.tenant
-            tokens[tenant] = tokens.get(tenant, 0) + 1
-            charged[tenant] = charged.get(tenant, 0) + self.policy.generate(running)
+            if tenant in tokens:
+                tokens[tenant] += 1
+                charged[tenant] += generate(running)
+            else:
+                tokens[tenant] = 1
+                charged[tenant] = generate(running)
             (finished if running.generated == running.request.output else still).append(running)
         self.busy_iterations += 1
         self.slot_iterations += len(self.active)

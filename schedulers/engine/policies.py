@@ -153,13 +153,22 @@ class VTC(TokenCounting):
 
     def charge(self, tenant: int, units: int) -> None:
         super().charge(tenant, units)
-        self.refile(tenant)
+        if units < 0 or not self.engine.waiting(tenant):
+            self.refile(tenant)   # a refund lowers its key, and a tenant with nothing waiting leaves the queue;
+            # a raise is filed lazily: least_waiting re-files an entry that surfaces below its tenant's counter
 
     def least_waiting(self) -> int | None:
-        """The waiting tenant with the least (counter, tenant order); stale entries are dropped as they surface."""
-        while self.queue and self.queue[0][2] != self.version[self.queue[0][1]]:
-            heapq.heappop(self.queue)
-        return self.queue[0][1] if self.queue else None
+        """The waiting tenant with the least (counter, tenant order). An entry's key never exceeds its tenant's
+        counter (raises are filed late), so the first entry that is live and up to date is the least."""
+        while self.queue:
+            key, tenant, version = self.queue[0]
+            if version != self.version[tenant]:
+                heapq.heappop(self.queue)
+            elif key != self.counter[tenant]:
+                heapq.heapreplace(self.queue, (self.counter[tenant], tenant, version))
+            else:
+                return tenant
+        return None
 
     def refile(self, tenant: int) -> None:
         """File the tenant under its current counter if it waits (its older entry goes stale)."""
