@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -28,3 +29,14 @@ def json_number(value: Fraction | int) -> int | float:
     if isinstance(value, int):
         return value
     return value.numerator if value.denominator == 1 else value.numerator / value.denominator
+
+
+def json_plain(value: Any) -> Any:
+    """``value`` (maps and lists of anything) with every Fraction written as a JSON number."""
+    if isinstance(value, Fraction):
+        return json_number(value)
+    if isinstance(value, dict):
+        return {k: json_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_plain(v) for v in value]
+    return value

@@ -98,6 +98,20 @@ def unique_names(names: Sequence[str], field: str) -> None:
         seen.add(item)
 
 
+def known_names(value: Any, field: str, names: Sequence[str], minimum: int, maximum: int, what: str) -> list[int]:
+    """A list of distinct names, each one of ``names`` (the ``what``s' names): their positions, sorted."""
+    listed = sequence(value, field, minimum=minimum, maximum=maximum)
+    positions = {name: index for index, name in enumerate(names)}
+    chosen: list[int] = []
+    for k, item in enumerate(listed):
+        if not isinstance(item, str) or item not in positions:
+            raise ScenarioError(f"{field}[{k}]", f"must be a {what}'s name, not {describe(item)}")
+        if positions[item] in chosen:
+            raise ScenarioError(f"{field}[{k}]", f"duplicate name {item!r}")
+        chosen.append(positions[item])
+    return sorted(chosen)
+
+
 def known_keys(obj: Mapping[str, Any], field: str, allowed: Sequence[str]) -> None:
     """Reject typos such as ``brust``: an unknown key is an error, not silently ignored."""
     for key in obj:

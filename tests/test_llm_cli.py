@@ -17,15 +17,6 @@ def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-@pytest.fixture
-def scenario_file(tmp_path):
-    def write(data, name: str = "scenario.json") -> str:
-        path = tmp_path / name
-        path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
-        return str(path)
-    return write
-
-
 def test_json_matches_the_contract(scenario_file):
     done = cli("--scenario", scenario_file({**REFERENCE, "algorithm": "rr"}), "--json")
     assert done.returncode == 0, done.stderr

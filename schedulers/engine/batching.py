@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..catalog import json_number as number
+from ..catalog import json_number as number, json_plain as plain
 from ..narration import join, say
 from .fairness import PairBacklog
 from .policies import Decision, Lift, Policy
@@ -334,17 +334,6 @@ EXACT_KEYS = frozenset({"counters", "service", "charged", "refunds", "lift"})
 
 def is_rational(value: Any) -> bool:
     return isinstance(value, (int, Fraction)) and not isinstance(value, bool)
-
-
-def plain(value: Any) -> Any:
-    """``value`` with every Fraction written as a JSON number."""
-    if isinstance(value, Fraction):
-        return number(value)
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    return value
 
 
 def show(value: Fraction | int) -> str:

@@ -224,14 +224,5 @@ def read_compare(value: Any, tenants: list[Tenant]) -> tuple[int, int] | None:
     """The two tenants the fairness measure compares: as named, else the first two (None with one tenant)."""
     if value is None:
         return (0, 1) if len(tenants) >= 2 else None
-    listed = fields.sequence(value, "compare", minimum=2, maximum=2)
-    by_name = {t.name: t.order for t in tenants}
-    chosen = []
-    for k, name in enumerate(listed):
-        if not isinstance(name, str) or name not in by_name:
-            raise ScenarioError(f"compare[{k}]", f"must be a tenant's name, not {fields.describe(name)}")
-        if by_name[name] in chosen:
-            raise ScenarioError(f"compare[{k}]", f"duplicate name {name!r}")
-        chosen.append(by_name[name])
-    first, second = sorted(chosen)
+    first, second = fields.known_names(value, "compare", [t.name for t in tenants], 2, 2, "tenant")
     return first, second
