@@ -93,7 +93,7 @@ def test_vtc_marks_pick_admit_and_charge_at_an_admission_and_the_lift_at_a_lift(
     lines = marked_text(source, admit)
     assert "tenant = self.least_waiting()" in lines                                   # VTC.pick
     assert "return self.engine.units(running.request.tenant, input_tokens=running.request.input)" in lines
-    assert "self.refile(tenant)" in lines                                              # VTC.charge
+    assert any(line.startswith("self.refile(tenant)") for line in lines)               # VTC.charge
     lift = next(step for step in result["steps"] if step["kind"] == "lift")
     assert "self.counter[tenant] = max(self.counter[tenant], reference)" in marked_text(source, lift)
     decode = next(step for step in result["steps"] if step["kind"] == "decode" and step["finished"])
