@@ -192,3 +192,85 @@ def test_cli_options_and_errors(tmp_path):
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.startswith("error: latency: must be >= 1")
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+# --- EEVDF ------------------------------------------------------------------------------------------------
+
+def test_eevdf_on_the_article_tasks():
+    # All nice 0, so vruntime advances 1 per time unit; slice 3: a request's deadline is its start + 3.
+    # t=0 A alone: v 0, d 3; runs [0, 3). B arrives at 1 at V = A's 1: d 4; C at 2 at V = (2 + 1) / 2 = 3/2: d 9/2.
+    # t=3 A: v 3, d 6. V = (3 + 1 + 3/2) / 3 = 11/6: B (1) and C (3/2) are eligible, B's deadline 4 is the earliest.
+    # D arrives at 4 at V = (3 + 2 + 3/2) / 3 = 13/6: d 31/6.  t=6 B: v 4, d 7. V = (3 + 4 + 3/2 + 13/6) / 4 = 8/3:
+    # C and D are eligible, C (9/2) runs its last unit.  t=7 V = (3 + 4 + 13/6) / 3 = 55/18: A (3) and D (13/6)
+    # are eligible, D (31/6 < 6) runs [7, 10).  t=10 V = 7/2: A (d 6) runs [10, 13).  t=13 V = (6 + 4) / 2 = 5: B.
+    result = simulate("eevdf", ARTICLE)
+    assert chart(result) == "AAABBBCDDDAAABA"
+    assert result["steps"][7]["why"]["en"] == (
+        "t=6: C (vruntime 3/2, lag 7/6, virtual deadline 9/2) is dispatched: EEVDF runs the eligible task with the "
+        "earliest virtual deadline. C completes at t=7.")
+    step = result["steps"][5]   # after [4, 5): D has just been placed at 13/6
+    assert {k: Fraction(v) for k, v in step["exact"]["virtual_deadline"].items()} == \
+        {"A": 6, "B": 4, "C": Fraction(9, 2), "D": Fraction(31, 6)}
+    assert Fraction(step["exact"]["vruntime"]["D"]) == Fraction(13, 6)
+    assert sum(Fraction(v) for v in step["exact"]["lag"].values()) == 0   # lags of the runnable tasks sum to 0
+    assert result["parameters"] == {"slice": 3}
+
+
+def test_eevdf_skips_an_ineligible_task_with_an_earlier_deadline():
+    # A nice -5 (weight 3121), B nice 0, both at 0, slice 2. A's request is 2 * 1024 / 3121 = 2048/3121 of
+    # vruntime, B's 2. t=0 both v 0, A's deadline is earlier: A runs 2 units, v 2048/3121 (0.66). t=2 V = 3121 *
+    # (2048/3121) / 4145 = 2048/4145 (0.49): A is not eligible (0.66 > 0.49) though its deadline 4096/3121 (1.31)
+    # is earlier than B's 2: B runs.
+    result = simulate("eevdf", [("A", 0, 6, {"nice": -5}), ("B", 0, 4)], slice=2)
+    assert chart(result)[:4] == "AABB"
+    dispatch = result["steps"][3]["why"]["en"]
+    assert dispatch.startswith("t=2: B (vruntime 0, lag 2048/4145, virtual deadline 2)")
+
+
+def reference_eevdf(tasks: list[tuple[str, int, int, int]], slice_length: int):
+    """EEVDF as its docstring states it, one time unit at a time with Fractions: (timeline, vruntimes at the end)."""
+    weight = {name: NICE_WEIGHTS[nice + 20] for name, _, _, nice in tasks}
+    order = {name: (arrival, index) for index, (name, arrival, _, _) in enumerate(tasks)}
+    remaining = {name: burst for name, _, burst, _ in tasks}
+    vruntime: dict[str, Fraction] = {}
+    deadline: dict[str, Fraction] = {}
+    runnable: list[str] = []
+
+    def average() -> Fraction:
+        return sum(weight[n] * vruntime[n] for n in runnable) / sum(weight[n] for n in runnable)
+
+    running, slice_left, timeline, t = None, 0, [], 0
+    while any(remaining.values()):
+        for name, arrival, _, _ in tasks:
+            if arrival == t:
+                vruntime[name] = average() if runnable else Fraction(0)
+                deadline[name] = vruntime[name] + Fraction(slice_length * 1024, weight[name])
+                runnable.append(name)
+        if running is not None and slice_left == 0:
+            deadline[running] += Fraction(slice_length * 1024, weight[running])
+            running = None
+        if running is None and runnable:
+            v = average()
+            running = min((n for n in runnable if vruntime[n] <= v), key=lambda n: (deadline[n], *order[n]))
+            slice_left = slice_length
+        timeline.append(running)
+        if running is not None:
+            vruntime[running] += Fraction(1024, weight[running])
+            remaining[running] -= 1
+            slice_left -= 1
+            if remaining[running] == 0:
+                runnable.remove(running)
+                running = None
+        t += 1
+    return timeline, vruntime
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(1, 6), st.integers(-20, 19)), min_size=1, max_size=6),
+       st.integers(1, 5))
+def test_eevdf_agrees_with_a_unit_by_unit_model_of_the_rule(drawn, slice_length):
+    tasks = [(f"T{i}", arrival, burst, nice) for i, (arrival, burst, nice) in enumerate(drawn)]
+    result = simulate("eevdf", [(n, a, b, {"nice": nice}) for n, a, b, nice in tasks], slice=slice_length)
+    timeline, vruntime = reference_eevdf(tasks, slice_length)
+    assert result["timeline"] == timeline
+    assert vruntimes(result, len(result["steps"]) - 1) == vruntime

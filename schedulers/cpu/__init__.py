@@ -70,6 +70,12 @@ ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
                 "vruntime最小のタスクをスライスmax(min_granularity, floor(latency*w/W))実行し、vruntime += 実行時間"
                 "*1024/重み（重みはnice値から）。到着時はmax(自分, min_vruntime)。同点は到着順、入力順"),
                ("latency", "min_granularity"), ("nice",)),
+    _algorithm("eevdf", "more", ("EEVDF", "EEVDF（適格仮想締切最早優先）"),
+               ("among tasks with lag V - v >= 0 (V the weighted mean vruntime), the earliest virtual deadline runs a "
+                "slice; deadline = v + slice*1024/weight; arrivals placed at v = V; ties: arrival, input",
+                "ラグ V - v >= 0 のタスク（Vは重み付き平均vruntime）のうち仮想締切が最も早いものをスライス実行。"
+                "締切 = v + スライス*1024/重み。到着時は v = V。同点は到着順、入力順"),
+               ("slice",), ("nice",)),
 )}
 
 
@@ -170,6 +176,7 @@ CLI_OPTIONS = (  # option, scenario field, help
     ("--lottery-seed", "lottery_seed", "lottery: the random seed (default 0)"),
     ("--latency", "latency", "cfs: the period shared out in proportion to weight (default 6)"),
     ("--min-granularity", "min_granularity", "cfs: the shortest slice (default 1)"),
+    ("--slice", "slice", "eevdf: the length of every request (default 3)"),
 )
 
 

@@ -31,8 +31,8 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
-from .scenario import (DEFAULT_LATENCY, DEFAULT_MIN_GRANULARITY, DEFAULT_QUANTUM, DEFAULT_TICKETS, Parameters,
-                       Task)
+from .scenario import (DEFAULT_LATENCY, DEFAULT_MIN_GRANULARITY, DEFAULT_QUANTUM, DEFAULT_SLICE, DEFAULT_TICKETS,
+                       Parameters, Task)
 
 Text = dict[str, str]
 
@@ -459,6 +459,77 @@ class CFS(Policy):
                 "weight": {task.name: self.weight(task) for task in arrived}}
 
 
+class EEVDF(CFS):
+    """EEVDF, Earliest Eligible Virtual Deadline First, which replaced CFS in Linux 6.6, on one CPU: weight and
+    vruntime as in CFS. V is the weighted average vruntime of the runnable tasks, sum(w * v) / sum(w), the running
+    one included; a task is eligible when its lag, V - v, is >= 0. A task asks for the CPU in requests of `slice`
+    time units, each with the virtual deadline d = v + slice * 1024 / weight, v taken when the request starts.
+    When the CPU is free, the eligible task with the earliest virtual deadline runs its request (or what is left
+    of its burst); then its next request starts: d += slice * 1024 / weight. A task that arrives is placed at lag
+    0, v = V (with none runnable it keeps its own, 0). No wakeup preemption. Ties: earlier arrival, then input
+    order."""
+    name = "eevdf"
+    dynamic = True   # eligibility moves with V: each decision looks at every runnable task
+    ties_by_arrival = False   # a task level on deadline may not be eligible: no sentence about ties
+
+    def __init__(self, slice_length: int) -> None:
+        self.slice_length = slice_length
+        self.runnable: list[Task] = []   # arrived and not completed, in arrival order
+        self.rule = {"en": "EEVDF runs the eligible task with the earliest virtual deadline",
+                     "ja": "EEVDFは適格なタスクのうち仮想締切が最も早いものを実行する"}
+
+    def average(self, tasks: Sequence[Task]) -> Fraction:
+        """V, in vruntime units: sum(w * v) / sum(w) over ``tasks``."""
+        return Fraction(sum(self.weight(t) * self.vruntime(t) for t in tasks), sum(self.weight(t) for t in tasks))
+
+    def request(self, task: Task) -> int:
+        """slice * 1024 / weight in vruntime units: how far a request's deadline lies beyond its start."""
+        return self.slice_length * VRUNTIME_PER_TIME_UNIT[(task.nice or 0) + 20]
+
+    def key(self, task: Task, now: int) -> Any:
+        return task.virtual_deadline, task.arrival, task.index
+
+    def choose(self, ready: Sequence[Task], now: int) -> Task:
+        average = self.average(ready)   # the CPU is free: every runnable task is ready
+        return min((task for task in ready if self.vruntime(task) <= average), key=lambda task: self.key(task, now))
+
+    def quantum(self, task: Task) -> int | None:
+        return self.slice_length
+
+    def admit(self, task: Task, now: int, least: Callable[[], Task | None]) -> None:
+        if self.runnable:
+            task.vruntime_base = self.average(self.runnable)
+        task.virtual_deadline = self.vruntime(task) + self.request(task)
+        self.runnable.append(task)
+
+    def expire(self, task: Task, now: int) -> list[dict[str, Any]]:
+        task.virtual_deadline += self.request(task)
+        return []
+
+    def complete(self, task: Task, now: int) -> None:
+        self.runnable.remove(task)
+
+    def detail(self, task: Task, now: int) -> Text:
+        scale = VRUNTIME_SCALE
+        vruntime, deadline = Fraction(self.vruntime(task), scale), Fraction(task.virtual_deadline, scale)
+        lag = Fraction(self.average(self.runnable), scale) - vruntime
+        return {"en": f"vruntime {vruntime}, lag {lag}, virtual deadline {deadline}",
+                "ja": f"vruntime {vruntime}、ラグ{lag}、仮想締切{deadline}"}
+
+    def parameters(self) -> dict[str, Any]:
+        return {"slice": self.slice_length}
+
+    def trace_state(self, tasks: Sequence[Task], time: int) -> dict[str, dict[str, Fraction | int]]:
+        numbers = super().trace_state(tasks, time)
+        arrived = [task for task in tasks if task.arrival < time]
+        numbers["virtual_deadline"] = {task.name: Fraction(task.virtual_deadline, VRUNTIME_SCALE) for task in arrived}
+        if self.runnable:
+            average = self.average(self.runnable)
+            numbers["lag"] = {task.name: Fraction(average - self.vruntime(task), VRUNTIME_SCALE)
+                              for task in self.runnable}
+        return numbers
+
+
 def make_policy(algorithm: str, parameters: Parameters) -> Policy:
     """The rule named ``algorithm`` with the scenario's parameters (defaults documented in README)."""
     quantum = parameters.quantum
@@ -471,5 +542,6 @@ def make_policy(algorithm: str, parameters: Parameters) -> Policy:
         "stride": lambda: Stride(quantum or 1),
         "lottery": lambda: Lottery(quantum or 1, parameters.lottery_seed or 0),
         "cfs": lambda: CFS(parameters.latency or DEFAULT_LATENCY, parameters.min_granularity or DEFAULT_MIN_GRANULARITY),
+        "eevdf": lambda: EEVDF(parameters.slice or DEFAULT_SLICE),
     }
     return factories[algorithm]()

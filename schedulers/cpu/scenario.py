@@ -20,6 +20,7 @@ DEFAULT_QUANTUM = 2          # RR when the scenario gives none (MLFQ's default q
 DEFAULT_TICKETS = 100        # stride and lottery; with STRIDE1 = 10,000 (stride.py) the stride is 100
 DEFAULT_LATENCY = 6          # CFS: the period shared out among the runnable tasks in proportion to weight
 DEFAULT_MIN_GRANULARITY = 1  # CFS: the shortest slice
+DEFAULT_SLICE = 3            # EEVDF: the length of every request (Linux's base slice)
 MAX_TICKETS = 1_000_000
 MAX_SEED = 2**63 - 1
 # Rules that compare every ready task at each decision (their order changes with time, or is drawn at
@@ -31,7 +32,8 @@ TASK_FIELD_SET = frozenset(TASK_FIELDS)
 OPTIONAL_LIMITS = (("deadline", 0, MAX_HORIZON), ("priority", 0, MAX_HORIZON), ("tickets", 1, MAX_TICKETS),
                    ("nice", -20, 19))
 SCENARIO_FIELDS = ("mode", "title", "description", "algorithm", "tasks", "quantum", "aging",
-                   "levels", "quanta", "allotment", "boost", "lottery_seed", "latency", "min_granularity")
+                   "levels", "quanta", "allotment", "boost", "lottery_seed", "latency", "min_granularity",
+                   "slice")
 
 
 @dataclass(eq=False, slots=True)
@@ -50,12 +52,13 @@ class Task:
     completion: int | None = None
     queued: int = 0                 # when it last joined the ready queue, as a running count: FIFO order
     slice_left: int | None = None   # time left of its current quantum (None: no quantum running)
-    # Scratch space of the rules that keep per-task state (MLFQ level and allotment, stride pass, CFS's
-    # vruntime when the task had run nothing: the lift it got on arrival).
+    # Scratch space of the rules that keep per-task state (MLFQ level and allotment, stride pass, CFS's and
+    # EEVDF's vruntime when the task had run nothing: where it was placed on arrival; EEVDF's virtual deadline).
     level: int = 0
     allotment_left: int = 0
     pass_value: Fraction = Fraction(0)
-    vruntime_base: int = 0
+    vruntime_base: int | Fraction = 0
+    virtual_deadline: int | Fraction = 0
 
     def __post_init__(self) -> None:
         self.remaining = self.burst
@@ -73,6 +76,7 @@ class Parameters:
     lottery_seed: int | None = None
     latency: int | None = None
     min_granularity: int | None = None
+    slice: int | None = None
 
 
 def read_tasks(value: Any) -> list[Task]:
@@ -128,7 +132,8 @@ def read_parameters(scenario: Mapping[str, Any]) -> Parameters:
                       allotment=per_level(scenario.get("allotment"), "allotment", levels, [1] * levels),
                       boost=optional("boost", 1, MAX_HORIZON), lottery_seed=optional("lottery_seed", 0, MAX_SEED),
                       latency=optional("latency", 1, MAX_HORIZON),
-                      min_granularity=optional("min_granularity", 1, MAX_HORIZON))
+                      min_granularity=optional("min_granularity", 1, MAX_HORIZON),
+                      slice=optional("slice", 1, MAX_HORIZON))
 
 
 def makespan(tasks: list[Task]) -> int:
