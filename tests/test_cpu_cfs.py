@@ -192,6 +192,10 @@ def test_cli_options_and_errors(tmp_path):
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.startswith("error: latency: must be >= 1")
     assert len(bad.stderr.strip().splitlines()) == 1
+    path.write_text(json.dumps(scenario("eevdf", ARTICLE)), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario", str(path), "--slice", "1", "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert json.loads(done.stdout)["parameters"] == {"slice": 1}
 
 
 # --- EEVDF ------------------------------------------------------------------------------------------------

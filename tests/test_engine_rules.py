@@ -191,7 +191,7 @@ def test_fairness_measure_by_hand():
     # interval is it0..it2, 8 - 0 = 8. Bound: L = 2, M = 1 slot x (2 + 3) = 5: 2 x max(1 x 2, 2 x 5) = 20.
     result = engine("vtc", ("A", "2/3x2"), ("B", "1/1x3"), slots=1)
     assert result["fairness"] == {
-        "compared": ["A", "B"], "bound": 20, "largest_input": 2, "batch_tokens": 5, "runs": 1,
+        "compared": ["A", "B"], "bound": 20, "largest_input": 2, "max_batch_tokens": 5, "runs": 1,
         "interval": {"start": 0, "end": 2}, "max_gap": 8, "holds": True, "notes": {},
         "exact": {"bound": "20", "max_gap": "8"}}
     live = [s.get("fairness") for s in result["steps"] if s["kind"] == "decode"]

@@ -35,7 +35,7 @@ NOTES: Messages = {
 }
 
 
-def batch_tokens(engine: Engine) -> int:
+def max_batch_tokens(engine: Engine) -> int:
     """M: the most tokens a batch of ``slots`` requests of this scenario can hold (inputs and all their outputs)."""
     sizes = sorted((r.input + r.output for t in engine.tenants for r in t.requests), reverse=True)
     return sum(sizes[:engine.slots])
@@ -54,7 +54,7 @@ class PairBacklog:
         self.open: dict[str, Any] | None = None  # the run in progress: start, base, low, high
         self.widest: tuple[int, int, int] | None = None   # (|gap|, x, y): interval x..y, the widest seen
         self.largest_input = max(r.input for t in engine.tenants for r in t.requests)
-        self.tokens = batch_tokens(engine)
+        self.tokens = max_batch_tokens(engine)
         if pair is not None:
             f, g = (engine.tenants[i] for i in pair)
             self.bound = max(engine.w_in * self.largest_input, engine.w_out * self.tokens) * (1 / f.weight + 1 / g.weight)
@@ -95,7 +95,7 @@ class PairBacklog:
     def measure(self) -> dict[str, Any]:
         engine = self.engine
         result: dict[str, Any] = {"compared": None, "bound": None, "largest_input": self.largest_input,
-                                  "batch_tokens": self.tokens, "runs": self.runs, "interval": None, "max_gap": None,
+                                  "max_batch_tokens": self.tokens, "runs": self.runs, "interval": None, "max_gap": None,
                                   "holds": None, "notes": {}, "exact": {}}
         if self.pair is None:
             result["notes"]["pair"] = say(NOTES, "one_tenant")

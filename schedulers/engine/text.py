@@ -79,5 +79,5 @@ def fairness_line(f: dict[str, Any], h: dict[str, Any], lang: str) -> str:
         return f"{first} vs {second}: {h['none']} ({f['notes']['interval'][lang]})"
     return f"{first} vs {second}: " + h["bound"].format(
         f=first, g=second, gap=f["exact"]["max_gap"], start=f["interval"]["start"], end=f["interval"]["end"],
-        bound=f["exact"]["bound"], largest=f["largest_input"], tokens=f["batch_tokens"],
+        bound=f["exact"]["bound"], largest=f["largest_input"], tokens=f["max_batch_tokens"],
         verdict=h["holds"] if f["holds"] else h["fails"])
