@@ -136,37 +136,64 @@ def test_bad_nice_names_the_field(nice):
     assert caught.value.field == "tasks[0].nice"
 
 
-def reference_cfs(tasks: list[tuple[str, int, int, int]], latency: int, granularity: int):
-    """The rule as the issue states it, simulated one time unit at a time with Fractions: (timeline, the
-    vruntime of every task at the end)."""
-    weight = {name: NICE_WEIGHTS[nice + 20] for name, _, _, nice in tasks}
-    order = {name: (arrival, index) for index, (name, arrival, _, _) in enumerate(tasks)}
-    remaining = {name: burst for name, _, burst, _ in tasks}
-    vruntime: dict[str, Fraction] = {}
-    runnable: list[str] = []
-    running, slice_left, timeline, t = None, 0, [], 0
-    while any(remaining.values()):
-        for name, arrival, _, _ in tasks:
-            if arrival == t:
-                least = min((vruntime[n] for n in runnable), default=Fraction(0))
-                vruntime[name] = max(Fraction(0), least)
-                runnable.append(name)
-        if running is not None and slice_left == 0:
-            running = None
-        if running is None and runnable:
-            running = min(runnable, key=lambda n: (vruntime[n], *order[n]))
-            total = sum(weight[n] for n in runnable)
-            slice_left = max(granularity, latency * weight[running] // total)
-        timeline.append(running)
-        if running is not None:
-            vruntime[running] += Fraction(1024, weight[running])
-            remaining[running] -= 1
-            slice_left -= 1
-            if remaining[running] == 0:
-                runnable.remove(running)
+class UnitModel:
+    """A rule of the vruntime family simulated one time unit at a time with Fractions, straight from its statement:
+    a subclass says where an arriving task is placed, what the end of a slice changes, and what runs next."""
+
+    def __init__(self, tasks: list[tuple[str, int, int, int]]) -> None:
+        self.tasks = tasks
+        self.weight = {name: NICE_WEIGHTS[nice + 20] for name, _, _, nice in tasks}
+        self.order = {name: (arrival, index) for index, (name, arrival, _, _) in enumerate(tasks)}
+        self.vruntime: dict[str, Fraction] = {}
+        self.runnable: list[str] = []
+
+    def place(self, name: str) -> None:
+        raise NotImplementedError
+
+    def slice_ended(self, name: str) -> None:
+        """The running task used its whole slice."""
+
+    def choose(self) -> tuple[str, int]:
+        """The task that runs next, and its slice."""
+        raise NotImplementedError
+
+    def run(self) -> tuple[list[str | None], dict[str, Fraction]]:
+        remaining = {name: burst for name, _, burst, _ in self.tasks}
+        running, slice_left, timeline, t = None, 0, [], 0
+        while any(remaining.values()):
+            for name, arrival, _, _ in self.tasks:
+                if arrival == t:
+                    self.place(name)
+                    self.runnable.append(name)
+            if running is not None and slice_left == 0:
+                self.slice_ended(running)
                 running = None
-        t += 1
-    return timeline, vruntime
+            if running is None and self.runnable:
+                running, slice_left = self.choose()
+            timeline.append(running)
+            if running is not None:
+                self.vruntime[running] += Fraction(1024, self.weight[running])
+                remaining[running] -= 1
+                slice_left -= 1
+                if remaining[running] == 0:
+                    self.runnable.remove(running)
+                    running = None
+            t += 1
+        return timeline, self.vruntime
+
+
+class CFSModel(UnitModel):
+    def __init__(self, tasks, latency: int, granularity: int) -> None:
+        super().__init__(tasks)
+        self.latency, self.granularity = latency, granularity
+
+    def place(self, name: str) -> None:
+        self.vruntime[name] = max(Fraction(0), min((self.vruntime[n] for n in self.runnable), default=Fraction(0)))
+
+    def choose(self) -> tuple[str, int]:
+        chosen = min(self.runnable, key=lambda n: (self.vruntime[n], *self.order[n]))
+        total = sum(self.weight[n] for n in self.runnable)
+        return chosen, max(self.granularity, self.latency * self.weight[chosen] // total)
 
 
 @settings(max_examples=300, deadline=None)
@@ -176,7 +203,7 @@ def test_cfs_agrees_with_a_unit_by_unit_model_of_the_rule(drawn, latency, granul
     tasks = [(f"T{i}", arrival, burst, nice) for i, (arrival, burst, nice) in enumerate(drawn)]
     result = simulate("cfs", [(n, a, b, {"nice": nice}) for n, a, b, nice in tasks], latency=latency,
                       min_granularity=granularity)
-    timeline, vruntime = reference_cfs(tasks, latency, granularity)
+    timeline, vruntime = CFSModel(tasks, latency, granularity).run()
     assert result["timeline"] == timeline
     assert vruntimes(result, len(result["steps"]) - 1) == vruntime
 
@@ -231,42 +258,29 @@ def test_eevdf_skips_an_ineligible_task_with_an_earlier_deadline():
     assert dispatch.startswith("t=2: B (vruntime 0, lag 2048/4145, virtual deadline 2)")
 
 
-def reference_eevdf(tasks: list[tuple[str, int, int, int]], slice_length: int):
-    """EEVDF as its docstring states it, one time unit at a time with Fractions: (timeline, vruntimes at the end)."""
-    weight = {name: NICE_WEIGHTS[nice + 20] for name, _, _, nice in tasks}
-    order = {name: (arrival, index) for index, (name, arrival, _, _) in enumerate(tasks)}
-    remaining = {name: burst for name, _, burst, _ in tasks}
-    vruntime: dict[str, Fraction] = {}
-    deadline: dict[str, Fraction] = {}
-    runnable: list[str] = []
+class EEVDFModel(UnitModel):
+    def __init__(self, tasks, slice_length: int) -> None:
+        super().__init__(tasks)
+        self.slice_length = slice_length
+        self.deadline: dict[str, Fraction] = {}
 
-    def average() -> Fraction:
-        return sum(weight[n] * vruntime[n] for n in runnable) / sum(weight[n] for n in runnable)
+    def average(self) -> Fraction:
+        return sum(self.weight[n] * self.vruntime[n] for n in self.runnable) / sum(self.weight[n] for n in self.runnable)
 
-    running, slice_left, timeline, t = None, 0, [], 0
-    while any(remaining.values()):
-        for name, arrival, _, _ in tasks:
-            if arrival == t:
-                vruntime[name] = average() if runnable else Fraction(0)
-                deadline[name] = vruntime[name] + Fraction(slice_length * 1024, weight[name])
-                runnable.append(name)
-        if running is not None and slice_left == 0:
-            deadline[running] += Fraction(slice_length * 1024, weight[running])
-            running = None
-        if running is None and runnable:
-            v = average()
-            running = min((n for n in runnable if vruntime[n] <= v), key=lambda n: (deadline[n], *order[n]))
-            slice_left = slice_length
-        timeline.append(running)
-        if running is not None:
-            vruntime[running] += Fraction(1024, weight[running])
-            remaining[running] -= 1
-            slice_left -= 1
-            if remaining[running] == 0:
-                runnable.remove(running)
-                running = None
-        t += 1
-    return timeline, vruntime
+    def request(self, name: str) -> Fraction:
+        return Fraction(self.slice_length * 1024, self.weight[name])
+
+    def place(self, name: str) -> None:
+        self.vruntime[name] = self.average() if self.runnable else Fraction(0)
+        self.deadline[name] = self.vruntime[name] + self.request(name)
+
+    def slice_ended(self, name: str) -> None:
+        self.deadline[name] += self.request(name)
+
+    def choose(self) -> tuple[str, int]:
+        average = self.average()
+        eligible = [n for n in self.runnable if self.vruntime[n] <= average]
+        return min(eligible, key=lambda n: (self.deadline[n], *self.order[n])), self.slice_length
 
 
 @settings(max_examples=300, deadline=None)
@@ -275,6 +289,6 @@ def reference_eevdf(tasks: list[tuple[str, int, int, int]], slice_length: int):
 def test_eevdf_agrees_with_a_unit_by_unit_model_of_the_rule(drawn, slice_length):
     tasks = [(f"T{i}", arrival, burst, nice) for i, (arrival, burst, nice) in enumerate(drawn)]
     result = simulate("eevdf", [(n, a, b, {"nice": nice}) for n, a, b, nice in tasks], slice=slice_length)
-    timeline, vruntime = reference_eevdf(tasks, slice_length)
+    timeline, vruntime = EEVDFModel(tasks, slice_length).run()
     assert result["timeline"] == timeline
     assert vruntimes(result, len(result["steps"]) - 1) == vruntime
