@@ -9,10 +9,14 @@ from typing import Any
 
 import param
 
+from schedulers.custom import CUSTOM
 from schedulers.rule import RuleSource, deciding_lines, rule_source, step_uses
+from schedulers.trace import policy_lines
 
+from .model import LabView
+from .panes import pane
 from .render import esc
-from .teach_text import pane, t
+from .teach_text import t
 
 
 @lru_cache(maxsize=64)
@@ -47,37 +51,27 @@ def rule_html(source: RuleSource, step: Mapping[str, Any], lang: str) -> str:
     return f'{head}<p class="rule-note">{esc(section_note)}</p><pre class="source">{"".join(body)}</pre>'
 
 
-def custom_html(result: Mapping[str, Any], code: str, step: Mapping[str, Any], lang: str) -> str:
-    """Your code; the lines ``choose`` ran for the decision of this step (CPU: at its slice's start)."""
-    time = step.get("time", 0) - 1 if result["mode"] == "cpu" else step.get("time")
-    ran: set[int] = set()
-    if result["mode"] == "cpu" or step.get("kind") == "dispatch":
-        for call in result.get("custom", {}).get("lines", []):
-            if call["time"] == time:
-                ran = set(call["lines"])
+def custom_html(result: Mapping[str, Any], code: str, step: int, lang: str) -> str:
+    """Your code; the lines ``choose`` ran for the decision of this step."""
+    ran = policy_lines(result, step)
     note = t(lang, "rule.custom") if ran else t(lang, "rule.custom.none")
     numbered = enumerate(code.splitlines(), start=1)
     return f'<p class="rule-note">{esc(note)}</p><pre class="source">{listing(numbered, ran)}</pre>'
 
 
-class SourceView(param.Parameterized):
+class SourceView(LabView):
     """The code that decides, for the lab's current algorithm and step."""
-
-    lab = param.Parameter()
-
-    def __init__(self, lab, **params) -> None:
-        super().__init__(lab=lab, **params)
 
     def html(self) -> str:
         lab, lang = self.lab, self.lab.lang
         result = lab.result
         if not result:
             return ""
-        step = result["steps"][min(lab.step, len(result["steps"]) - 1)]
+        index = min(lab.step, len(result["steps"]) - 1)
         title = f'<h3>{esc(t(lang, "rule.title"))}</h3>'
-        if result.get("algorithm") == "custom":
-            return title + custom_html(result, lab.policy_code.get(result["mode"], ""), step, lang)
-        return title + rule_html(cached_source(result["mode"], result["algorithm"]), step, lang)
+        if result.get("algorithm") == CUSTOM:
+            return title + custom_html(result, lab.policy_code.get(result["mode"], ""), index, lang)
+        return title + rule_html(cached_source(result["mode"], result["algorithm"]), result["steps"][index], lang)
 
     @param.depends("lab.result", "lab.step", "lab.lang")
     def section(self) -> str:

@@ -1,0 +1,79 @@
+"""Questions about a result at one of its steps: what has happened by then. The app only formats the answers.
+
+Every function takes a result as ``simulate`` returns it (README "Trace format") and a step index into its
+``steps``; step 0 is the initial state. A step's ``time`` is the instant it reaches (CPU: the end of its slice;
+LLM: the logical time of its dispatch, join or reset).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+Result = Mapping[str, Any]
+
+
+def finished_by(result: Result, step: int) -> set[str]:
+    """CPU: the tasks complete at ``step`` (their completion time is not after the step's time)."""
+    time = result["steps"][step]["time"]
+    return {task["name"] for task in result["tasks"] if task["completion"] <= time}
+
+
+def dispatched_so_far(result: Result, step: int) -> int:
+    """LLM: how many requests steps 1..``step`` dispatched."""
+    return sum(1 for s in result["steps"][1:step + 1] if s.get("kind") == "dispatch")
+
+
+def dispatches_so_far(result: Result, step: int) -> list[Mapping[str, Any]]:
+    """LLM: the dispatch order up to ``step``, without the future (what a quiz may show)."""
+    return result["dispatch"][:dispatched_so_far(result, step)]
+
+
+def pending(result: Result, step: int) -> set[str]:
+    """The tasks (CPU) or tenants (LLM) with work left after ``step``."""
+    if result["mode"] == "cpu":
+        return {task["name"] for task in result["tasks"]} - finished_by(result, step)
+    sent = Counter(item["tenant"] for item in dispatches_so_far(result, step))
+    return {tenant["name"] for tenant in result["tenants"] if sent[tenant["name"]] < tenant["requests"]}
+
+
+def aligned_step(left: Result, step: int, right: Result) -> int:
+    """The step of ``right`` (another run of the same scenario) to show beside ``left``'s ``step``: CPU, the last
+    one whose time is not later; LLM, the one after the same number of dispatches (each router sends one request
+    per time unit, so that is the fair moment to compare)."""
+    steps = right["steps"]
+    if left["mode"] == "cpu":
+        time = left["steps"][step]["time"]
+        return max((i for i, s in enumerate(steps) if s["time"] <= time), default=0)
+    count = dispatched_so_far(left, step)
+    if count == 0:
+        return 0
+    dispatches = [i for i, s in enumerate(steps) if s.get("kind") == "dispatch"]
+    return dispatches[min(count, len(dispatches)) - 1]
+
+
+def normalised_so_far(result: Result, count: int) -> dict[str, Fraction]:
+    """LLM: each tenant's cost / weight over the first ``count`` dispatches, exactly."""
+    weights = {tenant["name"]: Fraction(tenant["exact"]["weight"]) for tenant in result["tenants"]}
+    totals = dict.fromkeys(weights, Fraction(0))
+    for item in result["dispatch"][:count]:
+        totals[item["tenant"]] += Fraction(item["cost"]) / weights[item["tenant"]]
+    return totals
+
+
+def policy_lines(result: Result, step: int) -> set[int]:
+    """A policy of your own: the lines of its code that its ``choose`` ran for the decision shown at ``step``
+    (CPU: at the start of the step's slice; LLM: at a dispatch). Empty when it was not called there."""
+    now = result["steps"][step]
+    if result["mode"] == "cpu":
+        time = now.get("time", 0) - 1
+    elif now.get("kind") == "dispatch":
+        time = now.get("time")
+    else:
+        return set()
+    ran: set[int] = set()
+    for call in result.get("custom", {}).get("lines", []):
+        if call["time"] == time:
+            ran = set(call["lines"])
+    return ran
