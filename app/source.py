@@ -3,6 +3,7 @@
 with the lines your ``choose`` ran at this step."""
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
@@ -10,8 +11,8 @@ from typing import Any
 import param
 
 from schedulers.custom import CUSTOM
-from schedulers.rule import RuleSource, deciding_lines, rule_source, step_uses
-from schedulers.trace import policy_lines
+from schedulers.rule import RuleSource, asked, deciding_lines, rule_source
+from schedulers.trace import policy_lines, resumes_quantum
 
 from .model import LabView
 from .panes import pane
@@ -20,32 +21,40 @@ from .teach_text import t
 
 
 @lru_cache(maxsize=64)
-def cached_source(mode: str, algorithm: str) -> RuleSource:
-    return rule_source(mode, algorithm)
+def cached_source(mode: str, algorithm: str, parameters: str) -> RuleSource:
+    """``rule_source`` for a run's algorithm and its parameters (as JSON text: a cache key)."""
+    return rule_source(mode, algorithm, json.loads(parameters))
 
 
-def listing(lines: Iterable[tuple[int, str]], marked: set[int], css: str = "mark") -> str:
-    """Numbered lines; the ``marked`` numbers get the class ``css``."""
-    return "".join(f'<span class="line{" " + css if number in marked else ""}" data-line="{number}">'
+def listing(lines: Iterable[tuple[int, str]], marked: set[int], css: str = "mark",
+            quiet: frozenset[int] = frozenset()) -> str:
+    """Numbered lines; the ``marked`` numbers get the class ``css``, the ``quiet`` ones (a rule's menu entry,
+    not its code) the class ``menu``."""
+    def classes(number: int) -> str:
+        return "".join((f" {css}" if number in marked else "", " menu" if number in quiet else ""))
+    return "".join(f'<span class="line{classes(number)}" data-line="{number}">'
                    f'<span class="no">{number}</span>{esc(text)}</span>' for number, text in lines)
 
 
-def rule_html(source: RuleSource, step: Mapping[str, Any], lang: str) -> str:
-    marks = deciding_lines(source, step)
+def rule_html(source: RuleSource, result: Mapping[str, Any], index: int, lang: str) -> str:
+    step, resumed = result["steps"][index], resumes_quantum(result, index)
+    marks = deciding_lines(source, step, resumed)
     body = []
     for index, section in enumerate(source.sections):
         if index:
             body.append(f'<span class="section">{esc(section.title.replace("(inherited)", ""))}'
                         f'({esc(t(lang, "rule.inherited"))}) — {esc(section.path)}</span>')
         numbered = ((section.first + i, text) for i, text in enumerate(section.lines))
-        body.append(listing(numbered, marks.get(section.path, set())))
+        body.append(listing(numbered, marks.get(section.path, set()), quiet=source.menu_lines if index == 0
+                            else frozenset()))
     first = source.sections[0]
     head = f'<p class="muted">{esc(t(lang, "rule.from", path=first.path, first=first.first))}</p>'
-    asked = [name for name in step_uses(source.mode, step) if name in source.methods]
     if marks:
-        section_note = t(lang, "rule.marked", methods=", ".join(f"{name}()" for name in asked))
+        methods = ", ".join(f"{name}()" for name in asked(source, step, resumed))
+        section_note = t(lang, "rule.marked", methods=methods)
     elif step.get("decision") == "continue":
-        section_note = t(lang, "rule.unasked", reason=t(lang, "rule.unasked.continue"))
+        reason = "rule.unasked.quiet" if source.preemptive else "rule.unasked.continue"
+        section_note = t(lang, "rule.unasked", reason=t(lang, reason))
     else:
         section_note = t(lang, "rule.unasked", reason=t(lang, "rule.unasked.other"))
     return f'{head}<p class="rule-note">{esc(section_note)}</p><pre class="source">{"".join(body)}</pre>'
@@ -71,7 +80,8 @@ class SourceView(LabView):
         title = f'<h3>{esc(t(lang, "rule.title"))}</h3>'
         if result.get("algorithm") == CUSTOM:
             return title + custom_html(result, lab.policy_code.get(result["mode"], ""), index, lang)
-        return title + rule_html(cached_source(result["mode"], result["algorithm"]), result["steps"][index], lang)
+        source = cached_source(result["mode"], result["algorithm"], json.dumps(result["parameters"], sort_keys=True))
+        return title + rule_html(source, result, index, lang)
 
     @param.depends("lab.result", "lab.step", "lab.lang")
     def section(self) -> str:

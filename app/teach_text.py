@@ -21,6 +21,11 @@ TEXT: dict[str, dict[str, str]] = {
                      "ja": "このステップでは規則は呼ばれません: {reason}"},
     "rule.unasked.continue": {"en": "it never preempts, so the running task simply continues.",
                               "ja": "横取りしない規則なので、実行中のタスクがそのまま続きます。"},
+    "rule.unasked.quiet": {"en": "the engine asks only when something could change who runs (an arrival, a boost, "
+                                 "or waiting tasks whose order moves with time); here nothing could, so the running "
+                                 "task continues.",
+                           "ja": "エンジンが規則に尋ねるのは、実行するタスクが変わりうるとき（到着、ブースト、時間とともに順位が"
+                                 "変わる待ちタスク）だけです。ここでは何も変わりえないので、実行中のタスクがそのまま続きます。"},
     "rule.unasked.other": {"en": "nothing is chosen here.", "ja": "ここでは何も選びません。"},
     "rule.custom": {"en": "Your policy: the lines your choose() ran at this step are highlighted.",
                     "ja": "あなたのポリシー: このステップで choose() が実行した行をハイライトしています。"},

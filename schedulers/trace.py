@@ -62,6 +62,28 @@ def normalised_so_far(result: Result, count: int) -> dict[str, Fraction]:
     return totals
 
 
+def resumes_quantum(result: Result, step: int) -> bool:
+    """CPU: the task dispatched at ``step`` goes on with the rest of a quantum that a preemption cut short (MLFQ
+    keeps it) instead of starting a new one: its latest preemption came after its latest expiry and after every
+    boost (a boost gives every task a fresh quantum)."""
+    if result["mode"] != "cpu":
+        return False
+    events = result["steps"][step].get("events", [])
+    at = next((i for i, event in enumerate(events) if event["kind"] == "dispatch"), None)
+    if at is None:
+        return False
+    task = events[at]["task"]
+    history = [events[:at]] + [earlier.get("events", []) for earlier in reversed(result["steps"][:step])]
+    for happened in history:
+        for index in range(len(happened) - 1, -1, -1):
+            event = happened[index]
+            if event["kind"] == "boost" or (event["task"] == task and event["kind"] == "expire"):
+                return False
+            if event["task"] == task and event["kind"] == "preempt":   # unless a boost of that instant had
+                return not any(e["kind"] == "boost" for e in happened[:index])   # just reset its quantum
+    return False
+
+
 def policy_lines(result: Result, step: int) -> set[int]:
     """A policy of your own: the lines of its code that its ``choose`` ran for the decision shown at ``step``
     (CPU: at the start of the step's slice; LLM: at a dispatch). Empty when it was not called there."""

@@ -8,7 +8,7 @@ from schedulers import simulate
 from schedulers.custom import TEMPLATES
 from schedulers.quiz import next_question, questions
 from schedulers.trace import (aligned_step, dispatched_so_far, dispatches_so_far, finished_by, normalised_so_far,
-                              pending, policy_lines)
+                              pending, policy_lines, resumes_quantum)
 
 ARTICLE = {"tasks": [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
                      {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]}
@@ -72,3 +72,19 @@ def test_next_question_skips_to_the_next_step_with_a_choice():
     assert [q.step for q in questions(fcfs)] == [2, 3, 5, 8, 12]
     assert next_question(fcfs, 0).step == 2 and next_question(fcfs, 2).step == 3
     assert next_question(fcfs, 8).step == 12 and next_question(fcfs, 12) is None
+
+
+def test_a_task_resumes_the_quantum_a_preemption_cut_short_unless_a_boost_renewed_it():
+    # MLFQ, quanta 1, 2, 4: A runs [0, 1) and drops to level 1; its level-1 quantum (2) starts at 1; B arrives at
+    # 2 on level 0 and preempts A with 1 left; B completes at 3 and A goes on with that 1 (step 4), expires at 4
+    # and starts a new quantum at level 2 (step 5).
+    tasks = {"algorithm": "mlfq", "quanta": [1, 2, 4], "tasks": [{"name": "A", "arrival": 0, "burst": 5},
+                                                                 {"name": "B", "arrival": 2, "burst": 1}]}
+    mlfq = simulate("cpu", tasks)
+    assert [s["running"] for s in mlfq["steps"][1:]] == ["A", "A", "B", "A", "A", "A"]
+    assert [resumes_quantum(mlfq, k) for k in range(len(mlfq["steps"]))] == [False] * 4 + [True, False, False]
+    # With a boost every 2, the boost at t=2 comes before B's preemption: A's quantum is renewed, not resumed.
+    boosted = simulate("cpu", {**tasks, "boost": 2})
+    assert any(e["kind"] == "boost" for e in boosted["steps"][3]["events"])
+    assert not any(resumes_quantum(boosted, k) for k in range(len(boosted["steps"])))
+    assert not resumes_quantum(simulate("llm", REFERENCE), 3)

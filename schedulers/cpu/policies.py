@@ -316,10 +316,11 @@ class MLFQ(Policy):
         return [{"kind": "demote", "task": task.name, "time": now, "level": task.level}]
 
     def next_instant(self, now: int) -> int | None:
-        return None if self.boost is None else (now // self.boost + 1) * self.boost
+        """The next boost: the first multiple of ``boost`` after ``now`` (never 0: nothing to boost yet)."""
+        return None if self.boost is None else (max(now, 0) // self.boost + 1) * self.boost
 
     def at_instant(self, now: int, present: list[Task]) -> list[dict[str, Any]]:
-        if self.boost is None or now == 0 or now % self.boost or not present:
+        if not present:
             return []
         # Keep the current order (level, then queue position) by handing the same positions out again.
         positions = sorted(task.queued for task in present)
