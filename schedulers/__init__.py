@@ -21,15 +21,15 @@ from .schema import Field, Schema
 __all__ = ["Algorithm", "Field", "MODES", "ScenarioError", "Schema", "algorithms", "schema", "simulate"]
 
 
-def simulate(mode: str, scenario: Mapping[str, Any], policy_source: str | None = None,
+def simulate(mode: str, scenario: Mapping[str, Any], policy_source: str | None = None, *,
              trace: bool = True) -> dict[str, Any]:
     """Validate ``scenario`` and run it; raises ``ScenarioError`` naming the bad field.
 
     ``policy_source``: the Python code of a policy of your own (``schedulers.custom``); it replaces the
     scenario's algorithm, the result's ``algorithm`` is "custom", and a mistake in the code is a
     ``PolicyCodeError`` (a ScenarioError of the field ``policy``) with the line.
-    ``trace=False`` leaves out the steps (benchmarks); with ``True`` a run past the mode's trace budget
-    gets the compact trace, as its top-level ``trace`` field says."""
+    ``trace=False`` leaves out the steps of a built-in rule's run (benchmarks); with ``True`` a run past the mode's
+    trace budget gets the compact trace, as its top-level ``trace`` field says."""
     entry = _mode(mode)
     if policy_source is not None:
         from .custom import run
