@@ -166,6 +166,8 @@ def step_uses(source: RuleSource, step: Mapping[str, Any], resumed: bool = False
         if "final_reset" in step:
             kinds.append("final_reset")
         return list(dict.fromkeys(name for kind in kinds for name in LLM_USES.get(kind, ())))
+    if source.mode != "cpu":
+        raise ValueError(f"no hooks are known for mode {source.mode!r}")
     decision, events = step.get("decision"), step.get("events", [])
     looked = decision != "continue" or (
         source.preemptive and step.get("ready") != []
