@@ -2,7 +2,7 @@
 
 Every function takes a result as ``simulate`` returns it (README "Trace format") and a step index into its
 ``steps``; step 0 is the initial state. A step's ``time`` is the instant it reaches (CPU: the end of its slice;
-LLM: the logical time of its dispatch, join or reset).
+LLM: the logical time of its dispatch, join or reset); ``span`` says what stretch of time a step shows.
 """
 from __future__ import annotations
 
@@ -18,6 +18,17 @@ from .llm.fairness import NOTES, Spread, interval_figures
 from .narration import say
 
 Result = Mapping[str, Any]
+
+
+def span(step: Mapping[str, Any]) -> tuple[int | None, int]:
+    """The time one step shows, the lab's one time convention (README "Time on screen"): ``(None, 0)`` for the
+    initial state, before t=0 (nothing has arrived or run); ``(k - 1, k)`` for CPU step k, the slice [k-1, k) whose
+    decision was taken at its start; ``(t, t)`` for an LLM step, the instant t of its join, reset or dispatch.
+    Reads the step alone (CPU steps carry a ``decision``, LLM steps a ``kind``)."""
+    time = step["time"]
+    if step.get("kind", step.get("decision")) == "initial":
+        return None, time
+    return (time, time) if "kind" in step else (time - 1, time)
 
 
 def finished_by(result: Result, step: int) -> set[str]:

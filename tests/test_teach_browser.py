@@ -98,7 +98,7 @@ def test_quiz_right_and_wrong_answers_and_the_score(lab, test_output):
     expect(buttons).to_have_count(len(first.candidates), timeout=TIMEOUT)
     assert [b.strip() for b in buttons.all_inner_texts()] == list(first.candidates)
     lab.shot(test_output, "teach-quiz-question")
-    expect_text(lab.page.locator(".quiz-question"), f"t = {first.time}")
+    expect_text(lab.page.locator(".quiz-question"), f"t={first.time} → {first.time + 1}")
     # The future is hidden: no results table, no tooltips.
     assert lab.page.locator("table.metrics").count() == 0
     wrong = next(name for name in first.candidates if name != first.answer)
@@ -110,7 +110,7 @@ def test_quiz_right_and_wrong_answers_and_the_score(lab, test_output):
     lab.shot(test_output, "teach-quiz-wrong")
     lab.page.locator(".quiz-next button").click()
     second = questions(result)[1]
-    expect_text(lab.page.locator(".quiz-question"), f"t = {second.time}")
+    expect_text(lab.page.locator(".quiz-question"), f"t={second.time} → {second.time + 1}")
     lab.page.locator(".quiz-choice button", has_text=second.answer).click()
     expect_text(lab.page.locator(".quiz-feedback"), f"Right: {second.answer}.")
     expect_text(lab.page.locator(".quiz-score"), "Score: 1 of 2")

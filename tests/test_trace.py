@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from schedulers import simulate
+import re
+
+import pytest
+
+from schedulers import algorithms, simulate
 from schedulers.custom import TEMPLATES
 from schedulers.quiz import next_question, questions
 from schedulers.trace import (aligned_step, compare_so_far, dispatched_so_far, dispatches_so_far, fairness_so_far,
-                              finished_by, normalised_so_far, pending, policy_lines, resumes_quantum)
+                              finished_by, normalised_so_far, pending, policy_lines, resumes_quantum, span)
 
 ARTICLE = {"tasks": [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
                      {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]}
@@ -16,6 +20,29 @@ REFERENCE = {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "co
                          {"name": "C", "cost": 2, "count": 4, "join": 6}]}
 FIGURES = ("interval", "increments", "jain", "pairwise_bound", "notes")
 C_JOINS = 9        # steps: initial, A and B join, six dispatches (t = 0..5), then C joins at t = 6
+
+
+@pytest.mark.parametrize("mode, scenario", [("cpu", ARTICLE), ("llm", REFERENCE)])
+def test_every_sentence_starts_at_the_time_its_step_shows(mode, scenario):
+    """One time convention: step 0 is before t=0; CPU step k is the slice t=k-1 -> k and its sentence starts at the
+    instant k-1 where the rule decided; an LLM step is the instant of its join, reset or dispatch."""
+    runs = [simulate(mode, {**scenario, "algorithm": name}) for name in algorithms(mode)]
+    runs.append(simulate(mode, scenario, policy_source=TEMPLATES[mode]))
+    for result in runs:
+        steps = result["steps"]
+        assert span(steps[0]) == (None, 0)
+        assert all(steps[0]["why"][lang].startswith(start) for lang, start in (("en", "Before t=0"), ("ja", "t=0 の前")))
+        for index, step in enumerate(steps[1:], start=1):
+            start, end = span(step)
+            assert (start, end) == ((index - 1, index) if mode == "cpu" else (step["time"], step["time"]))
+            for lang in ("en", "ja"):
+                assert re.match(rf"t={start}:", step["why"][lang]), (result["algorithm"], index, step["why"][lang])
+
+
+def test_a_compact_cpu_step_is_still_the_slice_that_ends_at_its_time():
+    from schedulers.cpu import run
+    compact = run({**ARTICLE, "algorithm": "fcfs"}, trace="compact")["steps"]
+    assert [span(step) for step in compact] == [(None, 0)] + [(s["time"] - 1, s["time"]) for s in compact[1:]]
 
 
 def test_cpu_finished_and_pending_follow_the_completions():

@@ -34,17 +34,17 @@ if TYPE_CHECKING:
 # Why a metric is undefined or not checked: {"en", "ja"} like every step's ``why``.
 NOTES: Messages = {
     "never_backlogged": {"en": "the compared tenants are never all backlogged at the same dispatch",
-                         "ja": "比較するテナントが同時に全員待つ送出がない"},
+                         "ja": "比較するテナントが同時に全員待つ送出はありません"},
     "not_yet_backlogged": {"en": "so far the compared tenants have not all been backlogged at the same dispatch",
                            "ja": "これまでのところ、比較するテナントが同時に全員待った送出はありません"},
     "not_both": {"en": "so far the compared tenants have not all been backlogged at the same dispatch in both runs",
                  "ja": "これまでのところ、両方の実行で比較するテナントが同時に全員待った送出はありません"},
-    "no_interval": {"en": "undefined: there is no common-backlog interval", "ja": "未定義: 全員が待つ区間がない"},
+    "no_interval": {"en": "undefined: there is no common-backlog interval", "ja": "未定義: 全員が待つ区間がありません"},
     "zero_increments": {"en": "undefined: every increment in the interval is 0",
-                        "ja": "未定義: 区間内の増分がすべて 0"},
-    "one_tenant": {"en": "one tenant: no pair to compare", "ja": "テナントが 1 つで比べる対がない"},
-    "no_meters": {"en": "this policy keeps no meters", "ja": "この方式はメーターを持たない"},
-    "no_waiting": {"en": "no boundary had a waiting tenant", "ja": "待ちテナントのいる境界がない"},
+                        "ja": "未定義: 区間内の増分がすべて 0 です"},
+    "one_tenant": {"en": "one tenant: no pair to compare", "ja": "テナントが 1 つなので、比べる対がありません"},
+    "no_meters": {"en": "this policy keeps no meters", "ja": "この方式はメーターを持ちません"},
+    "no_waiting": {"en": "no boundary had a waiting tenant", "ja": "待ちテナントのいる境界がありません"},
 }
 
 
