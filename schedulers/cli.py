@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     output = trace_json(result) if args.json else mode.render_text(result, args.lang)
     try:
-        print(output, flush=True)
+        print(output, end="" if args.json else "\n", flush=True)   # trace_json ends with its newline
     except BrokenPipeError:
         # The reader (e.g. `| head`) left early: that is its choice, not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

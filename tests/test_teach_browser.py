@@ -7,6 +7,8 @@ import csv
 import io
 import json
 import struct
+import subprocess
+import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from schedulers.custom import run as run_policy
 from schedulers.exercises import cpu_exercise
 from schedulers.quiz import question, questions
 from schedulers.rule import deciding_lines, rule_source
-from tests.test_app_browser import ARTICLE, TIMEOUT, Lab, expect, expect_table, lab  # noqa: F401 (lab_url: conftest.py)
+from tests.test_app_browser import ARTICLE, ROOT, TIMEOUT, Lab, expect, expect_table, lab  # noqa: F401 (lab_url: conftest.py)
 
 pytestmark = pytest.mark.browser
 
@@ -237,14 +239,21 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 @pytest.mark.parametrize("query, mode", [(ARTICLE_QUERY.format("rr") + "&quantum=2", "cpu"),
                                          (REFERENCE_QUERY.format("sfq"), "llm")])
-def test_exports_download_and_parse_back(lab, test_output, query, mode):
+def test_exports_download_and_parse_back(lab, test_output, tmp_path, query, mode):
     lab.open(query + "&step=5")
     tab(lab, "Export")
     scenario = {**ARTICLE, "algorithm": "rr", "quantum": 2} if mode == "cpu" else reference()
     result = simulate(mode, scenario)
     expect(lab.page.locator(".export-json")).to_be_visible(timeout=TIMEOUT)
-    trace = json.loads(download(lab, "export-json").read_text(encoding="utf-8"))
-    assert trace == result
+    saved = download(lab, "export-json").read_bytes()
+    (tmp_path / "scenario.json").write_text(json.dumps(scenario), encoding="utf-8")
+    printed = subprocess.run([sys.executable, "-m", "schedulers", mode, "--scenario", str(tmp_path / "scenario.json"),
+                              "--json"], capture_output=True, check=True, cwd=ROOT).stdout
+    assert saved == printed and saved.endswith(b"}\n")   # byte for byte the command line's, its newline too
+    assert json.loads(saved) == result
+    note = lab.page.locator("p.muted", has_text="byte for byte")   # the command as words, not Markdown
+    expect_text(note, f"python -m schedulers {mode} --json")
+    assert "`" not in note.inner_text()
     rows = list(csv.DictReader(io.StringIO(download(lab, "export-csv").read_text(encoding="utf-8"))))
     items = result["tasks"] if mode == "cpu" else result["tenants"]
     assert [r["name"] for r in rows[:-1]] == [item["name"] for item in items] and rows[-1]["row"] == "average"
