@@ -119,4 +119,4 @@ def test_the_counter_and_the_sentence_tell_one_time():
     reference = simulate("llm", {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
                                              {"name": "C", "cost": 2, "count": 4, "join": 6}]})
     join = reference["steps"][9]
-    assert counter(9, 26, join) == "step 10/26 t=6 join" and join["why"]["en"].startswith("t=6: C joins")
+    assert counter(9, 20, join) == "step 10/20 t=6 join" and join["why"]["en"].startswith("t=6: C joins")
