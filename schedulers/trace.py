@@ -39,7 +39,8 @@ def finished_by(result: Result, step: int) -> set[str]:
 
 def dispatched_so_far(result: Result, step: int) -> int:
     """LLM: how many requests steps 1..``step`` dispatched."""
-    return prepared(result).dispatched[step]
+    counts = prepared(result).dispatched
+    return counts[min(step, len(counts) - 1)] if counts else 0
 
 
 def dispatches_so_far(result: Result, step: int) -> list[Mapping[str, Any]]:
