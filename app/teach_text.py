@@ -39,10 +39,12 @@ TEXT: dict[str, dict[str, str]] = {
     "compare.right": {"en": "Right: {name}", "ja": "右: {name}"},
     "compare.same": {"en": "Both sides step together: the step control above moves both.",
                      "ja": "両側は一緒に進みます。上のステップ操作で両方が動きます。"},
-    "compare.diff": {"en": "Differences (right − left), each row over the same stretch of both runs; green: the right "
-                           "side is better on that row, red: worse, no colour: neither is better.",
-                     "ja": "差（右 − 左）。各行は両方の実行の同じ範囲で比べています。緑は右が良い行、赤は右が悪い行で、"
-                           "色がない行はどちらが良いとも言えません。"},
+    "compare.diff": {"en": "Differences (right − left); green: the right side is better on that row, red: worse.",
+                     "ja": "差（右 − 左）。緑は右が良い行、赤は右が悪い行です。"},
+    "compare.like": {"en": "Each row measures both runs over the same stretch: the same dispatches, or the same "
+                           "interval. No colour where neither side is better.",
+                     "ja": "各行は両方の実行を同じ範囲（同じ送出、または同じ区間）で比べています。色がない行は、"
+                           "どちらが良いとも言えません。"},
     "compare.whole": {"en": "Whole runs, from the first step to the last", "ja": "実行全体（最初から最後まで）"},
     "compare.normalised": {"en": "Cost ÷ weight received so far (the first {count} dispatches of each run)",
                            "ja": "これまでに受けたコスト ÷ 重み（各実行の最初の {count} 件の送出）"},

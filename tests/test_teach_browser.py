@@ -76,7 +76,7 @@ def test_compare_llm_round_robin_against_sfq(lab, test_output):
     rr, sfq = simulate("llm", {**reference(), "algorithm": "rr"}), simulate("llm", reference())
     jain = lab.page.locator(".compare-table tbody tr", has_text="Jain")
     expect_text(jain, f"{number(sfq['fairness']['jain'])} → {number(rr['fairness']['jain'])}")
-    gap = lab.page.locator(".compare-table tbody tr", has_text="Largest normalised gap")
+    gap = lab.page.locator(".compare-table tbody tr", has_text="Largest difference")
     bound = [r["fairness"]["pairwise_bound"]["max_gap"] for r in (sfq, rr)]
     expect_text(gap, f"{number(bound[0])} → {number(bound[1])}")
     assert "diff-worse" in gap.locator("td").get_attribute("class")   # RR breaks the bound SFQ keeps
