@@ -12,10 +12,14 @@ import csv
 import io
 import json
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
+from .catalog import json_number as number
+from .modes import MODES
+
 CPU_COLUMNS = ("name", "arrival", "burst", "completion", "turnaround", "waiting", "response")
-CPU_OPTIONAL = ("deadline", "priority", "tickets", "nice", "missed")
+CPU_OPTIONAL = (*MODES["cpu"].schema.optional, "missed")   # the optional task fields given, then the misses
 LLM_COLUMNS = ("name", "weight", "join", "requests", "dispatched", "charged", "normalized")
 ENGINE_COLUMNS = ("name", "weight", "requests", "input_tokens", "output_tokens", "service", "normalized", "counter",
                   "mean_waiting", "mean_latency")
@@ -25,8 +29,9 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def trace_json(result: Mapping[str, Any]) -> str:
-    """The run as one line of JSON, byte for byte what the command line prints with ``--json``."""
-    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    """The run as one line of JSON and its newline: byte for byte what the command line prints with ``--json``
+    (and what the lab's download saves)."""
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def cell(value: Any) -> Any:
@@ -60,7 +65,5 @@ def metrics_csv(result: Mapping[str, Any]) -> str:
 def tenant_averages(tenants: list[Mapping[str, Any]], keys: tuple[str, ...]) -> dict[str, Any]:
     """The mean of each column over the tenants, exact (from ``exact`` where a tenant has it), written as JSON
     writes numbers (an int when whole)."""
-    from fractions import Fraction
-    from .catalog import json_number as number
     return {key: number(sum(Fraction(t.get("exact", {}).get(key, t[key])) for t in tenants) / len(tenants))
             for key in keys}
