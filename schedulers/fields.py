@@ -9,9 +9,12 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ScenarioError
+
+if TYPE_CHECKING:
+    from .schema import Field
 
 MAX_NAME_LENGTH = 64
 # "1e99999999" is 10 characters, but Fraction() would build a 10^8-digit integer (minutes of work): exponents
@@ -31,6 +34,22 @@ def integer(value: Any, field: str, minimum: int | None = None, maximum: int | N
     if maximum is not None and value > maximum:
         raise ScenarioError(field, f"must be <= {maximum}, not {describe(value)} (the documented limit)")
     return value
+
+
+def integer_text(text: str, name: str, field: Field) -> int:
+    """A whole number typed on the command line (``--quantum 3``, shown as ``name``); the scenario's reader then
+    checks it against ``field``'s range. A typo is told the range; so is a number too long to be worth reading
+    (CPython refuses past 4,300 digits)."""
+    text = text.strip()
+    digits = text[1:] if text.startswith(("-", "+")) else text
+    if not (digits.isascii() and digits.isdigit()):
+        raise ScenarioError(name, f"must be an integer from {field.minimum} to {field.maximum}, not {text[:40]!r}")
+    if len(digits) > 40 and text.startswith("-"):
+        raise ScenarioError(name, f"must be >= {field.minimum}, not a negative integer of {len(digits)} digits")
+    if len(digits) > 40:
+        raise ScenarioError(name, f"must be <= {field.maximum}, not an integer of {len(digits)} digits "
+                                  "(the documented limit)")
+    return int(text)
 
 
 def positive_rational(value: Any, field: str, maximum: int | None = None) -> Fraction:

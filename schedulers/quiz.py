@@ -10,6 +10,8 @@ At step k the student sees step k - 1 (and the scenario: who arrives when) and p
 - LLM: at a dispatch step, the candidates are the tenants with waiting requests just before it (step
   k - 1's queues), in tenant order; the answer is the tenant dispatched. Only dispatches with at least two
   waiting tenants are questions.
+- Engine: at an admission step, the candidates are the tenants with waiting requests just before it (step
+  k - 1's ``waiting``), in tenant order; the answer is the tenant whose request takes the slot.
 
 The explanation is the core's own ``why`` for step k. A quiz needs the full trace (its queues and ready
 lists); a compact one has no questions.

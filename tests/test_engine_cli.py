@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from schedulers import ScenarioError, simulate
 from schedulers.engine import DEFAULT_SCENARIO
 from schedulers.exercises import engine_exercise
 
@@ -53,7 +54,7 @@ def test_text_in_both_languages(scenario_file):
     assert ticks.index("0") == slot_rows[0].index("A")             # the ticks line up with the first iteration
     assert "A vs B: max |ΔS_A/w - ΔS_B/w| = 24" in en.stdout and en.stdout.rstrip().endswith(": holds")
     ja = cli("--scenario", path, "--lang", "ja")
-    assert "推論エンジン · vtc" in ja.stdout and "成立" in ja.stdout and "反復 0: A のリクエストが 16 件届きます" in ja.stdout
+    assert "推論エンジン · vtc" in ja.stdout and "成立" in ja.stdout and "t=0: A のリクエストが 16 件届きます" in ja.stdout
 
 
 def test_list_seed_and_stdin():
@@ -71,11 +72,11 @@ def test_list_seed_and_stdin():
     ((), {"tenants": [{"name": "A", "requests": "4/0"}]},
      "error: tenants[0].requests: group 1 ('4/0'): output must be >= 1, not 0"),
     ((), {"tenants": [{"name": "A", "requests": [{"input": 3}]}]}, "error: tenants[0].requests[0].output: required"),
-    (("--slots", "x"), DEFAULT_SCENARIO, "error: slots: must be an integer, not 'x'"),
+    (("--slots", "x"), DEFAULT_SCENARIO, "error: slots: must be an integer from 1 to 1000, not 'x'"),
     (("--slots", "-1"), DEFAULT_SCENARIO, "error: slots: must be >= 1, not -1"),
     (("--memory", "4"), DEFAULT_SCENARIO,
      "error: tenants[0].requests: group 1 ('4/8x16'): input 4 with its first output token can never fit in memory = 4"),
-    (("--w-in", "0"), DEFAULT_SCENARIO, "error: w_in: must be > 0, not 0"),
+    (("--w-in", "0"), DEFAULT_SCENARIO, "error: w_in: must be > 0, not '0'"),
     (("--w-out", "1e9999"), DEFAULT_SCENARIO, "error: w_out: must be a positive number, not '1e9999'"),
     (("--algorithm", "sfq"), DEFAULT_SCENARIO, "error: algorithm: must be one of fcfs, vtc, vtc-predict, not 'sfq'"),
     ((), "{", "error: scenario: malformed JSON at line 1 column 2: Expecting property name enclosed in double quotes"),
@@ -90,5 +91,9 @@ def test_bad_input_is_one_error_line_naming_the_field(scenario_file, args, data,
 def test_a_policy_of_your_own_is_not_offered_for_the_engine_yet(scenario_file, tmp_path):
     policy = tmp_path / "mine.py"
     policy.write_text("def choose(waiting, time, state):\n    return waiting[0].name\n", encoding="utf-8")
+    assert "--policy" not in cli("--help").stdout
     done = cli("--scenario", scenario_file(DEFAULT_SCENARIO), "--policy", str(policy))
-    assert done.returncode == 2 and done.stderr.startswith("error: mode: ") and len(done.stderr.splitlines()) == 1
+    assert done.returncode == 2 and done.stderr == f"error: unrecognized arguments: --policy {policy}\n"
+    with pytest.raises(ScenarioError) as refused:   # and simulate says so by the field mode
+        simulate("engine", DEFAULT_SCENARIO, policy_source=policy.read_text(encoding="utf-8"))
+    assert refused.value.field == "mode"

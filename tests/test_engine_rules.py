@@ -12,6 +12,7 @@ from schedulers.engine import ALGORITHMS, DEFAULT_SCENARIO, format_requests, llm
 from schedulers.engine.batching import TRACE_BUDGET
 from schedulers.errors import ScenarioError
 from schedulers.llm import run as run_llm
+from schedulers.trace import span
 
 
 def engine(algorithm: str, *tenants: tuple, **top) -> dict:
@@ -81,7 +82,8 @@ def test_time_jumps_over_iterations_where_nothing_runs_or_waits():
     result = engine("fcfs", ("A", "1/1+1/2@5"), slots=1)
     assert kinds(result)[3:6] == [("decode", 0), ("idle", 1), ("arrive", 5)]
     idle = result["steps"][4]
-    assert idle["until"] == 5 and idle["why"]["en"].startswith("After iteration 0: nothing runs or waits")
+    assert idle["until"] == 5 and span(idle) == (1, 5)
+    assert idle["why"]["en"] == "t=1: Nothing runs or waits; the next request arrives at t=5, so time jumps there."
     assert result["summary"] == {**result["summary"], "iterations": 7, "busy": 3, "idle": 4}
 
 
@@ -106,7 +108,7 @@ def test_vtc_admits_the_least_counter_and_charges_tokens_as_they_are_generated()
         {"A": 4, "B": 0}, {"A": 8, "B": 0}, {"A": 8, "B": 3}, {"A": 8, "B": 9}, {"A": 16, "B": 9}]
     admit = next(s for s in result["steps"] if s["kind"] == "admit" and s["iteration"] == 3)
     assert admit["decision"] == {"rule": "least counter", "counter": 0} and admit["charged"] == 1
-    assert admit["why"]["en"] == ("Iteration 3: B has the least counter among the waiting tenants, 0, so its oldest "
+    assert admit["why"]["en"] == ("t=3: B has the least counter among the waiting tenants, 0, so its oldest "
                                   "request #0 (input 1) takes slot 0. It is charged w_in × input = 1 × 1 = 1: "
                                   "B's counter becomes 1.")
     decode = next(s for s in result["steps"] if s["kind"] == "decode" and s["iteration"] == 0)
@@ -126,7 +128,7 @@ def test_lift_to_the_least_waiting_counter_is_a_step_of_its_own():
                                           "raised": True})
     lift = next(s for s in result["steps"] if s["kind"] == "lift" and s["tenant"] == "B")
     assert lift["exact"]["lift"] == {"before": "0", "after": "6", "reference": "6"}
-    assert lift["why"]["en"] == ("B had nothing waiting and others wait: its counter is lifted from 0 to 6, the least "
+    assert lift["why"]["en"] == ("t=2: B had nothing waiting and others wait: its counter is lifted from 0 to 6, the least "
                                  "waiting counter, so it cannot claim service it did not use.")
     assert chart(result) == ["AAABA"]
 

@@ -11,38 +11,24 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 from collections.abc import Mapping
 from fractions import Fraction
-from functools import partial
 from typing import Any
 
-from ..catalog import Algorithm, algorithm_entry, json_number as number
+from .. import fields
+from ..catalog import Algorithm, Mode, catalogue, json_number as number
+from ..exercises import engine_exercise
+from ..schema import with_readers
 from .batching import COMPACT, NONE, TRACE_BUDGET, Engine
-from .policies import POLICIES
-from .scenario import Scenario, format_requests, read
+from .policies import POLICIES, RULES
+from .scenario import PARAMETERS, TENANT, TOP_KEYS, Scenario, format_requests, read
 from .text import render_text
 
-__all__ = ["ALGORITHMS", "DEFAULT_SCENARIO", "add_cli_arguments", "cli_overrides", "format_requests",
-           "llm_scenario", "render_text", "run"]
+__all__ = ["ALGORITHMS", "DEFAULT_SCENARIO", "MODE", "SCHEMA", "add_cli_arguments", "cli_overrides",
+           "format_requests", "llm_scenario", "render_text", "run"]
 
-_algorithm = partial(algorithm_entry, "engine")
-PARAMETERS = ("slots", "memory", "w_in", "w_out")
-
-ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
-    _algorithm("fcfs", "article", ("FCFS (engine default)", "FCFS (エンジンの既定)"),
-               ("admit the earliest-arrived waiting request; ties by tenant order, then request order",
-                "最も早く届いた待ちリクエストを受け入れる。同着はテナント順、次にリクエスト順"), PARAMETERS),
-    _algorithm("vtc", "article", ("VTC (virtual token counter)", "VTC (仮想トークンカウンター)"),
-               ("admit the oldest request of the waiting tenant with the least counter (ties: tenant order); charge "
-                "w_in*input at admission, w_out per token as generated; lift a returning tenant's counter",
-                "カウンター最小の待ちテナント (同点はテナント順) の最古のリクエストを受け入れ、受け入れ時に w_in*入力、"
-                "生成のたびに w_out を課金。戻ってきたテナントのカウンターは引き上げる"), PARAMETERS, ("weight",)),
-    _algorithm("vtc-predict", "more", ("VTC with predicted output", "VTC (出力長の予測つき)"),
-               ("VTC, but charge w_out*predicted up front, then only tokens beyond it; refund the unused prediction",
-                "VTC と同じだが w_out*予測 を前払いし、予測を超えたトークンだけ課金、使わなかった予測は返す"),
-               (*PARAMETERS, "prediction"), ("weight",)),
-)}
+ALGORITHMS: dict[str, Algorithm] = catalogue("engine", RULES)
+SCHEMA = with_readers("engine", "tenants", TENANT, PARAMETERS, TOP_KEYS, ALGORITHMS)
 
 # The article's point in a few dozen iterations: A's requests are long (8 tokens out), B's short (2 out), all
 # arriving at once. FCFS admits by arrival, then tenant order, so A fills the batch for 32 iterations before B's
@@ -139,30 +125,33 @@ def llm_scenario(scenario: Mapping[str, Any]) -> dict[str, Any]:
 
 # --- the command line ----------------------------------------------------------------------------------
 
-CLI_OPTIONS = (  # option, scenario field, help
-    ("--slots", "slots", "N", "requests in the batch at once (default 4)"),
-    ("--memory", "memory", "N", "tokens the batch may hold (inputs + tokens generated), checked at admission"),
-    ("--w-in", "w_in", "W", "charge per input token (default 1)"),
-    ("--w-out", "w_out", "W", "charge per generated token (default 2)"),
-    ("--prediction", "prediction", "N", "vtc-predict: the predicted output of a request without its own "
-                                        "(default: the tenant's mean output so far)"),
-)
-
-
-WHOLE = re.compile(r"-?[0-9]{1,19}")
+CLI_HELP = {  # one option per parameter: --slots, ..., --prediction
+    "slots": "requests in the batch at once (default 4)",
+    "memory": "tokens the batch may hold (inputs + tokens generated), checked at admission",
+    "w_in": "charge per input token (default 1)",
+    "w_out": "charge per generated token (default 2)",
+    "prediction": "vtc-predict: the predicted output of a request without its own (default: the tenant's mean "
+                  "output so far)",
+}
 
 
 def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
-    for option, _, metavar, help_text in CLI_OPTIONS:
-        parser.add_argument(option, metavar=metavar, help=help_text)
+    for field in SCHEMA.parameters:
+        parser.add_argument("--" + field.name.replace("_", "-"), metavar="N" if field.type == "integer" else "W",
+                            help=CLI_HELP[field.name])
 
 
 def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The options as typed: the scenario reader judges them (an integer where it must be, a "p/q" weight)."""
+    """The options as typed: an integer option is read as one (a typo is told its range), a number ("p/q") is left
+    to the scenario's reader."""
     overrides: dict[str, Any] = {}
-    for _, key, _, _ in CLI_OPTIONS:
-        text = getattr(args, key)
+    for field in SCHEMA.parameters:
+        text = getattr(args, field.name)
         if text is not None:
-            text = text.strip()
-            overrides[key] = int(text) if WHOLE.fullmatch(text) else text
+            overrides[field.name] = fields.integer_text(text, field.name, field) if field.type == "integer" \
+                else text.strip()
     return overrides
+
+
+MODE = Mode("engine", "inference engine: continuous batching, decode iterations", ALGORITHMS, SCHEMA,
+            run, render_text, engine_exercise, add_cli_arguments, cli_overrides)

@@ -11,6 +11,10 @@ In each iteration i, in this order:
      ``output`` tokens finishes and frees its slot at the end of the iteration (one step ``decode``);
   4. if nothing runs or waits, time jumps to the next arrival (a step ``idle``, once something has run).
 
+Time is t = the iteration (README "Time on screen", ``trace.span``): arrivals, lifts and admissions happen at the
+instant t, a decode step is the iteration t → t+1, an idle step the jump from t to the next arrival; each step's
+sentence starts with ``t=`` its start (``record`` writes it).
+
 The trace has three levels, as in LLM mode: ``full`` (every step with the batch, the queues, every tenant's
 counter and service, and a sentence) while an upper bound on its size stays within ``TRACE_BUDGET``; ``compact``
 (every step, with only the counters the step changed, no batch, queues or sentences); ``none`` (no steps).
@@ -117,7 +121,7 @@ class Engine:
             if not self.waiting_total and not self.active:
                 coming = arrivals[next_arrival][0]
                 if self.admissions and coming > now:
-                    self.record("idle", now, [], say(MESSAGES, "idle", last=now - 1, until=coming), until=coming)
+                    self.record("idle", now, [], say(MESSAGES, "idle", until=coming), until=coming)
                 now = max(now, coming)
             while next_arrival < len(arrivals) and arrivals[next_arrival][0] == now:
                 self.arrive(now, *arrivals[next_arrival][1:])
@@ -131,7 +135,7 @@ class Engine:
         self.queues[tenant].extend(requests)
         self.waiting_total += len(requests)
         name = self.tenants[tenant].name
-        self.record("arrive", now, [tenant], say(MESSAGES, "arrive", i=now, tenant=name, count=len(requests),
+        self.record("arrive", now, [tenant], say(MESSAGES, "arrive", tenant=name, count=len(requests),
                                                  waiting=len(self.queues[tenant])),
                     tenant=name, requests=[r.index for r in requests], joined=joined)
         lift = self.policy.join(tenant) if joined else None
@@ -254,7 +258,9 @@ class Engine:
             step["waiting"] = {t.name: [r.index for r in self.queues[t.order]] for t in self.tenants}
             step["batch_tokens"] = self.held
         step["exact"] = exact
-        step["why"] = why if self.explaining else None
+        # The time convention (README "Time on screen", trace.span): a sentence starts with its step's start.
+        step["why"] = None if not self.explaining else why if kind == "initial" \
+            else {lang: f"t={now}: {text}" for lang, text in why.items()}
         self.steps.append(step)
 
     def service(self, tenant: int) -> Fraction | int:
@@ -280,13 +286,13 @@ class Engine:
         request, name = running.request, self.tenants[running.request.tenant].name
         facts = decision.facts
         if facts.get("rule") == "least counter":
-            sentence = say(MESSAGES, "admit_counter", i=now, tenant=name, counter=show(facts["counter"]),
+            sentence = say(MESSAGES, "admit_counter", tenant=name, counter=show(facts["counter"]),
                            request=request.index, input=request.input, slot=running.slot)
         elif facts.get("rule") == "earliest arrival":
-            sentence = say(MESSAGES, "admit_fcfs", i=now, tenant=name, arrival=facts["arrival"],
+            sentence = say(MESSAGES, "admit_fcfs", tenant=name, arrival=facts["arrival"],
                            request=request.index, slot=running.slot)
         else:
-            sentence = say(MESSAGES, "admit", i=now, tenant=name, request=request.index, slot=running.slot)
+            sentence = say(MESSAGES, "admit", tenant=name, request=request.index, slot=running.slot)
         if "tied_with" in facts:
             sentence = join(sentence, say(MESSAGES, "tie", tenant=name, other=facts["tied_with"]))
         return sentence
@@ -306,12 +312,12 @@ class Engine:
                         refunds: dict[int, int], blocked: dict[str, Any] | None) -> dict[str, str]:
         parts = []
         if blocked is not None:
-            parts.append(say(MESSAGES, "blocked", i=now, **blocked))
+            parts.append(say(MESSAGES, "blocked", **blocked))
         listed = sorted(tokens)[:NAMED_CHARGES]
         shown = {lang: ", ".join(say(MESSAGES, "tenant_charge", tenant=self.tenants[t].name, tokens=tokens[t],
                                      charge=show(self.exact(charged[t])))[lang] for t in listed)
                  + ("…" if len(tokens) > NAMED_CHARGES else "") for lang in ("en", "ja")}
-        parts.append(say(MESSAGES, "decode", i=now, count=sum(tokens.values()), charges=shown))
+        parts.append(say(MESSAGES, "decode", count=sum(tokens.values()), charges=shown))
         for running in sorted(finished, key=lambda r: r.slot):
             parts.append(say(MESSAGES, "finish", tenant=self.tenants[running.request.tenant].name,
                              request=running.request.index, output=running.request.output, slot=running.slot))
@@ -367,10 +373,10 @@ def trace_level(scenario: Scenario) -> str:
 
 
 MESSAGES = {
-    "initial": {"en": "Before iteration 0: {tenants} tenant(s), {slots} slot(s) in the batch, nothing has arrived yet.",
-                "ja": "反復 0 の前: テナント {tenants} 個、バッチのスロット {slots} 個。まだ何も届いていません。"},
-    "arrive": {"en": "Iteration {i}: {count} request(s) from {tenant} arrive; {waiting} of its requests wait.",
-               "ja": "反復 {i}: {tenant} のリクエストが {count} 件届きます (待ちは {waiting} 件)。"},
+    "initial": {"en": "Before t=0: {tenants} tenant(s), {slots} slot(s) in the batch, nothing has arrived yet.",
+                "ja": "t=0 の前: テナント {tenants} 個、バッチのスロット {slots} 個。まだ何も届いていません。"},
+    "arrive": {"en": "{count} request(s) from {tenant} arrive; {waiting} of its requests wait.",
+               "ja": "{tenant} のリクエストが {count} 件届きます (待ちは {waiting} 件)。"},
     "lift_min_raised": {"en": "{tenant} had nothing waiting and others wait: its counter is lifted from {old} to {new}, "
                               "the least waiting counter, so it cannot claim service it did not use.",
                         "ja": "{tenant} は待ちがなく、他のテナントが待っているので、カウンターを {old} から待ちテナントの"
@@ -389,16 +395,15 @@ MESSAGES = {
                             "最大値 {reference} 以上なので、そのままです。"},
     "lift_none": {"en": "{tenant} had nothing waiting, and nothing waits or runs: its counter stays at {old}.",
                   "ja": "{tenant} は待ちがなく、待ちも実行中もないので、カウンターは {old} のままです。"},
-    "admit_counter": {"en": "Iteration {i}: {tenant} has the least counter among the waiting tenants, {counter}, so its "
+    "admit_counter": {"en": "{tenant} has the least counter among the waiting tenants, {counter}, so its "
                             "oldest request #{request} (input {input}) takes slot {slot}.",
-                      "ja": "反復 {i}: 待ちテナントの中で {tenant} のカウンター {counter} が最小なので、最も古い"
+                      "ja": "待ちテナントの中で {tenant} のカウンター {counter} が最小なので、最も古い"
                             "リクエスト #{request} (入力 {input}) がスロット {slot} に入ります。"},
-    "admit_fcfs": {"en": "Iteration {i}: {tenant}'s request #{request} arrived first (iteration {arrival}), so it takes "
-                         "slot {slot}.",
-                   "ja": "反復 {i}: {tenant} のリクエスト #{request} が最も早く届いた (反復 {arrival}) ので、スロット "
-                         "{slot} に入ります。"},
-    "admit": {"en": "Iteration {i}: {tenant}'s request #{request} takes slot {slot}.",
-              "ja": "反復 {i}: {tenant} のリクエスト #{request} がスロット {slot} に入ります。"},
+    "admit_fcfs": {"en": "{tenant}'s request #{request} arrived first (at t={arrival}), so it takes slot {slot}.",
+                   "ja": "{tenant} のリクエスト #{request} が最も早く届いた (t={arrival}) ので、スロット {slot} に"
+                         "入ります。"},
+    "admit": {"en": "{tenant}'s request #{request} takes slot {slot}.",
+              "ja": "{tenant} のリクエスト #{request} がスロット {slot} に入ります。"},
     "tie": {"en": "({other} was level; {tenant} comes first in tenant order.)",
             "ja": "({other} と同点のため、テナント順で {tenant} が先です。)"},
     "charge": {"en": "It is charged w_in × input = {formula} = {charge}: {tenant}'s counter becomes {after}.",
@@ -407,19 +412,17 @@ MESSAGES = {
                                "{predicted} tokens, paid up front): {tenant}'s counter becomes {after}.",
                          "ja": "w_in × 入力 + w_out × 予測 = {formula} = {charge} を前払いで課金し (予測 {predicted} "
                                "トークン)、{tenant} のカウンターは {after} になります。"},
-    "blocked": {"en": "Iteration {i}: {tenant}'s request #{request} needs {need} tokens of memory but only {free} are "
+    "blocked": {"en": "{tenant}'s request #{request} needs {need} tokens of memory but only {free} are "
                       "free, so no more requests are admitted in this iteration.",
-                "ja": "反復 {i}: {tenant} のリクエスト #{request} にはメモリが {need} トークン必要ですが空きは {free} "
+                "ja": "{tenant} のリクエスト #{request} にはメモリが {need} トークン必要ですが空きは {free} "
                       "なので、この反復ではこれ以上受け入れません。"},
     "tenant_charge": {"en": "{tenant} +{charge} ({tokens} token(s))", "ja": "{tenant} +{charge} ({tokens} トークン)"},
-    "decode": {"en": "Iteration {i}: {count} running request(s) generate one token each, charged {charges}.",
-               "ja": "反復 {i}: 実行中の {count} 件がそれぞれ 1 トークンを生成し、{charges} を課金します。"},
+    "decode": {"en": "{count} running request(s) generate one token each, charged {charges}.",
+               "ja": "実行中の {count} 件がそれぞれ 1 トークンを生成し、{charges} を課金します。"},
     "finish": {"en": "{tenant} #{request} has generated its {output} tokens and frees slot {slot}.",
                "ja": "{tenant} #{request} は {output} トークンを生成し終え、スロット {slot} を空けます。"},
     "refund": {"en": "{tenant} gets back the unused prediction, {refund}.",
                "ja": "{tenant} に使わなかった予測分 {refund} を返します。"},
-    "idle": {"en": "After iteration {last}: nothing runs or waits; the next request arrives at iteration {until}, so "
-                   "time jumps there.",
-             "ja": "反復 {last} の後: 実行中も待ちもありません。次のリクエストは反復 {until} に届くので、そこまで"
-                   "時刻を進めます。"},
+    "idle": {"en": "Nothing runs or waits; the next request arrives at t={until}, so time jumps there.",
+             "ja": "実行中も待ちもありません。次のリクエストは t={until} に届くので、そこまで時刻を進めます。"},
 }

@@ -29,9 +29,9 @@ if TYPE_CHECKING:
     from .batching import Engine
 
 NOTES: Messages = {
-    "one_tenant": {"en": "one tenant: no pair to compare", "ja": "テナントが 1 つで比べる対がない"},
+    "one_tenant": {"en": "one tenant: no pair to compare", "ja": "テナントが 1 つなので、比べる対がありません"},
     "never_backlogged": {"en": "the two tenants are never backlogged in the same iteration",
-                         "ja": "2 つのテナントが同じ反復で同時に待つことがない"},
+                         "ja": "2 つのテナントが同じ反復で同時に待つことはありません"},
 }
 
 

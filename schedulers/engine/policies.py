@@ -15,6 +15,10 @@ queues and the batch, and calls, in each iteration:
 
 Every charge goes through ``charge(tenant, units)``. Counters are exact integers in units of ``1/engine.scale``
 (``Engine.units``), so ``tokens × w / weight`` never rounds. Ties are broken by tenant order, then request order.
+
+Each rule class carries its menu entry (``catalog.catalogue``): ``name``, ``group``, ``label``, ``summary``,
+``parameter_names`` and ``item_fields`` (the optional tenant and request fields it reads); ``lifts`` says that its
+``join`` may lift a counter, a step of its own. A new rule is one class here, listed in ``RULES`` at the end.
 """
 from __future__ import annotations
 
@@ -25,6 +29,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from .batching import Engine, Running
     from .scenario import Request
+
+ENGINE_PARAMETERS = ("slots", "memory", "w_in", "w_out")   # what every rule's engine reads
 
 
 @dataclass(slots=True)
@@ -45,6 +51,12 @@ class Policy:
     """The protocol and its do-nothing defaults; see the module docstring."""
 
     name: ClassVar[str]
+    group: ClassVar[str] = "more"
+    label: ClassVar[dict[str, str]] = {"en": "", "ja": ""}
+    summary: ClassVar[dict[str, str]] = {"en": "", "ja": ""}
+    parameter_names: ClassVar[tuple[str, ...]] = ENGINE_PARAMETERS
+    item_fields: ClassVar[tuple[str, ...]] = ()
+    lifts: ClassVar[bool] = False   # join returns a Lift (a ``lift`` step); else join only files the tenant
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -87,6 +99,10 @@ class FCFS(TokenCounting):
     request is some tenant's oldest: a heap of (arrival of its oldest, tenant) finds it in O(log n)."""
 
     name = "fcfs"
+    group = "article"
+    label = {"en": "FCFS (engine default)", "ja": "FCFS（エンジンの既定）"}
+    summary = {"en": "admit the earliest-arrived waiting request; ties by tenant order, then request order",
+               "ja": "最も早く届いた待ちリクエストを受け入れます。同着はテナント順、次にリクエスト順"}
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
@@ -122,6 +138,14 @@ class VTC(TokenCounting):
     No output length is needed in advance: tokens are charged as they are really generated."""
 
     name = "vtc"
+    group = "article"
+    label = {"en": "VTC (virtual token counter)", "ja": "VTC（仮想トークンカウンター）"}
+    summary = {"en": "admit the oldest request of the waiting tenant with the least counter (ties: tenant order); "
+                     "charge w_in*input at admission, w_out per token as generated; lift a returning tenant's counter",
+               "ja": "カウンター最小の待ちテナント（同点はテナント順）の最古のリクエストを受け入れ、受け入れ時に"
+                     " w_in*入力、生成のたびに w_out を課金します。戻ってきたテナントのカウンターは引き上げます"}
+    item_fields = ("weight",)
+    lifts = True
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
@@ -185,6 +209,13 @@ class VTCPredict(VTC):
     as VTC's; only its timing differs: the cost is paid up front, as SFQ pays an estimate at dispatch."""
 
     name = "vtc-predict"
+    label = {"en": "VTC with predicted output", "ja": "VTC（出力長の予測つき）"}
+    summary = {"en": "VTC, but charge w_out*predicted up front, then only tokens beyond it; refund the unused "
+                     "prediction",
+               "ja": "VTC と同じですが w_out*予測 を前払いし、予測を超えたトークンだけ課金し、使わなかった予測は"
+                     "返します"}
+    parameter_names = (*ENGINE_PARAMETERS, "prediction")
+    item_fields = ("weight", "predicted")
 
     def admit(self, running: Running) -> int:
         running.predicted = self.prediction(running.request)
@@ -206,4 +237,5 @@ class VTCPredict(VTC):
         return (2 * tokens + finished) // (2 * finished) if finished else 0
 
 
-POLICIES: dict[str, type[Policy]] = {p.name: p for p in (FCFS, VTC, VTCPredict)}
+RULES: tuple[type[Policy], ...] = (FCFS, VTC, VTCPredict)   # menu order: the article's two first
+POLICIES: dict[str, type[Policy]] = {rule.name: rule for rule in RULES}

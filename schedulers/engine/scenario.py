@@ -26,6 +26,7 @@ from typing import Any
 
 from .. import fields
 from ..errors import ScenarioError
+from ..schema import Field
 
 MAX_TENANTS = 1_000
 MAX_REQUESTS = 100_000         # in the whole scenario
@@ -39,10 +40,28 @@ MAX_WEIGHT_DENOMINATOR = 10**6  # ... with a denominator of at most this once re
 DEFAULT_SLOTS = 4
 DEFAULT_W_IN, DEFAULT_W_OUT = 1, 2   # the VTC paper's weights: an output token costs two input tokens
 
-TOP_KEYS = ("mode", "title", "description", "algorithm", "tenants", "slots", "memory", "w_in", "w_out",
-            "prediction", "compare")
-TENANT_KEYS = ("name", "weight", "requests")
-REQUEST_KEYS = ("arrival", "input", "output", "predicted")
+REQUEST = (
+    Field("arrival", "integer", default=0, minimum=0, maximum=MAX_ARRIVAL),
+    Field("input", "integer", required=True, minimum=1, maximum=MAX_TOKENS),
+    Field("output", "integer", required=True, minimum=1, maximum=MAX_TOKENS),   # the true length
+    Field("predicted", "integer", minimum=0, maximum=MAX_TOKENS),                # vtc-predict's estimate
+)
+TENANT = (
+    Field("name", "text", required=True),
+    Field("weight", "number", default=1, maximum=MAX_WEIGHT),   # at least 1/MAX_WEIGHT, see weight()
+    Field("requests", "records", required=True, fields=REQUEST),  # or the compact form (module docstring)
+)
+PARAMETERS = (
+    Field("slots", "integer", default=DEFAULT_SLOTS, minimum=1, maximum=MAX_SLOTS),
+    Field("memory", "integer", minimum=1, maximum=MAX_MEMORY),          # none: no limit
+    Field("w_in", "number", default=DEFAULT_W_IN, maximum=MAX_WEIGHT),
+    Field("w_out", "number", default=DEFAULT_W_OUT, maximum=MAX_WEIGHT),
+    Field("prediction", "integer", minimum=0, maximum=MAX_TOKENS),      # none: the tenant's mean output so far
+)
+TOP_KEYS = ("mode", "title", "description", "algorithm", "tenants", *(p.name for p in PARAMETERS), "compare")
+TENANT_KEYS = tuple(f.name for f in TENANT)
+REQUEST_KEYS = tuple(f.name for f in REQUEST)
+LIMITS = {f.name: (f.minimum, f.maximum) for f in (*REQUEST, *PARAMETERS) if f.type == "integer"}
 GROUP = re.compile(r"(\d{1,15})/(\d{1,15})(?:~(\d{1,15}))?(?:[xX](\d{1,15}))?(?:@(\d{1,15}))?")
 SEPARATOR = re.compile(r"[+,\s]+")
 GRAMMAR = "INPUT/OUTPUT[~PREDICTED][xCOUNT][@ARRIVAL]"
@@ -88,12 +107,11 @@ def read(scenario: Mapping[str, Any], algorithms: Sequence[str]) -> Scenario:
     if scenario.get("mode", "engine") != "engine":
         raise ScenarioError("mode", f"must be engine here, not {fields.describe(scenario['mode'])}")
     algorithm = fields.choice(scenario.get("algorithm", "vtc"), "algorithm", list(algorithms))
-    slots = fields.integer(scenario.get("slots", DEFAULT_SLOTS), "slots", 1, MAX_SLOTS)
-    memory = None if scenario.get("memory") is None else fields.integer(scenario["memory"], "memory", 1, MAX_MEMORY)
+    slots = fields.integer(scenario.get("slots", DEFAULT_SLOTS), "slots", *LIMITS["slots"])
+    memory = optional_integer(scenario, "memory", "memory")
     w_in = weight(scenario.get("w_in", DEFAULT_W_IN), "w_in")
     w_out = weight(scenario.get("w_out", DEFAULT_W_OUT), "w_out")
-    prediction = None if scenario.get("prediction") is None \
-        else fields.integer(scenario["prediction"], "prediction", 0, MAX_TOKENS)
+    prediction = optional_integer(scenario, "prediction", "prediction")
     if "tenants" not in scenario:
         raise ScenarioError("tenants", "required: a list of tenants")
     items = fields.sequence(scenario["tenants"], "tenants", minimum=1, maximum=MAX_TENANTS)
@@ -104,6 +122,11 @@ def read(scenario: Mapping[str, Any], algorithms: Sequence[str]) -> Scenario:
     fields.unique_names([t.name for t in tenants], "tenants")
     return Scenario(algorithm, tuple(tenants), slots, memory, w_in, w_out, prediction,
                     read_compare(scenario.get("compare"), tenants))
+
+
+def optional_integer(values: Mapping[str, Any], key: str, where: str) -> int | None:
+    """``values[key]`` within the limits of its field, or None when it is left out."""
+    return None if values.get(key) is None else fields.integer(values[key], where, *LIMITS[key])
 
 
 def weight(value: Any, field: str) -> Fraction:
@@ -136,7 +159,7 @@ def read_tenant(item: Any, order: int, room: Room, memory: int | None) -> Tenant
     where = f"tenants[{order}]"
     item = fields.mapping(item, where)
     fields.known_keys(item, where, TENANT_KEYS)
-    for required in ("name", "requests"):
+    for required in (f.name for f in TENANT if f.required):
         if required not in item:
             raise ScenarioError(f"{where}.{required}", "required")
     name = fields.name(item["name"], f"{where}.name")
@@ -158,14 +181,13 @@ def read_tenant(item: Any, order: int, room: Room, memory: int | None) -> Tenant
 def read_request(value: Any, tenant: int, index: int, where: str, memory: int | None) -> Request:
     value = fields.mapping(value, where)
     fields.known_keys(value, where, REQUEST_KEYS)
-    for required in ("input", "output"):
+    for required in (f.name for f in REQUEST if f.required):
         if required not in value:
             raise ScenarioError(f"{where}.{required}", "required")
-    arrival = fields.integer(value.get("arrival", 0), f"{where}.arrival", 0, MAX_ARRIVAL)
-    tokens = fields.integer(value["input"], f"{where}.input", 1, MAX_TOKENS)
-    output = fields.integer(value["output"], f"{where}.output", 1, MAX_TOKENS)
-    predicted = None if value.get("predicted") is None \
-        else fields.integer(value["predicted"], f"{where}.predicted", 0, MAX_TOKENS)
+    arrival = fields.integer(value.get("arrival", 0), f"{where}.arrival", *LIMITS["arrival"])
+    tokens = fields.integer(value["input"], f"{where}.input", *LIMITS["input"])
+    output = fields.integer(value["output"], f"{where}.output", *LIMITS["output"])
+    predicted = optional_integer(value, "predicted", f"{where}.predicted")
     if memory is not None and tokens + 1 > memory:
         raise ScenarioError(f"{where}.input", f"{tokens} with its first output token can never fit in "
                             f"memory = {memory}")

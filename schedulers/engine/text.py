@@ -16,7 +16,7 @@ HEADINGS = {
                        "mean latency"),
            "more": "… {n} more steps (see --json)", "trace": "Trace", "wide": "(too many iterations to draw: "
            "{n}; see --json)", "none": "none", "holds": "holds", "fails": "does NOT hold",
-           "bound": "max |ΔS_{f}/w - ΔS_{g}/w| = {gap} over iterations {start}..{end}, bound "
+           "bound": "max |ΔS_{f}/w - ΔS_{g}/w| = {gap} over the iterations t={start} … {end}, bound "
                     "max(w_in × L, w_out × M) × (1/w_{f} + 1/w_{g}) = {bound} (L = {largest}, M = {tokens}): {verdict}",
            "summary": "{iterations} iterations ({idle} idle), {tokens} tokens generated, {occupancy} requests per "
                       "busy iteration on average"},
@@ -26,7 +26,7 @@ HEADINGS = {
            "more": "… ほか {n} ステップ (--json を参照)", "trace": "トレース",
            "wide": "(反復が多すぎて描けません: {n}。--json を参照)", "none": "なし", "holds": "成立",
            "fails": "不成立",
-           "bound": "max |ΔS_{f}/w - ΔS_{g}/w| = {gap} (反復 {start}..{end})、上界 max(w_in × L, w_out × M) × "
+           "bound": "max |ΔS_{f}/w - ΔS_{g}/w| = {gap} (反復 t={start} … {end})、上界 max(w_in × L, w_out × M) × "
                     "(1/w_{f} + 1/w_{g}) = {bound} (L = {largest}, M = {tokens}): {verdict}",
            "summary": "{iterations} 反復 (空き {idle})、生成 {tokens} トークン、稼働中の反復あたり平均 {occupancy} 件"},
 }
