@@ -1,5 +1,6 @@
 """The fields a scenario may hold, per mode: names, types, required or optional, defaults, limits and which
-algorithms read them. The readers (each mode's ``scenario.py``) check input against these very declarations; the app's editor and links, the exports and the docs read them instead of listing fields again.
+algorithms read them. The readers (each mode's ``scenario.py``) check input against these very declarations;
+the app's editor and links, the exports and the docs read them instead of listing fields again.
 
     >>> from schedulers import schema
     >>> schema("cpu").optional

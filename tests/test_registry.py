@@ -99,7 +99,8 @@ def test_the_schema_lists_every_field_with_its_readers_and_defaults():
     assert cpu.field("tickets").read_by == ("stride", "lottery") and cpu.field("tickets").default == 100
     assert cpu.field("arrival").read_by == () and cpu.field("burst").minimum == 1
     assert cpu.field("quantum").read_by == ("rr", "stride", "lottery")
-    assert cpu.field("nice").read_by == ("cfs", "eevdf") and (cpu.field("nice").minimum, cpu.field("nice").default) == (-20, 0)
+    nice = cpu.field("nice")
+    assert nice.read_by == ("cfs", "eevdf") and (nice.minimum, nice.maximum, nice.default) == (-20, 19, 0)
     assert cpu.field("latency").read_by == ("cfs",) and cpu.field("slice").read_by == ("eevdf",)
     assert {p.name for p in cpu.parameters} == {p for a in algorithms("cpu").values() for p in a.parameters}
     llm = schema("llm")

@@ -497,8 +497,8 @@ class CFS(Policy):
     waits for the end of the running slice. Ties: earlier arrival, then input order."""
     name = "cfs"
     label = {"en": "CFS", "ja": "CFS（完全公平スケジューラ）"}
-    summary = {"en": "least vruntime runs a slice max(min_granularity, floor(latency*w/W)); vruntime += ran*1024/weight "
-                     "(weight from nice); arrivals get max(own, min_vruntime); ties: arrival, input",
+    summary = {"en": "least vruntime runs a slice max(min_granularity, floor(latency*w/W)); vruntime += "
+                     "ran*1024/weight (weight from nice); arrivals get max(own, min_vruntime); ties: arrival, input",
                "ja": "vruntime最小のタスクをスライスmax(min_granularity, floor(latency*w/W))実行し、vruntime += "
                      "実行時間*1024/重み（重みはnice値から）とします。到着時はmax(自分, min_vruntime)。同点は到着順、入力順"}
     parameter_names = ("latency", "min_granularity")
@@ -568,8 +568,8 @@ class EEVDF(CFS):
     order."""
     name = "eevdf"
     label = {"en": "EEVDF", "ja": "EEVDF（適格仮想締切最早優先）"}
-    summary = {"en": "among tasks with lag V - v >= 0 (V the weighted mean vruntime), the earliest virtual deadline runs "
-                     "a slice; deadline = v + slice*1024/weight; arrivals placed at v = V; ties: arrival, input",
+    summary = {"en": "among tasks with lag V - v >= 0 (V the weighted mean vruntime), the earliest virtual deadline "
+                     "runs a slice; deadline = v + slice*1024/weight; arrivals placed at v = V; ties: arrival, input",
                "ja": "ラグ V - v >= 0 のタスク（Vは重み付き平均vruntime）のうち仮想締切が最も早いものをスライス実行します。"
                      "締切 = v + スライス*1024/重み。到着時は v = V。同点は到着順、入力順"}
     parameter_names = ("slice",)
