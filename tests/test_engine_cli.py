@@ -97,3 +97,28 @@ def test_a_policy_of_your_own_is_not_offered_for_the_engine_yet(scenario_file, t
     with pytest.raises(ScenarioError) as refused:   # and simulate says so by the field mode
         simulate("engine", DEFAULT_SCENARIO, policy_source=policy.read_text(encoding="utf-8"))
     assert refused.value.field == "mode"
+
+
+@pytest.mark.parametrize("mode, data, meant", [
+    ("engine", {"algorithm": "sfq", "tenants": [{"name": "A", "cost": 8, "count": 6}]}, "llm"),
+    ("engine", {"tasks": [{"name": "A", "arrival": 0, "burst": 3}]}, "cpu"),
+    ("cpu", DEFAULT_SCENARIO, "engine"),
+    ("llm", {"tenants": [{"name": "A", "requests": [{"input": 4, "output": 2}]}], "slots": 2}, "engine"),
+])
+def test_a_file_of_another_mode_is_told_which_mode_to_use(scenario_file, mode, data, meant):
+    path = scenario_file(data)
+    done = subprocess.run([sys.executable, "-m", "schedulers", mode, "--scenario", path], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("error: ") and done.stderr.endswith(
+        f"this file is a scenario of the {meant} mode: run python -m schedulers {meant} --scenario {path}\n")
+
+
+def test_an_engine_files_own_mistake_gets_no_hint(scenario_file):
+    done = cli("--scenario", scenario_file({"tenants": [{"name": "A", "requests": "4/0"}]}))
+    assert done.returncode == 2 and "mode" not in done.stderr and done.stderr.startswith("error: tenants[0].requests")
+    # Tenants that fit the LLM and the engine mode alike (a name only) are no hint for cpu: two modes would do.
+    loose = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario",
+                            scenario_file({"tenants": [{"name": "A"}]})], cwd=ROOT, capture_output=True, text=True,
+                           timeout=120)
+    assert loose.returncode == 2 and "this file is a scenario" not in loose.stderr
