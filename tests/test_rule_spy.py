@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 import sys
 from collections import defaultdict
+from typing import Any
 
 import pytest
 
@@ -159,42 +160,16 @@ def spy_cpu(algorithm: str, scenario: dict, monkeypatch) -> tuple[dict, dict[int
     return result, calls
 
 
-def spy_llm(algorithm: str, scenario: dict) -> tuple[list[dict], dict[int, set[str]]]:
-    rule = LLM_POLICIES[algorithm]
-    watched = {name for name in LLM_HOOKS if has_code(rule, LlmPolicy, name)}
+def spying(rule: type, protocol: type, hooks: tuple[str, ...], step_of) -> tuple[Any, dict[int, set[str]]]:
+    """A maker of ``rule`` for the router or the inference engine (its ``owner``) with a spy on the hooks it has
+    code for, and what the spy sees: step -> the hooks the owner itself called for it, ``step_of(owner, hook,
+    answer)`` placing each call."""
+    watched = {name for name in hooks if has_code(rule, protocol, name)}
     calls: dict[int, set[str]] = defaultdict(set)
     depth = [0]
 
-    def spied_rule(router: Router):
-        policy = rule(router)
-        for name in watched:
-            original = getattr(policy, name)
-
-            def spied(*arguments, name=name, original=original):
-                if depth[0] == 0:
-                    calls[len(router.steps)].add(name)   # the step the router records next
-                depth[0] += 1
-                try:
-                    return original(*arguments)
-                finally:
-                    depth[0] -= 1
-            setattr(policy, name, spied)
-        return policy
-
-    router = Router(read_llm({**scenario, "algorithm": algorithm}, LLM_ALGORITHMS), spied_rule)
-    router.run()
-    calls[len(router.steps) - 1] |= calls.pop(len(router.steps), set())   # the final reset: noted on the last step
-    return router.steps, calls
-
-
-def spy_engine(algorithm: str, scenario: dict) -> tuple[list[dict], dict[int, set[str]]]:
-    rule = ENGINE_POLICIES[algorithm]
-    watched = {name for name in ENGINE_HOOKS if has_code(rule, EnginePolicy, name)}
-    calls: dict[int, set[str]] = defaultdict(set)
-    depth = [0]
-
-    def spied_rule(engine: Engine):
-        policy = rule(engine)
+    def make(owner):
+        policy = rule(owner)
         for name in watched:
             original = getattr(policy, name)
 
@@ -204,13 +179,28 @@ def spy_engine(algorithm: str, scenario: dict) -> tuple[list[dict], dict[int, se
                     answer = original(*arguments)
                 finally:
                     depth[0] -= 1
-                if depth[0] == 0:   # the step the engine records next; a join that lifted nothing, the arrival's
-                    calls[len(engine.steps) - (name == "join" and answer is None)].add(name)
+                if depth[0] == 0:   # the owner asked, not another hook
+                    calls[step_of(owner, name, answer)].add(name)
                 return answer
             setattr(policy, name, spied)
         return policy
+    return make, calls
 
-    engine = Engine(read_engine({**scenario, "algorithm": algorithm}, ENGINE_ALGORITHMS), spied_rule)
+
+def spy_llm(algorithm: str, scenario: dict) -> tuple[list[dict], dict[int, set[str]]]:
+    make, calls = spying(LLM_POLICIES[algorithm], LlmPolicy, LLM_HOOKS,
+                         lambda router, name, answer: len(router.steps))   # the step the router records next
+    router = Router(read_llm({**scenario, "algorithm": algorithm}, LLM_ALGORITHMS), make)
+    router.run()
+    calls[len(router.steps) - 1] |= calls.pop(len(router.steps), set())   # the final reset: noted on the last step
+    return router.steps, calls
+
+
+def spy_engine(algorithm: str, scenario: dict) -> tuple[list[dict], dict[int, set[str]]]:
+    # The step the engine records next; a join that lifted nothing, the arrival's just recorded.
+    make, calls = spying(ENGINE_POLICIES[algorithm], EnginePolicy, ENGINE_HOOKS,
+                         lambda engine, name, answer: len(engine.steps) - (name == "join" and answer is None))
+    engine = Engine(read_engine({**scenario, "algorithm": algorithm}, ENGINE_ALGORITHMS), make)
     engine.run()
     return engine.steps, calls
 
