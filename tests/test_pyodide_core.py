@@ -35,7 +35,8 @@ pytestmark = pytest.mark.pyodide
 def scenario_for(mode: str, algorithm) -> dict:
     scenario = json.loads(json.dumps(ARTICLE[mode]))
     items = scenario[schema(mode).items]
-    for field in algorithm.item_fields:
+    # An item's own fields; a request's (vtc-predict's predicted) is in the teaching probe's compact form, "4/8~6x4".
+    for field in (name for name in algorithm.item_fields if name in schema(mode).names):
         for index, item in enumerate(items):
             item.setdefault(field, ITEM_FIELDS[field][index % len(ITEM_FIELDS[field])])
     scenario["algorithm"] = algorithm.name
