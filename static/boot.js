@@ -25,7 +25,9 @@
              build: () => 'building the page', draw: () => 'drawing the page'},
       waiting: (what, n) => `Not ready yet: ${what} will be done as soon as the lab is ready` +
                             (n > 1 ? ` (${n} actions waiting).` : '.'),
-      dropped: (what) => `${what} could not be done: the lab has no such control now.`,
+      notYet: 'Not ready yet: the lab is still starting. Buttons you click and step keys you press now are done ' +
+              'as soon as it is ready.',
+      dropped: (what) => `${what} was not done: the lab, now ready, has no such control here.`,
     },
     ja: {
       title: 'スケジューリング実験室をブラウザで起動しています',
@@ -35,7 +37,8 @@
       part: {panel: () => 'Panel と Bokeh を読み込み中', import: (m) => `${m} を読み込み中`,
              build: () => 'ページを組み立て中', draw: () => 'ページを描画中'},
       waiting: (what, n) => `まだ準備中です。${what}は準備ができしだい実行します` + (n > 1 ? `（${n} 件待機中）。` : '。'),
-      dropped: (what) => `${what}は実行できませんでした（その操作は今の画面にありません）。`,
+      notYet: 'まだ準備中です。今押したボタンやステップのキーは、準備ができしだい実行します。',
+      dropped: (what) => `${what}は実行しませんでした（準備ができた画面にその操作がありません）。`,
     },
   }
   const text = () => TEXT[root.lang === 'ja' ? 'ja' : 'en']
@@ -169,6 +172,7 @@
       if (event.target.closest('#lab-boot') || document.body.dataset.labBoot !== 'starting') return
       const button = deepElementsAt(event.clientX, event.clientY).find((el) => el.tagName === 'BUTTON')
       if (button) keep({kind: 'click', cls: componentClass(button), label: button.textContent.trim()})
+      else if (!pending.length) waitingNote.textContent = text().notYet
     })
   }
   window.addEventListener('keydown', (event) => {
@@ -193,7 +197,17 @@
       else dropped.push(describe(action))
     }
     waitingNote.textContent = ''
-    if (dropped.length) console.warn(text().dropped(dropped.join(', ')))
+    if (dropped.length) toast(text().dropped(dropped.join(', ')))
+  }
+
+  // A note over the ready lab that goes by itself (what could not be done of what was kept).
+  function toast(message) {
+    const note = document.createElement('div')
+    note.id = 'lab-toast'
+    note.setAttribute('role', 'status')
+    note.textContent = message
+    document.body.appendChild(note)
+    setTimeout(() => note.remove(), 8000)
   }
 
   const panelHide = window.panelLoader ? window.panelLoader.hide : () => { if (loader) loader.style.display = 'none' }
@@ -216,6 +230,7 @@
   function onMessage(msg) {
     if (msg.type === 'progress') showStage(msg)
     else if (msg.type === 'render') mark({stage: 'render'})
+    else if (msg.type === 'bytecode') Object.assign(window.labBoot, {bytecode: msg})
     else if (msg.type === 'error') showError(msg.msg)
     else if (msg.type === 'fetched' && 'serviceWorker' in navigator) {
       navigator.serviceWorker.ready.then((registration) => {

@@ -46,6 +46,7 @@ import urllib.request
 import zipfile
 from importlib import metadata
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 import panel_adapter  # noqa: E402  (static/, this script's folder, is first on sys.path)
 from panel_adapter import PYODIDE_CDN, PYODIDE_VERSION  # noqa: E402
@@ -247,7 +248,7 @@ class PyodideDist:
         return path.read_bytes() if path.is_file() else None
 
 
-def pyodide_files(lock: dict, packages: list[str], runtime: tuple[str, ...] = PYODIDE_RUNTIME) -> list[str]:
+def pyodide_files(lock: dict, packages: list[str], runtime: tuple[str, ...]) -> list[str]:
     """The files of a Pyodide distribution this site loads: the runtime and the packages' wheels."""
     return [*runtime, *(lock["packages"][p]["file_name"] for p in packages)]
 
@@ -286,14 +287,18 @@ BUILD_PANEL_ROOT = "https://panel.schedlab-build.invalid/"
 PRERENDERS = {"ja": "lang=ja"}
 
 
-def convert_app(app: Path) -> tuple[str, dict[str, str]]:
-    """Panel's prerendered page for the app, and the page's JSON script id with each other prerender's document."""
+class Prerenders(NamedTuple):
+    """The page's prerendered document (the id of its JSON script) and the other views' documents, by language."""
+    json_id: str
+    documents: dict[str, str]
+
+
+def convert_app(app: Path) -> tuple[str, Prerenders]:
+    """Panel's prerendered page for the app, and the prerenders of the other languages."""
     html = panel_adapter.convert(app)
-    prerenders = {}
-    for lang, query in PRERENDERS.items():
-        json_id, prerenders[lang] = panel_adapter.prerender(app, html, query)
-    prerenders["json_id"] = json_id
-    return html, prerenders
+    rendered = {lang: panel_adapter.prerender(app, html, query) for lang, query in PRERENDERS.items()}
+    [json_id] = {json_id for json_id, _ in rendered.values()}
+    return html, Prerenders(json_id, {lang: document for lang, (_, document) in rendered.items()})
 
 
 BOKEH_CDN = re.compile(r"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-([0-9.]+)(?:\.min)?\.js")
@@ -326,12 +331,11 @@ def in_languages(texts: dict[str, str]) -> str:
     return "".join(f'<span class="lab-lang-{lang}">{text}</span>' for lang, text in texts.items())
 
 
-def page(html: str, app: Path, base: str, embed: bool, prerenders: dict[str, str], panel_root: str) -> str:
+def page(html: str, app: Path, base: str, embed: bool, prerenders: Prerenders, panel_root: str) -> str:
     """Panel's page plus the site's boot: the worker started first thing in the head (``early.js``, which also picks
     the prerender of the page's language), the boot display, and the footer (not on the embed page, which reports
     its height instead)."""
-    site = {"embed": embed, "base": base, "prerender": {"json": prerenders["json_id"],
-                                                        "langs": [lang for lang in prerenders if lang != "json_id"]}}
+    site = {"embed": embed, "base": base, "prerender": {"json": prerenders.json_id, "langs": list(prerenders.documents)}}
     early = f"window.labSite = {json.dumps(site)};\n" + (HERE / "early.js").read_text(encoding="utf-8")
     html = panel_adapter.adopt_worker(html, app, early)
     html = html.replace(BUILD_PANEL_ROOT, panel_root)
@@ -340,7 +344,7 @@ def page(html: str, app: Path, base: str, embed: bool, prerenders: dict[str, str
         f'<footer id="lab-footer">{in_languages(FOOTER)} '
         f'<a id="lab-embed-link" href="{base}embed.html">{in_languages(EMBED_LINK)}</a></footer>\n')
     others = "".join(f'<script type="application/json" id="lab-prerender-{lang}">{text}</script>\n'
-                     for lang, text in prerenders.items() if lang != "json_id")
+                     for lang, text in prerenders.documents.items())
     tail = f'{footer}{others.replace(BUILD_PANEL_ROOT, panel_root)}<script src="{base}boot.js"></script>\n'
     html = html.replace("</head>", head + "</head>", 1)
     html = html.replace("<body>", '<body class="lab-embed">' if embed else "<body>", 1)

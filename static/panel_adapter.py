@@ -34,8 +34,10 @@ PYODIDE_CDN = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"  # th
 # worker's global namespace; the worker sets the ``lab_*`` names before it runs them.
 WORKER_PYTHON = {
     # Panel reads PANEL_CDN_ROOT when it is imported: its JS/CSS are the site's (an absolute URL, from the worker).
+    # Python writes the bytecode of what it imports (Pyodide turns that off), for `bytecode` below.
     "import_panel": (
-        "import os\n"
+        "import os, sys\n"
+        "sys.dont_write_bytecode = False\n"
         "os.environ['PANEL_CDN_ROOT'] = lab_panel_root\n"
         "import panel\n"
         "from panel.io.pyodide import init_doc, write_doc\n"
@@ -60,6 +62,23 @@ WORKER_PYTHON = {
     ),
     # The document as JSON for the page: (docs_json, render_items, root_ids).
     "write_doc": "await write_doc()\n",
+    # The bytecode Python wrote while the lab started, as one zip for the next visit: each file made an
+    # unchecked-hash .pyc (PEP 552; the hash is its source's), which Python loads without looking at the source's
+    # time (unpacked anew on every visit). The worker keys it by lock.json and the runtime, so it is never stale.
+    "bytecode": (
+        "import importlib.util, io, pathlib, sysconfig, zipfile\n"
+        "site = pathlib.Path(sysconfig.get_path('purelib'))\n"
+        "buffer = io.BytesIO()\n"
+        "with zipfile.ZipFile(buffer, 'w') as bundle:\n"
+        "    for compiled in site.glob('**/__pycache__/*.pyc'):\n"
+        "        source = compiled.parent.parent / (compiled.name.split('.')[0] + '.py')\n"
+        "        data = compiled.read_bytes()\n"
+        "        if source.is_file() and data[4:8] == bytes(4):  # timestamp-based, as Python writes it\n"
+        "            source_hash = importlib.util.source_hash(source.read_bytes())\n"
+        "            bundle.writestr(compiled.relative_to(site).as_posix(),\n"
+        "                            data[:4] + (1).to_bytes(4, 'little') + source_hash + data[16:])\n"
+        "buffer.getvalue()\n"
+    ),
     # Below: Panel's pyodide_worker.js, as it is.
     "rendered": (
         "from panel.io.state import state\n"

@@ -7,6 +7,7 @@
 const SITE = /*SITE*/null
 const CACHE = `schedlab-${SITE.version}`
 const RUNTIME = 'schedlab-pyodide'          // Pyodide from its CDN: versioned URLs, cached as first fetched
+const BYTECODE = 'schedlab-bytecode'        // the lab's Python worker keeps its compiled modules here (lab.js)
 const ENTRY = /(\/|\.html|lock\.json|lab\.js|boot\.js)$/  // network first (fresh after an update), cache when offline
 const NETWORK_WAIT_MS = 4000
 
@@ -32,7 +33,7 @@ self.addEventListener('message', (event) => {
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     for (const name of await caches.keys()) {
-      if (name.startsWith('schedlab-') && name !== CACHE && name !== RUNTIME) await caches.delete(name)
+      if (name.startsWith('schedlab-') && ![CACHE, RUNTIME, BYTECODE].includes(name)) await caches.delete(name)
     }
     await self.clients.claim()
   })())

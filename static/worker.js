@@ -8,6 +8,8 @@
 //   - every download has a timeout, and a failure names the file, the URL and the reason;
 //   - 'progress' messages (stage, part, done, total) drive the boot display in boot.js, down to which of the app's
 //     imports is under way;
+//   - the bytecode Python writes while the lab starts is kept (Cache Storage) for the next visit, whose imports
+//     then skip compiling;
 //   - the page's URL arrives before the app runs (a 'location' message from the page's head), so the app builds
 //     its widgets from the query (mode, algorithm, scenario, step) exactly as under `panel serve`.
 
@@ -179,6 +181,38 @@ async function installWheels(pyodide, wheels) {
   pyodide.runPython('import importlib; importlib.invalidate_caches()')
 }
 
+// --- the bytecode of an earlier visit (PYTHON.bytecode says how it is made) ---
+const BYTECODE_CACHE = 'schedlab-bytecode'  // service-worker.js keeps it; entries are keyed by what made them
+
+// The same lock.json (so the same wheels and packages) in the same runtime: the same bytecode.
+async function bytecodeKey(pyodide, lockText) {
+  if (!self.caches || !self.crypto?.subtle) return null  // secure contexts only (https, localhost)
+  const runtime = `${pyodide.version} ${pyodide.runPython('import sys; sys.version')}`
+  const digest = await sha256(new TextEncoder().encode(`${lockText}\n${runtime}`))
+  return new URL(`bytecode-${digest.slice(0, 16)}.zip`, self.location).href
+}
+
+async function restoreBytecode(pyodide, key) {
+  const cached = key && await (await caches.open(BYTECODE_CACHE)).match(key).catch(() => undefined)
+  if (!cached) return false
+  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')")
+  pyodide.unpackArchive(new Uint8Array(await cached.arrayBuffer()), 'zip', {extractDir: sitePackages})
+  return true
+}
+
+async function storeBytecode(pyodide, key) {
+  const cache = await caches.open(BYTECODE_CACHE)
+  for (const old of await cache.keys()) await cache.delete(old)
+  const bundle = pyodide.runPython(PYTHON.bytecode)
+  const bytes = bundle.toJs()
+  bundle.destroy()
+  await cache.put(key, new Response(bytes, {headers: {'Content-Type': 'application/zip'}}))
+}
+
+async function forgetBytecode(key) {
+  if (key) await (await caches.open(BYTECODE_CACHE)).delete(key).catch(() => {})
+}
+
 // Panel, then each of the app's own imports, then the app itself, then its document: one part each on the display.
 async function startApp(pyodide, lock) {
   const modules = lock.app.imports.filter((name) => name !== 'panel')
@@ -212,15 +246,21 @@ async function startApp(pyodide, lock) {
   self.postMessage({type: 'fetched', urls})
 }
 
+const bytecode = {key: null, restored: false}
+
 async function startApplication() {
   let lock
   try {
-    lock = JSON.parse(new TextDecoder().decode(await download(new URL('lock.json', self.location).href, 'lock.json')))
+    const lockText = new TextDecoder().decode(await download(new URL('lock.json', self.location).href, 'lock.json'))
+    lock = JSON.parse(lockText)
     const wheels = downloadWheels(lock)
     self.pyodide = await loadRuntime(lock)
     self.pyodide.globals.set('sendPatch', sendPatch)
     await loadPyodidePackages(self.pyodide, lock)
     await installWheels(self.pyodide, wheels)
+    bytecode.key = await bytecodeKey(self.pyodide, lockText)
+    bytecode.restored = await restoreBytecode(self.pyodide, bytecode.key)
+    self.postMessage({type: 'bytecode', restored: bytecode.restored})
   } catch (e) {
     self.postMessage({type: 'error', msg: e instanceof BootError ? e.message : `Pyodide failed to start: ${e}`})
     throw e
@@ -228,6 +268,7 @@ async function startApplication() {
   try {
     await startApp(self.pyodide, lock)
   } catch (e) {
+    if (bytecode.restored) await forgetBytecode(bytecode.key)  // in case it is to blame: the next visit compiles
     const tblines = `${e}`.split('\n')
     self.postMessage({type: 'error', msg: `The app failed to start: ${tblines[tblines.length - 2] || tblines[0]}`})
     throw e
@@ -243,7 +284,12 @@ function sendPatch(patch, buffers, msg_id) {
 self.onmessage = async (event) => {
   const msg = event.data
   if (msg.type === 'rendered') {
-    self.pyodide.runPythonAsync(PYTHON.rendered)
+    await self.pyodide.runPythonAsync(PYTHON.rendered)
+    if (bytecode.key && !bytecode.restored) {  // once the page has settled: a second of work, once per version
+      setTimeout(() => storeBytecode(self.pyodide, bytecode.key).then(
+        () => self.postMessage({type: 'bytecode', stored: true}),
+        (e) => self.postMessage({type: 'bytecode', stored: false, why: `${e}`})), 2000)
+    }
   } else if (msg.type === 'patch') {
     // Patches can arrive back to back; passing each one in its own locals keeps a
     // later message from overwriting a shared global before Python has read it.

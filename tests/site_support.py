@@ -141,6 +141,19 @@ def boot(page, url: str, timeout_ms: int = BOOT_TIMEOUT_MS) -> dict:
     return wait_for_boot(page, timeout_ms)
 
 
+def wait_until(page, async_check: str, timeout_ms: int) -> None:
+    """Until ``async_check`` (the source of an async JS function, e.g. one that reads Cache Storage) is true in the
+    page; Playwright's wait_for_function takes a Promise for true at once, so a poller in the page sets a flag."""
+    flag = f"__labWait{abs(hash(async_check))}"
+    page.evaluate(f"""() => {{
+        const check = {async_check}
+        window.{flag} = false
+        const poll = async () => {{ if (await check()) window.{flag} = true; else setTimeout(poll, 250) }}
+        poll()
+    }}""")
+    page.wait_for_function(f"window.{flag} === true", timeout=timeout_ms)
+
+
 def breakdown(timeline: list[dict]) -> list[tuple[str, int]]:
     """The boot's timeline as (what, milliseconds it took), in order: each stage and each part of starting the app
     lasts until the next one begins; 'drawing the page' ends when the page is ready."""

@@ -139,13 +139,12 @@ def test_a_cpu_link_boots_keeps_an_early_click_steps_and_every_view_works(visito
         tab(page, "lab")
         expect(page.locator(".editor select").first).to_have_value("Your policy (choose)", timeout=TIMEOUT)
         # Offline after this first visit: the server stopped, the network cut, a reload still boots.
-        page.wait_for_function("""async () => {
+        site_support.wait_until(page, """async () => {
             const names = await caches.keys()
             const cached = async (name, url) => names.includes(name) && !!(await (await caches.open(name)).match(url))
-            const site = names.find(n => n.startsWith('schedlab-') && n !== 'schedlab-pyodide')
-            return site && await cached(site, 'lock.json') &&
-                   await cached('schedlab-pyodide', '%spyodide.asm.wasm')
-        }""" % site_support.PYODIDE_CDN, timeout=TIMEOUT * 2, polling=500)
+            const site = names.find(n => n.startsWith('schedlab-') && n.length === 'schedlab-'.length + 16)
+            return !!site && await cached(site, 'lock.json') && await cached('schedlab-pyodide', '%spyodide.asm.wasm')
+        }""" % site_support.PYODIDE_CDN, timeout_ms=TIMEOUT * 4)
     finally:
         server.stop()
     context.set_offline(True)

@@ -45,14 +45,11 @@ def npm_pyodide() -> Path:
     return Path(package)
 
 
-run_build = build_site
-
-
 @pytest.fixture(scope="module")
 def local_site(tmp_path_factory) -> Path:
     """Self-contained as far as npm's package goes: the runtime, without the compiled packages."""
     out = tmp_path_factory.mktemp("local") / "dist"
-    run_build(out, "--pyodide-dist", str(npm_pyodide()), "--allow-incomplete")
+    build_site(out, "--pyodide-dist", str(npm_pyodide()), "--allow-incomplete")
     return out
 
 
@@ -261,7 +258,7 @@ def test_own_assets_within_budget(cdn_site, local_site):
 def test_base_url_prefixes_every_reference(tmp_path):
     npm_pyodide()
     site = tmp_path / "dist"
-    run_build(site, "--base-url", "/schedlab/")
+    build_site(site, "--base-url", "/schedlab/")
     refs = local_references(site, base="/schedlab/")
     page_refs = refs["index.html"]
     assert all(r.startswith("/schedlab/") or r.startswith("./") for r in page_refs), page_refs
@@ -297,6 +294,26 @@ def test_serve_builds_serves_with_mime_types_and_stops(tmp_path):
         process.send_signal(signal.SIGINT)
         output = process.communicate(timeout=30)[0]
     assert process.returncode == 0 and "stopped" in output and "Traceback" not in output
+
+
+def test_app_command_serves_the_panel_app():
+    """`python3 build.py app`, the README's command for the served lab, works as typed from the checkout."""
+    from conftest import free_port
+    port = free_port()
+    process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "app", "--port", str(port)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        for line in process.stdout:  # Panel says where it serves once it listens
+            if f"http://127.0.0.1:{port}/lab" in line:
+                break
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab", timeout=60) as response:
+            page = response.read().decode()
+        assert response.status == 200 and "<title>The scheduling lab</title>" in page
+    finally:
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=30)[0]
+    assert "Traceback" not in output, output[-3000:]
 
 
 def test_server_mime_types_for_pyodide_files(tmp_path):
@@ -363,7 +380,7 @@ def test_packages_present_load_and_only_the_absent_are_named(browser, tmp_path, 
         (dist / wheel.name).write_bytes(wheel.read_bytes())
     (dist / "pyodide-lock.json").write_text(json.dumps(full_lock))
     site = tmp_path / "dist"
-    info = run_build(site, "--pyodide-dist", str(dist), "--allow-incomplete")
+    info = build_site(site, "--pyodide-dist", str(dist), "--allow-incomplete")
     absent = [n for n in info["pyodide"]["packages"] if n not in present]
     httpd = build.serve_directory(site, 0)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
