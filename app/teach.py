@@ -11,6 +11,9 @@ from __future__ import annotations
 import panel as pn
 import param
 
+# exports defines a custom model (PngDownload, a JSComponent): under Pyodide, Panel sends the definitions of custom
+# models with the first page only, so its class must exist before the page is written, even if the view is not.
+from . import exports  # noqa: F401
 from .source import SourceView
 from .teach_text import t
 
@@ -66,8 +69,7 @@ class Teaching(param.Parameterized):
         return self.features["custom"].panel()
 
     def _export(self):
-        from .exports import ExportView
-        self.features["export"] = ExportView(self.lab)
+        self.features["export"] = exports.ExportView(self.lab)
         return self.features["export"].panel
 
     @param.depends("view")

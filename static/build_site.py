@@ -359,18 +359,18 @@ REFERENCE = re.compile(r"""(?:src|href)\s*=\s*["']([^"'#]+)["']|url\(\s*["']?([^
 def copy_panel_assets(texts: list[str], panel_prefix: str, out: Path) -> None:
     """Panel's files the pages refer to (found by prefix), with what their CSS refers to, plus all of Panel's small
     stylesheets (components shown later add theirs at run time)."""
-    from panel.io.resources import DIST_DIR, JS_VERSION
-    local_prefix = f"panel/{JS_VERSION}/dist/"
+    dist_dir, js_version = panel_adapter.panel_dist()
+    local_prefix = f"panel/{js_version}/dist/"
     wanted = {"panel.min.js"}
     for directory in ("css", "assets", "bundled/theme"):
-        wanted |= {p.relative_to(DIST_DIR).as_posix() for p in (DIST_DIR / directory).rglob("*") if p.is_file()}
-    pattern = re.compile(re.escape(panel_prefix + f"{JS_VERSION}/dist/") + r"([^\"'\s)\\]+)")
+        wanted |= {p.relative_to(dist_dir).as_posix() for p in (dist_dir / directory).rglob("*") if p.is_file()}
+    pattern = re.compile(re.escape(panel_prefix + f"{js_version}/dist/") + r"([^\"'\s)\\]+)")
     for text in texts:
         wanted |= set(pattern.findall(text))
     done: set[str] = set()
     while wanted:
         rel = wanted.pop()
-        source = DIST_DIR / rel
+        source = dist_dir / rel
         if rel in done or not source.is_file():
             continue
         done.add(rel)

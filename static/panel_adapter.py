@@ -8,7 +8,7 @@ build on any Panel but ``PANEL_VERSION``, the one these lines were read against:
   protocol (``panel/_templates/pyodide_worker.js``: ``init_doc``/``write_doc`` around the app, then
   ``_link_docs_worker``, ``_convert_json_patch``, ``edit_readonly`` on ``state.location``) with the app run as its
   own compilation unit (``runpy``) instead of pasted into a prelude, so it compiles whatever the app file starts
-  with (``from __future__``, a docstring, an encoding line).
+  with (``from __future__``, a docstring, an encoding line); and the worker's own ``bytecode`` bundle.
 - ``adopt_worker``: Panel's handler script (``pyodide_handler.js``) creates the worker itself, after BokehJS has
   loaded; the site creates it first thing in the page's head and hands it over.
 - ``prerender``: the prerendered document as a link's query shows it (``?lang=ja``), rendered as Panel's conversion

@@ -192,12 +192,18 @@ async function bytecodeKey(pyodide, lockText) {
   return new URL(`bytecode-${digest.slice(0, 16)}.zip`, self.location).href
 }
 
+// A bonus, never a condition: whatever goes wrong here, Python compiles from the sources as on a first visit.
 async function restoreBytecode(pyodide, key) {
-  const cached = key && await (await caches.open(BYTECODE_CACHE)).match(key).catch(() => undefined)
-  if (!cached) return false
-  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')")
-  pyodide.unpackArchive(new Uint8Array(await cached.arrayBuffer()), 'zip', {extractDir: sitePackages})
-  return true
+  try {
+    const cached = key && await (await caches.open(BYTECODE_CACHE)).match(key)
+    if (!cached) return false
+    const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')")
+    pyodide.unpackArchive(new Uint8Array(await cached.arrayBuffer()), 'zip', {extractDir: sitePackages})
+    pyodide.runPython('import importlib; importlib.invalidate_caches()')
+    return true
+  } catch (e) {
+    return false
+  }
 }
 
 async function storeBytecode(pyodide, key) {

@@ -138,7 +138,9 @@ def test_a_cpu_link_boots_keeps_an_early_click_steps_and_every_view_works(visito
         shot(page, test_output, "view-custom")
         tab(page, "lab")
         expect(page.locator(".editor select").first).to_have_value("Your policy (choose)", timeout=TIMEOUT)
-        # Offline after this first visit: the server stopped, the network cut, a reload still boots.
+        # Offline after this first visit: the server stopped, the network cut, a reload still boots (and imports
+        # from the bytecode this visit kept).
+        page.wait_for_function("(window.labBoot.bytecode || {}).stored === true", timeout=TIMEOUT * 2)
         site_support.wait_until(page, """async () => {
             const names = await caches.keys()
             const cached = async (name, url) => names.includes(name) && !!(await (await caches.open(name)).match(url))
@@ -151,6 +153,7 @@ def test_a_cpu_link_boots_keeps_an_early_click_steps_and_every_view_works(visito
     page.reload()
     state = wait_for_boot(page)
     print("boot (repeat visit, offline):", ", ".join(f"{what} {ms} ms" for what, ms in breakdown(state["timeline"])))
+    assert page.evaluate("window.labBoot.bytecode.restored") is True
     expect(counter(page)).to_contain_text(f"/{steps}", timeout=TIMEOUT)
     shot(page, test_output, "offline-reload")
     assert errors == [], errors

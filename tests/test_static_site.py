@@ -209,6 +209,28 @@ def test_trimmed_wheels_still_render_the_app(cdn_site, tmp_path):
     assert "5.75" in done.stdout  # the article's average waiting time, in the default view
 
 
+CUSTOM_MODELS = """
+import ast, json, pathlib, runpy
+from bokeh.model import Model
+defined = [node.name for path in sorted(pathlib.Path("app").glob("*.py"))
+           for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+           if isinstance(node, ast.ClassDef) and any(getattr(b, "id", "") == "JSComponent" for b in node.bases)]
+runpy.run_module("app.lab", run_name="__main__")  # what the worker runs before it writes the first page
+known = {name.rstrip("0123456789") for name in Model.model_class_reverse_map}
+print(json.dumps({"defined": defined, "missing": [name for name in defined if name not in known]}))
+"""
+
+
+def test_every_custom_model_is_defined_before_the_first_page():
+    """Under Pyodide, Panel sends the definitions of custom models (JSComponent) with the first page only: a view
+    built later may use one only if the app has imported its class by then."""
+    done = subprocess.run([sys.executable, "-c", CUSTOM_MODELS], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    models = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "PngDownload" in models["defined"] and models["missing"] == [], models
+
+
 # --- the Python the worker runs, compiled by the runtime that runs it ----------------------------------------
 
 def compiled_by_pyodide(lab_js: str, wheel: Path) -> dict:
