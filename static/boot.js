@@ -84,10 +84,10 @@
     const {done, total, part, module} = shown
     if (total) {
       bar.parentElement.classList.remove('indeterminate')
-      bar.style.width = `${Math.round(100 * done / total)}%`
+      bar.style.transform = `scaleX(${Math.min(1, done / total)})`
     } else {
       bar.parentElement.classList.add('indeterminate')
-      bar.style.width = ''
+      bar.style.transform = ''
     }
     const label = `${words.step(current + 1, STAGES.length)}: ${words.stages[current]}`
     const megabytes = (n) => `${(n / 1e6).toFixed(1)} MB`
