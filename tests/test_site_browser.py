@@ -61,7 +61,7 @@ def test_a_real_distribution_takes_precedence(monkeypatch, tmp_path):
     monkeypatch.setenv("LAB_PYODIDE_DIST", str(real))
     assert site_support.pyodide_standin() == (real, True)
     (real / "pyodide-lock.json").write_text(json.dumps({"info": {"version": "0.27.7"}}))
-    with pytest.raises(StandInMissing, match="is Pyodide 0.27.7, not 314.0.7"):
+    with pytest.raises(StandInMissing, match=f"is Pyodide 0.27.7, not {site_support.PYODIDE_VERSION}"):
         site_support.pyodide_standin()
 
 
@@ -260,5 +260,5 @@ def test_the_build_refuses_a_standin_unless_told(tmp_path):
     done = subprocess.run([sys.executable, str(site_support.ROOT / "build.py"), "build", "--out", str(tmp_path / "d"),
                            "--pyodide-dist", str(folder)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 2
-    assert "runs Python 3.12.7; the lab is built for Pyodide 314.0.7 (Python 3.14)" in done.stderr
+    assert f"runs Python 3.12.7; the lab is built for Pyodide {site_support.PYODIDE_VERSION} (Python 3.14)" in done.stderr
     assert "--pyodide-standin" in done.stderr

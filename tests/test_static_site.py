@@ -167,6 +167,13 @@ def test_wheels_are_trimmed_and_consistent(cdn_site):
     assert "panel/_templates/pyodide_worker.js" in panel  # Jinja templates Python reads stay
     assert not any(n.endswith((".min.js", ".map", ".woff2")) and n.startswith("panel/dist/") for n in panel)
     assert "schedulers/cli.py" in project and any(n.startswith("app/") for n in project) == (ROOT / "app").is_dir()
+    # The project's wheel is pip's (pyproject.toml's backend): every module of the checkout, the Python it needs and
+    # the command line's entry point.
+    sources = {p.relative_to(ROOT).as_posix() for package in ("schedulers", "app") for p in (ROOT / package).rglob("*.py")}
+    assert sources <= project
+    metadata_text = wheels["schedlab"].read("schedlab-0.1.0.dist-info/METADATA").decode()
+    assert "Requires-Python: >=3.12" in metadata_text
+    assert "schedulers = schedulers.cli:main" in wheels["schedlab"].read("schedlab-0.1.0.dist-info/entry_points.txt").decode()
     for wheel in wheels.values():  # RECORD lists every file with its hash, as installers check
         record_name = next(n for n in wheel.namelist() if n.endswith(".dist-info/RECORD"))
         record = {row.split(",")[0]: row.split(",")[1] for row in wheel.read(record_name).decode().splitlines()}
@@ -336,6 +343,16 @@ def test_app_command_serves_the_panel_app():
         process.send_signal(signal.SIGINT)
         output = process.communicate(timeout=30)[0]
     assert "Traceback" not in output, output[-3000:]
+
+
+def test_apt_waits_for_the_dpkg_lock_and_says_so(monkeypatch, capsys):
+    """As root with another apt running, apt-get exits 100 at once unless told to wait for the lock."""
+    commands = []
+    monkeypatch.setattr(build, "run", lambda cmd, **kwargs: commands.append(cmd))
+    build.apt_install("chromium")
+    assert [cmd[:3] for cmd in commands] == [["apt-get", "-o", f"DPkg::Lock::Timeout={build.APT_LOCK_WAIT_SECONDS}"]] * 2
+    assert commands[1][-1] == "chromium"
+    assert "if another apt or dpkg holds its lock, waiting for it" in capsys.readouterr().out
 
 
 def test_server_mime_types_for_pyodide_files(tmp_path):
