@@ -306,15 +306,60 @@ SITE_VISITS = 3  # cold visits, each followed by a repeat visit (a reload); medi
 SITE_TARGETS_MS = {"cold": 8000, "repeat": 5000}  # Python ready (the lab usable), from navigation
 
 
+CHROMIUM_THREADS = {"DedicatedWorker": "the Python worker", "chromium": "the page's main thread",
+                    "ThreadPoolForeg": "compilers (wasm, JS) and other helpers"}
+
+
+def chromium_threads() -> dict[tuple[int, str], tuple[str, float]]:
+    """CPU seconds so far of every thread of this process's descendants (Chromium's processes), by (pid, tid):
+    (the thread's name, prefixed by its process type for the renderer, the process that runs the page)."""
+    def children(pid: int) -> list[int]:
+        found = []
+        for entry in os.listdir("/proc"):
+            try:
+                if entry.isdigit() and int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found += [int(entry), *children(int(entry))]
+            except OSError:
+                continue
+        return found
+    threads = {}
+    for pid in children(os.getpid()):
+        try:
+            renderer = "--type=renderer" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                name = Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
+                fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+                threads[(pid, tid)] = (("renderer:" if renderer else "") + name,
+                                       (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+        except OSError:
+            continue
+    return threads
+
+
+def cpu_by_thread(before: dict, after: dict) -> dict[str, float]:
+    """CPU seconds spent between two ``chromium_threads`` readings: the page's threads by role, and all of it."""
+    spent: dict[str, float] = {"all of Chromium": 0.0}
+    for key, (name, seconds) in after.items():
+        used = seconds - before.get(key, (name, 0.0))[1]
+        spent["all of Chromium"] += used
+        role = CHROMIUM_THREADS.get(name.removeprefix("renderer:")) if name.startswith("renderer:") else None
+        if role:
+            spent[role] = spent.get(role, 0.0) + used
+    return {role: round(seconds, 1) for role, seconds in spent.items()}
+
+
 def site_visit(page, url: str) -> dict[str, Any]:
-    """One boot: its timeline (ms since navigation) and breakdown; the first contentful paint."""
+    """One boot: its timeline (ms since navigation) and breakdown; the first contentful paint; the CPU seconds
+    Chromium's threads used until the lab was ready."""
     from site_support import breakdown, wait_for_boot
+    threads = chromium_threads()
     page.goto(url)
     state = wait_for_boot(page)
+    cpu = cpu_by_thread(threads, chromium_threads())
     paint = page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null")
     ready = next(t["at"] for t in state["timeline"] if t["stage"] == "ready")
     first = state["timeline"][0]["at"]
-    return {"ready_ms": ready, "first_stage_ms": first, "first_contentful_paint_ms": paint,
+    return {"ready_ms": ready, "first_stage_ms": first, "first_contentful_paint_ms": paint, "cpu_seconds": cpu,
             "bytecode_restored": page.evaluate("(window.labBoot.bytecode || {}).restored === true"),
             "breakdown": [("page, until the worker's first word", first), *breakdown(state["timeline"])]}
 
@@ -369,6 +414,9 @@ def part_site() -> dict[str, Any]:
             times = [dict(v["breakdown"]).get(what) for v in visits[kind]]
             cells.append(str(median(times)) if None not in times else "-")
         print(f"{what:<48} {cells[0]:>7} {cells[1]:>7}", flush=True)
+    for role in ["all of Chromium", *CHROMIUM_THREADS.values()]:
+        cells = [median([v["cpu_seconds"].get(role, 0.0) for v in visits[kind]]) for kind in ("cold", "repeat")]
+        print(f"{'CPU s, ' + role:<48} {cells[0]:>7} {cells[1]:>7}", flush=True)
     for kind in ("cold", "repeat"):
         ready = median([v["ready_ms"] for v in visits[kind]])
         met = ready <= SITE_TARGETS_MS[kind]

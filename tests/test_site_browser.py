@@ -254,11 +254,13 @@ def test_the_self_contained_build_boots_with_no_outside_request(browser, standin
 
 
 def test_the_build_refuses_a_standin_unless_told(tmp_path):
-    folder, real = site_support.pyodide_standin()
-    if real:
-        pytest.skip("LAB_PYODIDE_DIST is a real Pyodide 314.0.7: there is no stand-in to refuse")
+    """A distribution whose lock names another Python is refused, and the message says how to accept a stand-in."""
+    standin = tmp_path / "standin"
+    standin.mkdir()
+    (standin / "pyodide-lock.json").write_text(json.dumps({"info": {"python": "3.12.7", "version": "0.27.7"},
+                                                            "packages": {}}))
     done = subprocess.run([sys.executable, str(site_support.ROOT / "build.py"), "build", "--out", str(tmp_path / "d"),
-                           "--pyodide-dist", str(folder)], capture_output=True, text=True, timeout=600)
+                           "--pyodide-dist", str(standin)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 2
     assert f"runs Python 3.12.7; the lab is built for Pyodide {site_support.PYODIDE_VERSION} (Python 3.14)" in done.stderr
     assert "--pyodide-standin" in done.stderr
