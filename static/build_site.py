@@ -504,7 +504,7 @@ def build(args: argparse.Namespace) -> dict:
     panel_adapter.with_panel_root(BUILD_PANEL_ROOT)  # before Panel is imported (see BUILD_PANEL_ROOT)
     try:
         panel_adapter.check_panel()
-    except panel_adapter.PanelMismatch as error:
+    except panel_adapter.AdapterError as error:
         raise BuildError(str(error)) from None
     sys.path.insert(0, str(root))
     if out.exists():
@@ -528,7 +528,7 @@ def build(args: argparse.Namespace) -> dict:
         html = localise_bokeh(html, base, out)
         for name, embed in (("index.html", False), ("embed.html", True)):
             (out / name).write_text(page(html, app, base, embed, prerenders, panel_root), encoding="utf-8")
-    except panel_adapter.PanelMismatch as error:
+    except panel_adapter.AdapterError as error:
         raise BuildError(str(error)) from None
     for asset in sorted(HERE.iterdir()):  # the site's own assets: static/ but for the build's own files
         if asset.is_file() and asset.name not in BUILD_FILES:

@@ -105,8 +105,8 @@ WORKER_PYTHON = {
 WORKER_PYTHON_LINE = "const PYTHON = "  # in lab.js: this, then WORKER_PYTHON as one line of JSON
 
 
-class PanelMismatch(Exception):
-    """The build cannot go on with this Panel; the message says why."""
+class AdapterError(Exception):
+    """The build cannot go on: this Panel, or what it made of the app, is not what this module was written for."""
 
 
 def check_panel() -> None:
@@ -114,11 +114,11 @@ def check_panel() -> None:
     import panel
     from panel.io import convert
     if panel.__version__ != PANEL_VERSION:
-        raise PanelMismatch(f"static/panel_adapter.py was written for Panel {PANEL_VERSION}; this is Panel "
+        raise AdapterError(f"static/panel_adapter.py was written for Panel {PANEL_VERSION}; this is Panel "
                             f"{panel.__version__}: read what it uses of Panel again (its docstring lists it) "
                             "and update PANEL_VERSION")
     if convert.PYODIDE_VERSION != f"v{PYODIDE_VERSION}":
-        raise PanelMismatch(f"Panel {panel.__version__} targets Pyodide {convert.PYODIDE_VERSION}, "
+        raise AdapterError(f"Panel {panel.__version__} targets Pyodide {convert.PYODIDE_VERSION}, "
                             f"static/panel_adapter.py says {PYODIDE_VERSION}")
 
 
@@ -126,7 +126,7 @@ def render_worker(template: str) -> str:
     """static/worker.js with WORKER_PYTHON in place of its ``/*PYTHON*/null``."""
     placeholder = WORKER_PYTHON_LINE + "/*PYTHON*/null"
     if template.count(placeholder) != 1:
-        raise PanelMismatch(f"static/worker.js must hold `{placeholder}` once")
+        raise AdapterError(f"static/worker.js must hold `{placeholder}` once")
     return template.replace(placeholder, WORKER_PYTHON_LINE + json.dumps(WORKER_PYTHON))
 
 
@@ -146,7 +146,7 @@ def convert(app: Path) -> str:
                      build_index=False, build_pwa=False, max_workers=1, verbose=False)
         page = Path(folder) / f"{app.stem}.html"
         if not page.is_file():  # convert_apps prints its reason and carries on
-            raise PanelMismatch(f"Panel could not convert {app} (its message is above)")
+            raise AdapterError(f"Panel could not convert {app} (its message is above)")
         return page.read_text(encoding="utf-8")
 
 
@@ -155,7 +155,7 @@ def adopt_worker(page: str, app: Path, early_script: str) -> str:
     using that worker instead of creating its own."""
     created = f'new Worker("./{app.stem}.js", {{type: \'module\'}})'
     if page.count(created) != 1 or page.count("<head>") != 1:
-        raise PanelMismatch(f"Panel's page no longer creates its worker as `{created}` in one place")
+        raise AdapterError(f"Panel's page no longer creates its worker as `{created}` in one place")
     page = page.replace(created, "window.labWorker")
     return page.replace("<head>", f"<head>\n<script>{early_script}</script>", 1)
 
@@ -179,7 +179,7 @@ def prerender(app: Path, page: str, query: str) -> tuple[str, str]:
     from panel.io.state import set_curdoc, state
     found = PRERENDER_JSON.findall(page)
     if len(found) != 1:
-        raise PanelMismatch("Panel's page no longer holds its prerendered document in one JSON script")
+        raise AdapterError("Panel's page no longer holds its prerendered document in one JSON script")
     [(json_id, page_json)] = found
     [(page_docid, page_doc)] = json.loads(html.unescape(page_json)).items()
     document = Document()
@@ -196,7 +196,7 @@ def prerender(app: Path, page: str, query: str) -> tuple[str, str]:
     [doc] = docs_json.values()
     roots, page_roots = doc["roots"], page_doc["roots"]
     if [r["name"] for r in roots] != [r["name"] for r in page_roots]:
-        raise PanelMismatch(f"the page as ?{query} shows it has other roots than the page itself")
+        raise AdapterError(f"the page as ?{query} shows it has other roots than the page itself")
     text = json.dumps({page_docid: doc}, ensure_ascii=False, separators=(",", ":"))
     for root, page_root in zip(roots, page_roots):  # unique ids: where the string is, the id is
         text = text.replace(json.dumps(root["id"]), json.dumps(page_root["id"]))

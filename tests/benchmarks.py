@@ -422,8 +422,8 @@ def part_site() -> dict[str, Any]:
         met = ready <= SITE_TARGETS_MS[kind]
         figures[f"{kind}_ready_ms"] = ready
         figures[f"{kind}_target_met"] = met
-        print(f"Python ready, {kind} visit: {ready / 1000:.1f} s (median; runs "
-              f"{', '.join(f'{v['ready_ms'] / 1000:.1f}' for v in visits[kind])}); target <= "
+        runs = ", ".join(f"{v['ready_ms'] / 1000:.1f}" for v in visits[kind])
+        print(f"Python ready, {kind} visit: {ready / 1000:.1f} s (median; runs {runs}); target <= "
               f"{SITE_TARGETS_MS[kind] / 1000:g} s: {'met' if met else 'MISSED'}", flush=True)
     paint = median([v["first_contentful_paint_ms"] or 0 for v in visits["cold"]])
     print(f"first contentful paint (the prerendered lab), cold: {paint:.0f} ms; first visit: {len(requests)} "
