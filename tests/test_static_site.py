@@ -29,6 +29,7 @@ from site_support import PYODIDE_CDN, boot_state, build_site
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "static"))
+import panel_adapter  # noqa: E402
 from panel_adapter import WORKER_PYTHON, render_worker, worker_python  # noqa: E402
 
 # The site's own assets (everything but Pyodide): measured 7.2 MB raw, 4.4 MB gzipped with the app of 2026-11.
@@ -200,6 +201,18 @@ with set_curdoc(doc):
     docs_json, _ = standalone_docs_json_and_render_items(doc.roots, suppress_callback_warning=True)
 print(json.dumps(docs_json))
 """
+
+
+def test_the_panel_adapter_refuses_another_panel(monkeypatch):
+    """All the build takes from Panel beyond its public API was read against one Panel: another one stops the build
+    (and so does a page that no longer has the handler script the adapter rewrites)."""
+    import panel
+    panel_adapter.check_panel()
+    monkeypatch.setattr(panel, "__version__", "1.11.0")
+    with pytest.raises(panel_adapter.AdapterError, match="written for Panel 1.10.0; this is Panel 1.11.0"):
+        panel_adapter.check_panel()
+    with pytest.raises(panel_adapter.AdapterError, match="no longer creates its worker"):
+        panel_adapter.adopt_worker("<html><head></head><body></body></html>", ROOT / "app" / "lab.py", "")
 
 
 def test_trimmed_wheels_still_render_the_app(cdn_site, tmp_path):
