@@ -7,8 +7,10 @@ dispatches (both routers send one request per time unit, so "after n dispatches"
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from bisect import bisect_right
+from collections.abc import Callable, Mapping
 from fractions import Fraction
+from itertools import accumulate
 from typing import Any
 
 import panel as pn
@@ -31,17 +33,15 @@ def default_other(mode: str, algorithm: str) -> str:
     return second if algorithm == first else first
 
 
-def aligned_step(left: Mapping[str, Any], step: int, right: Mapping[str, Any]) -> int:
-    """The right run's step that matches the left's ``step`` (same time in CPU, same dispatch count in LLM)."""
-    steps = right["steps"]
+def step_aligner(left: Mapping[str, Any], right: Mapping[str, Any]) -> Callable[[int], int]:
+    """step -> the right run's step that matches the left's (same time in CPU, same dispatch count in LLM); the
+    runs are indexed once, so a window of frames aligns each step in O(log n)."""
     if left["mode"] == "cpu":
-        time = left["steps"][step]["time"]
-        return max((i for i, s in enumerate(steps) if s["time"] <= time), default=0)
-    count = render.dispatched_so_far(left, step)
-    if count == 0:
-        return 0
-    dispatches = [i for i, s in enumerate(steps) if s.get("kind") == "dispatch"]
-    return dispatches[min(count, len(dispatches)) - 1]
+        times = [s["time"] for s in right["steps"]]   # non-decreasing
+        return lambda step: max(bisect_right(times, left["steps"][step]["time"]) - 1, 0)
+    counts = list(accumulate(s.get("kind") == "dispatch" for s in left["steps"]))
+    dispatches = [i for i, s in enumerate(right["steps"]) if s.get("kind") == "dispatch"]
+    return lambda step: dispatches[min(counts[step], len(dispatches)) - 1] if counts[step] and dispatches else 0
 
 
 def delta_cell(left: float, right: float, smaller_is_better: bool | None) -> str:
@@ -105,6 +105,7 @@ class CompareView(param.Parameterized):
     result = param.Dict(default=None, allow_None=True)
     error = param.String(default="")
     shown = param.Boolean(default=False, doc="on the page (set by the teaching bar): a hidden view draws nothing")
+    stepping = param.Parameter(default=None, doc="the lab's pager (app/pager.py): its slots show each step")
 
     def __init__(self, lab, **params) -> None:
         super().__init__(lab=lab, **params)
@@ -154,42 +155,40 @@ class CompareView(param.Parameterized):
             widgets.append(box)
         return pn.FlexBox(*widgets, align_items="end")
 
-    def side(self, result: Mapping[str, Any], step: int, heading: str) -> list:
-        lang = self.lab.lang
-        parts: list = [pane(f'<h3>{esc(heading)}</h3>'
-                            + render.step_counter(step, len(result["steps"]), result["steps"][step], lang)
-                            + render.narration(result["steps"][step], lang))]
+    def side(self, result: Mapping[str, Any], owner: str, step: int) -> list:
+        """A side's heading, counter and narration (the pager's slot ``owner``), and its Gantt chart or dispatch
+        strip; the pager moves the cursor and the strip's marks as it steps."""
+        parts: list = [self.stepping.slot(owner)]
         if result["mode"] == "cpu":
-            gantt = render.Gantt(result, lang, self.lab.presenter)
+            gantt = render.Gantt(result, self.lab.lang, self.lab.presenter)
             gantt.move(result["steps"][step]["time"])
+            self.stepping.follow(owner, "time" if owner == "compare.left" else f"{owner}.time", gantt)
             parts.append(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width"))
         else:
-            parts.append(pane(render.dispatch_strip(result, step, lang)))
+            parts.append(self.stepping.slot(f"{owner}.strip"))
         return parts
 
-    @param.depends("lab.result", "lab.step", "lab.lang", "result", "error", "shown")
+    @param.depends("lab.result", "lab.lang", "lab.presenter", "result", "error", "shown")
     def views(self):
+        """Laid out once per run: the step's parts are the pager's slots (``frames.compare_frames``)."""
         lab, lang = self.lab, self.lab.lang
-        if not lab.result or not self.shown:   # hidden: no two Gantt charts rebuilt on every step
+        if not lab.result or not self.shown:   # hidden: no two Gantt charts built for nobody
             return pn.Column()
         left = lab.result
         parts = [pane(f'<p class="muted">{esc(t(lang, "compare.same"))}</p>')]
         if self.error:
             parts.append(pane(render.error_note(t(lang, "compare.error", problem=self.error)),
                               css_classes=["compare-error"]))
-        left_side = pn.Column(*self.side(left, lab.step, t(lang, "compare.left", name=algorithm_label(left,
-                              lang))), sizing_mode="stretch_width", css_classes=["compare-left"],
-                              styles={"flex": "1 1 360px", "min-width": "0"})
+        sided = {"sizing_mode": "stretch_width", "styles": {"flex": "1 1 360px", "min-width": "0"}}
+        left_side = pn.Column(*self.side(left, "compare.left", lab.step), css_classes=["compare-left"], **sided)
         if not self.result or self.result["mode"] != left["mode"]:
+            self.stepping.follow("compare.right", "", None)
             return pn.Column(*parts, left_side, sizing_mode="stretch_width")
         right = self.result
-        step = aligned_step(left, lab.step, right)
-        right_side = pn.Column(*self.side(right, step, t(lang, "compare.right", name=algorithm_label(right,
-                               lang))), sizing_mode="stretch_width", css_classes=["compare-right"],
-                               styles={"flex": "1 1 360px", "min-width": "0"})
-        diff = cpu_diff(left, right, lang) if left["mode"] == "cpu" else llm_diff(left, lab.step, right, lang)
+        right_side = pn.Column(*self.side(right, "compare.right", step_aligner(left, right)(lab.step)),
+                               css_classes=["compare-right"], **sided)
         parts += [pn.FlexBox(left_side, right_side, sizing_mode="stretch_width", gap="8px"),
-                  pane(f'<section class="card compare-diff">{diff}</section>')]
+                  self.stepping.slot("compare.diff")]
         return pn.Column(*parts, sizing_mode="stretch_width")
 
     def panel(self):

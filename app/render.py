@@ -263,15 +263,20 @@ def dispatched_so_far(result: Mapping[str, Any], step: int) -> int:
     return sum(1 for s in result["steps"][1:step + 1] if s.get("kind") == "dispatch")
 
 
+def strip_states(done: int, current: bool) -> tuple[int, int]:
+    """The strip after ``done`` dispatches: ``(past, now)``, cells before ``past`` are sent, cell ``now`` is this
+    step's dispatch (-1 when the step dispatches nothing), the rest is the future."""
+    return (done - 1, done - 1) if current else (done, -1)
+
+
 def dispatch_strip(result: Mapping[str, Any], step: int, lang: str) -> str:
     where = indexes(result["tenants"])
-    done = dispatched_so_far(result, step)
-    current = result["steps"][step].get("kind") == "dispatch"
+    past, now = strip_states(dispatched_so_far(result, step), result["steps"][step].get("kind") == "dispatch")
     cells = []
     for n, item in enumerate(result["dispatch"]):
         name = item["tenant"]
         fill = colour(where[name])
-        state = "current" if current and n == done - 1 else ("future" if n >= done else "past")
+        state = "current" if n == now else ("past" if n < past else "future")
         label = f'{name} #{item.get("request", 0) + 1}: {item["cost"]}'
         current_mark = ' aria-current="step"' if state == "current" else ""
         cells.append(f'<li class="cell {state}" style="background:{fill};color:{ink(fill)}" title="{esc(label)}"'
@@ -360,9 +365,10 @@ def fairness(result: Mapping[str, Any], lang: str) -> str:
     return section(t(lang, "fairness"), "".join(rows) + f'<ul class="facts">{facts}</ul>', "fairness")
 
 
-def llm_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
+def llm_metrics(result: Mapping[str, Any], step: int, lang: str, done: int | None = None) -> str:
+    """The tenants' table; ``done``, the dispatches by ``step``, when the caller has counted them already."""
     counts: dict[str, int] = {}
-    for item in result["dispatch"][:dispatched_so_far(result, step)]:
+    for item in result["dispatch"][:dispatched_so_far(result, step) if done is None else done]:
         counts[item["tenant"]] = counts.get(item["tenant"], 0) + 1
     columns = ["weight", "requests", "dispatched", "charged", "normalized"]
     rows = [(tenant["name"], i, counts.get(tenant["name"], 0) < tenant["requests"],

@@ -12,7 +12,7 @@ import param
 from schedulers.rule import RuleSource, deciding_lines, rule_source, step_uses
 
 from .render import esc
-from .teach_text import pane, t
+from .teach_text import t
 
 
 @lru_cache(maxsize=64)
@@ -61,29 +61,23 @@ def custom_html(result: Mapping[str, Any], code: str, step: Mapping[str, Any], l
 
 
 class SourceView(param.Parameterized):
-    """The code that decides, for the lab's current algorithm and step."""
+    """The code that decides, for the lab's current algorithm, at any step of its run (the pager's frames)."""
 
     lab = param.Parameter()
 
     def __init__(self, lab, **params) -> None:
         super().__init__(lab=lab, **params)
 
-    def html(self) -> str:
+    def html(self, step: int) -> str:
         lab, lang = self.lab, self.lab.lang
         result = lab.result
         if not result:
             return ""
-        step = result["steps"][min(lab.step, len(result["steps"]) - 1)]
+        state = result["steps"][min(step, len(result["steps"]) - 1)]
         title = f'<h3>{esc(t(lang, "rule.title"))}</h3>'
         if result.get("algorithm") == "custom":
-            return title + custom_html(result, lab.policy_code.get(result["mode"], ""), step, lang)
-        return title + rule_html(cached_source(result["mode"], result["algorithm"]), step, lang)
+            return title + custom_html(result, lab.policy_code.get(result["mode"], ""), state, lang)
+        return title + rule_html(cached_source(result["mode"], result["algorithm"]), state, lang)
 
-    @param.depends("lab.result", "lab.step", "lab.lang")
-    def section(self) -> str:
-        return f'<section class="card source-view">{self.html()}</section>'
-
-    @property
-    def panel(self):
-        """One pane whose markup follows the step (a new pane per step would cost the server a Bokeh model)."""
-        return pane(self.section, css_classes=["source-pane"])
+    def card(self, step: int) -> str:
+        return f'<section class="card source-view">{self.html(step)}</section>'

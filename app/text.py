@@ -62,6 +62,7 @@ TEXT: dict[str, dict[str, str]] = {
     "step.counter": {"en": "step {k}/{n}", "ja": "ステップ {k}/{n}"},
     "step.time": {"en": "t = {t}", "ja": "t = {t}"},
     "step": {"en": "Step", "ja": "ステップ"},
+    "step.pending": {"en": "Loading this step…", "ja": "このステップを読み込み中…"},
     "first": {"en": "« First", "ja": "« 最初"},
     "prev": {"en": "◀ Prev", "ja": "◀ 前へ"},
     "next": {"en": "Next ▶", "ja": "次へ ▶"},
