@@ -28,18 +28,18 @@ from .text import t
 
 # Slots and controls: the pager's own styles beside the lab's (each component draws in its own shadow root).
 PAGER_CSS = """
-.pager-buttons { display: flex; flex-wrap: wrap; align-items: end; gap: 0.2em 0.25em; }
-.pager button, .pager select { font: inherit; border-radius: 0.375em; padding: 0.3em 0.6em; cursor: pointer;
-  border: 1px solid #0d6efd; background: #fff; color: #0d6efd; }
-.pager button:hover { background: #e7f0ff; }
-.pager button.primary { background: #0d6efd; color: #fff; }
-.pager button.primary:hover { background: #0b5ed7; }
-.pager button:focus-visible, .pager select:focus-visible, .pager input:focus-visible { outline: 3px solid #E69F00; outline-offset: 1px; }
-.pager button:disabled { opacity: 0.5; cursor: default; }
-.pager-speed { display: inline-flex; flex-direction: column; margin-left: 0.4em; font-size: 0.9em; }
-.pager-speed select { color: #222; border-color: #aaa; padding: 0.25em 0.4em; }
-.step-slider { display: block; margin: 0.5em 0.6em 0.2em; }
-.step-slider input { width: 100%; accent-color: #0d6efd; }
+.step-pager .pager-buttons { display: flex; flex-wrap: wrap; align-items: end; gap: 0.2em 0.25em; }
+.step-pager button, .step-pager select { font: inherit; font-size: 0.95em; border-radius: 0.375em; padding: 0.3em 0.6em;
+  border: 1px solid transparent; background: #eef0f2; color: #212529; cursor: pointer; }
+.step-pager button:hover { background: #dde1e5; }
+.step-pager button.primary { background: #0072B2; color: #fff; }
+.step-pager button.primary:hover { background: #005f94; }
+.step-pager button:focus-visible, .step-pager select:focus-visible, .step-pager input:focus-visible {
+  outline: 3px solid #E69F00; outline-offset: 1px; }
+.pager-speed { display: inline-flex; flex-direction: column; margin-left: 0.4em; }
+.pager-speed select { border-color: #ced4da; background: #f8f9fa; }
+.step-slider { display: block; margin: 0.3em 0.4em 0.1em; }
+.step-slider input { display: block; width: 100%; margin: 0.3em 0; accent-color: #0072B2; }
 .slot.waiting { visibility: hidden; }
 .slot.waiting.slot-counter { visibility: visible; }
 .pending-step { color: #555; font-style: italic; }
@@ -54,7 +54,7 @@ const KEYS = {ArrowLeft: "prev", ArrowRight: "next", " ": "toggle", Home: "first
 export function render({model, view}) {
   const hub = hubOf(model.group)
   const make = (tag, cls) => { const e = document.createElement(tag); if (cls) e.className = cls; return e }
-  const root = make("div", "pager")
+  const root = make("div", "step-pager")
   const row = make("div", "pager-buttons")
   const buttons = {}
   for (const key of ["first", "prev", "next", "last", "play"]) {
@@ -67,7 +67,7 @@ export function render({model, view}) {
   const speedBox = make("label", "pager-speed"), speedName = make("span"), speed = make("select")
   speedBox.append(speedName, speed)
   row.append(speedBox)
-  const sliderBox = make("label", "step-slider"), sliderName = make("span", "sr-only"), slider = make("input")
+  const sliderBox = make("label", "step-slider"), sliderName = make("span"), slider = make("input")
   slider.type = "range"
   slider.min = 0
   sliderBox.append(sliderName, slider)
@@ -118,7 +118,7 @@ export function render({model, view}) {
     slot.box.setAttribute("aria-busy", String(!ready && w.frames !== undefined))
     if (!ready) {
       if (slot.name === "counter" && w.frames !== undefined) {
-        slot.box.innerHTML = model.labels.pending || ""
+        slot.box.innerHTML = slot.html = model.labels.pending || ""
         slot.content = null
       }
       return
@@ -126,9 +126,13 @@ export function render({model, view}) {
     const i = current - w.start, column = w.slots.indexOf(slot.name)
     const id = column < 0 ? null : w.frames[i][column]
     if (id !== slot.content) {
-      slot.box.innerHTML = id === null ? "" : markup(id)
+      const html = id === null ? "" : markup(id)
+      if (html !== slot.html) {   // a refilled window numbers its contents anew: the same markup stays put
+        slot.box.innerHTML = html
+        slot.html = html
+        slot.strip = null
+      }
       slot.content = id
-      slot.strip = null
     }
     for (const mark of Object.values(w.marks || {})) {
       if (mark.slot === slot.name) strip(slot, mark.values[i])
@@ -152,6 +156,7 @@ export function render({model, view}) {
     slider.max = last()
     slider.value = current
     root.dataset.step = current
+    root.dataset.window = win().frames ? `${win().start}-${win().end}` : ""
     root.toggleAttribute("data-waiting", !has(current))
   }
   // Python hears the step after the page shows it, with the jump it follows (a step chosen before Python's
@@ -267,7 +272,8 @@ export function render({model}) {
   const hub = (HUBS[model.group] ??= {slots: new Set(), pager: null})
   const box = document.createElement("div")
   box.className = `slot slot-${model.slot}`
-  const slot = {name: model.slot, box, content: null, strip: null}
+  box.dataset.slot = model.slot
+  const slot = {name: model.slot, box, content: null, html: null, strip: null}
   hub.slots.add(slot)
   hub.pager?.paint(slot)
   model.on("remove", () => hub.slots.delete(slot))
@@ -325,7 +331,8 @@ class Stepping(param.Parameterized):
         lab.param.watch(self._lab_step, "step")
         lab.param.watch(self.rebuild, ["result", "lang", "policy_code"])
         teaching.param.watch(self.rebuild, "view")
-        teaching.compare.param.watch(self.rebuild, ["result", "error"])
+        teaching.compare.param.watch(lambda *_: self.rebuild() if teaching.view == "compare" else None,
+                                     ["result", "error"])
         self.rebuild()
 
     # --- the page's pieces ---------------------------------------------------------------------------------

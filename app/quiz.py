@@ -155,6 +155,7 @@ class QuizView(param.Parameterized):
             gantt = render.Gantt(result, lang, self.lab.presenter)
             gantt.move(now["time"])
             gantt.dim.fill_alpha = 1.0    # the future is hidden, not dimmed
+            gantt.dim.level = gantt.cursor.level = "annotation"   # below the arrival marks (overlay, next)
             gantt.plot.tools = []         # and no tooltip tells it
             for renderer in gantt.plot.renderers:   # arrivals are known: their marks stay above the cover
                 if type(renderer.glyph).__name__ == "Scatter":

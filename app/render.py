@@ -129,8 +129,10 @@ class Gantt:
                                      "fill": [colour(i) for i in range(len(tasks))]})
         plot.scatter(x="x", y=dodge("row", 0.42, range=plot.y_range), marker="inverted_triangle",
                      size=16 if presenter else 11, fill_color="fill", line_color="black", source=arrivals)
-        self.dim = BoxAnnotation(left=0, right=self.end, fill_color="white", fill_alpha=0.65, line_alpha=0)
-        self.cursor = Span(location=0, dimension="height", line_color="black", line_width=3)
+        # On the overlay layer: moving them repaints that layer alone, not every bar (the pager moves them per step).
+        self.dim = BoxAnnotation(left=0, right=self.end, fill_color="white", fill_alpha=0.65, line_alpha=0,
+                                 level="overlay")
+        self.cursor = Span(location=0, dimension="height", line_color="black", line_width=3, level="overlay")
         plot.add_layout(self.dim)
         plot.add_layout(self.cursor)
         plot.xaxis.ticker.desired_num_ticks = min(self.end, 20)

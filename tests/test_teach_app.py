@@ -7,7 +7,7 @@ import pytest
 
 pn = pytest.importorskip("panel")
 
-from app.compare import aligned_step, default_other  # noqa: E402
+from app.compare import default_other, step_aligner  # noqa: E402
 from app.exports import chart_svg  # noqa: E402
 from app.model import Lab  # noqa: E402
 from app.notebook import lab  # noqa: E402
@@ -44,12 +44,18 @@ def test_chart_svg_escapes_names_and_draws_every_slice():
 
 def test_compare_aligns_by_time_and_by_dispatch_count():
     fcfs = simulate("cpu", {"algorithm": "fcfs", "tasks": [{"name": "A", "arrival": 0, "burst": 3}]})
-    assert aligned_step(fcfs, 2, fcfs) == 2
+    assert step_aligner(fcfs, fcfs)(2) == 2
+    tasks = [{"name": "A", "arrival": 0, "burst": 3}, {"name": "B", "arrival": 5, "burst": 2}]
+    left, right = simulate("cpu", {"tasks": tasks}), simulate("cpu", {"tasks": tasks[:1]})
+    aligned = step_aligner(left, right)
+    for step, state in enumerate(left["steps"]):   # the right's last step at or before the same time
+        assert aligned(step) == max(i for i, s in enumerate(right["steps"]) if s["time"] <= state["time"])
     tenants = [{"name": "A", "cost": 8, "count": 2}, {"name": "B", "cost": 2, "count": 2, "join": 5}]
     sfq, rr = simulate("llm", {"tenants": tenants}), simulate("llm", {"tenants": tenants, "algorithm": "rr"})
+    aligned = step_aligner(sfq, rr)
     for step in range(len(sfq["steps"])):
         mine = sum(s["kind"] == "dispatch" for s in sfq["steps"][:step + 1])
-        theirs = sum(s["kind"] == "dispatch" for s in rr["steps"][:aligned_step(sfq, step, rr) + 1])
+        theirs = sum(s["kind"] == "dispatch" for s in rr["steps"][:aligned(step) + 1])
         assert mine == theirs
     assert default_other("cpu", "fcfs") == "srtf" and default_other("cpu", "rr") == "fcfs"
 
