@@ -243,7 +243,7 @@ export function render({model, view}) {
   const pager = {paint: (slot) => { paint(slot); cursors() }}
   hub.pager = pager
   model.on("window", () => { cache = new Map(); awaiting = false; for (const s of hub.slots) s.content = null; show(); tell() })
-  model.on("target", () => {   // Python's jump (a link, the quiz, a shorter run); its acks of our steps are ignored
+  model.on("target", () => { // Python's jump (a link, the quiz, a shorter run); its acks of our steps are ignored
     const [jump, step] = model.target
     if (jump === seen) return
     seen = jump
@@ -396,7 +396,8 @@ class Stepping(param.Parameterized):
 
     def _lab_step(self, event) -> None:
         self._ensure(event.new)
-        if not self._browser:
+        # param.update reports a step set to its own value (a rerun keeps it): that is no jump.
+        if not self._browser and event.new != event.old:
             self.pager.target = [self.pager.target[0] + 1, event.new]
 
     def _browser_speed(self, event) -> None:
