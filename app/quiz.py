@@ -174,7 +174,9 @@ class QuizView(param.Parameterized):
     def board(self):
         lab, lang = self.lab, self.lab.lang
         result = lab.result
-        if not result or not self.shown:   # hidden: no Gantt chart rebuilt on every step
+        if not self.shown:   # hidden (off the page): nothing is built at each step, not even an empty column
+            raise param.Skip
+        if not result:
             return pn.Column()
         score = pane(f'<p class="score" aria-live="polite">{esc(t(lang, "quiz.score", right=self.right, asked=self.asked))}'
                      f'</p>{self.cli_note(lang)}', css_classes=["quiz-score"])
