@@ -19,11 +19,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from itertools import accumulate
 from typing import Any
 
+from schedulers.trace import dispatch_counts, step_aligner
+
 from . import render
-from .compare import cpu_diff, llm_diff, step_aligner
+from .compare import cpu_diff, llm_diff
 from .text import t
 
 # A window's size in bytes of JSON: the pager holds one. Large enough for a few hundred steps of a large run
@@ -117,11 +118,6 @@ def window_bytes(window: Mapping[str, Any]) -> int:
 
 # --- the step-through view ------------------------------------------------------------------------------
 
-def dispatch_counts(result: Mapping[str, Any]) -> list[int]:
-    """For each step, how many requests are dispatched by then (one pass, instead of a count per step)."""
-    return list(accumulate(1 if s.get("kind") == "dispatch" else 0 for s in result["steps"]))
-
-
 def strip_mark(result: Mapping[str, Any], counts: list[int]) -> Mark:
     """The dispatch strip at a step: ``[past, current]``, cells before ``past`` sent, ``current`` this step's
     (-1 when the step dispatches nothing); the rest is the future (``render.strip_states``' rule)."""
@@ -156,7 +152,7 @@ def lab_frames(result: Mapping[str, Any], lang: str, source: Slot) -> Frames:
     slots["strip"] = lambda k: strip
     slots["state"] = lambda k: ('<div class="grid">' + render.tenant_queues(result, k, lang)
                                 + render.meters(result, k, lang) + "</div>")
-    slots["metrics"] = lambda k: render.llm_metrics(result, k, lang, done=counts[k])
+    slots["metrics"] = lambda k: render.llm_metrics(result, k, lang)
     return Frames(len(steps), slots, {"strip": strip_mark(result, counts)}, {"strip": "strip"})
 
 
@@ -170,7 +166,7 @@ def pending_text(lang: str) -> str:
 def compare_frames(left: Mapping[str, Any], right: Mapping[str, Any] | None, lang: str,
                    headings: tuple[str, str]) -> Frames:
     """Compare's two sides at each of the lab's steps: the right side at the matching step
-    (``compare.step_aligner``), and the table of differences."""
+    (``schedulers.trace.step_aligner``), and the table of differences."""
     def side(result: Mapping[str, Any], heading: str, at: Callable[[int], int]) -> Slot:
         shows, title = counter(result, lang), f"<h3>{render.esc(heading)}</h3>"
         return lambda k: title + shows(at(k))

@@ -16,13 +16,13 @@ and keeps ``Lab.step``/``playing``/``speed`` and the pager's in step.
 from __future__ import annotations
 
 import uuid
-import panel as pn
 import param
 from panel.custom import JSComponent
 
 from . import frames, render
-from .model import SPEEDS, Lab
-from .teach_text import algorithm_label, stylesheets
+from .model import SPEEDS, LabView
+from .panes import STYLESHEETS
+from .teach_text import algorithm_label
 from .teach_text import t as teach_t
 from .text import t
 
@@ -312,17 +312,15 @@ def labels(lang: str) -> dict[str, str]:
     return {**words, "pending": frames.pending_text(lang)}
 
 
-class Stepping(param.Parameterized):
+class Stepping(LabView):
     """The pager of one lab: its frames follow the run, the language and the view on screen; its step is the lab's."""
 
-    lab = param.ClassSelector(class_=Lab)
-
-    def __init__(self, lab: Lab, teaching, **params) -> None:
-        super().__init__(lab=lab, **params)
+    def __init__(self, lab, teaching, **params) -> None:
+        super().__init__(lab, **params)
         self.teaching = teaching
         self._browser = False   # while the page's own step is applied: no jump is sent back
         self.pager = Pager(group=f"lab-{uuid.uuid4().hex[:12]}", target=[0, lab.step], speed=lab.speed,
-                           playing=lab.playing, labels=labels(lab.lang), stylesheets=[*stylesheets(), PAGER_CSS],
+                           playing=lab.playing, labels=labels(lab.lang), stylesheets=[*STYLESHEETS, PAGER_CSS],
                            sizing_mode="stretch_width", margin=(4, 4))
         self._frames: frames.Frames | None = None
         self.pager.on_msg(self._told)
@@ -337,7 +335,7 @@ class Stepping(param.Parameterized):
 
     # --- the page's pieces ---------------------------------------------------------------------------------
     def slot(self, name: str, **kwargs) -> FrameSlot:
-        return FrameSlot(group=self.pager.group, slot=name, stylesheets=[*stylesheets(), PAGER_CSS],
+        return FrameSlot(group=self.pager.group, slot=name, stylesheets=[*STYLESHEETS, PAGER_CSS],
                          **{"sizing_mode": "stretch_width", "margin": (4, 4), **kwargs})
 
     def follow(self, owner: str, mark: str, gantt: render.Gantt | None) -> None:

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from itertools import groupby
 from typing import Any
 
 from bokeh.models import BoxAnnotation, ColumnDataSource, FactorRange, HoverTool, Span
 from bokeh.plotting import figure
 from bokeh.transform import dodge
+
+from schedulers import schema
+from schedulers.trace import dispatched_so_far, pending
 
 from .text import TEXT, t
 
@@ -88,11 +92,11 @@ def error_note(message: str) -> str:
 def slices(timeline: Sequence[str | None]) -> list[tuple[str | None, int, int]]:
     """Runs of the same entry in the timeline: (task or None for idle, start, end)."""
     runs: list[tuple[str | None, int, int]] = []
-    for time, name in enumerate(timeline):
-        if runs and runs[-1][0] == name and runs[-1][2] == time:
-            runs[-1] = (name, runs[-1][1], time + 1)
-        else:
-            runs.append((name, time, time + 1))
+    start = 0
+    for name, run in groupby(timeline):
+        end = start + sum(1 for _ in run)
+        runs.append((name, start, end))
+        start = end
     return runs
 
 
@@ -210,12 +214,6 @@ def pending_legend(lang: str) -> str:
     return f'<p class="muted legend" aria-hidden="true">* {esc(t(lang, "metrics.pending"))}</p>'
 
 
-def finished_by(result: Mapping[str, Any], step: int) -> set[str]:
-    """Tasks complete at the current step: their completion time is not after the step's time."""
-    time = result["steps"][step]["time"]
-    return {task["name"] for task in result["tasks"] if task["completion"] <= time}
-
-
 def results_table(first: str, columns: Sequence[str], rows: Sequence[tuple[str, int, bool, Sequence[str]]],
                   lang: str, foot: Sequence[str] | None = None, note: str = "") -> str:
     """The whole run's results as a real table: rows are (name, colour index, not finished yet, cell texts)."""
@@ -237,18 +235,17 @@ def results_table(first: str, columns: Sequence[str], rows: Sequence[tuple[str, 
 def cpu_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
     tasks = result["tasks"]
     columns = ["arrival", "burst", "completion", "turnaround", "waiting", "response"]
-    columns += [c for c in ("priority", "tickets", "deadline") if any(c in task for task in tasks)]
+    columns += [c for c in schema("cpu").optional if any(c in task for task in tasks)]
     if "deadline" in columns:
         columns.append("missed")
-    done = finished_by(result, step)
+    left = pending(result, step)
 
     def cell(task: Mapping[str, Any], column: str) -> str:
         if column == "missed":
             return t(lang, "yes" if task.get("missed") else "no") if "deadline" in task else "—"
         return number(task.get(column))
 
-    rows = [(task["name"], i, task["name"] not in done, [cell(task, c) for c in columns])
-            for i, task in enumerate(tasks)]
+    rows = [(task["name"], i, task["name"] in left, [cell(task, c) for c in columns]) for i, task in enumerate(tasks)]
     averages = result.get("averages", {})
     foot = [number(averages[c]) if c in averages else "" for c in columns]
     summary = result.get("summary") or {}
@@ -260,10 +257,6 @@ def cpu_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
 
 
 # --- LLM mode -----------------------------------------------------------------------------------------
-
-def dispatched_so_far(result: Mapping[str, Any], step: int) -> int:
-    return sum(1 for s in result["steps"][1:step + 1] if s.get("kind") == "dispatch")
-
 
 def strip_states(done: int, current: bool) -> tuple[int, int]:
     """The strip after ``done`` dispatches: ``(past, now)``, cells before ``past`` are sent, cell ``now`` is this
@@ -367,12 +360,9 @@ def fairness(result: Mapping[str, Any], lang: str) -> str:
     return section(t(lang, "fairness"), "".join(rows) + f'<ul class="facts">{facts}</ul>', "fairness")
 
 
-def llm_metrics(result: Mapping[str, Any], step: int, lang: str, done: int | None = None) -> str:
-    """The tenants' table; ``done``, the dispatches by ``step``, when the caller has counted them already."""
-    counts: dict[str, int] = {}
-    for item in result["dispatch"][:dispatched_so_far(result, step) if done is None else done]:
-        counts[item["tenant"]] = counts.get(item["tenant"], 0) + 1
+def llm_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
     columns = ["weight", "requests", "dispatched", "charged", "normalized"]
-    rows = [(tenant["name"], i, counts.get(tenant["name"], 0) < tenant["requests"],
-             [number(tenant.get(c)) for c in columns]) for i, tenant in enumerate(result["tenants"])]
+    left = pending(result, step)
+    rows = [(tenant["name"], i, tenant["name"] in left, [number(tenant.get(c)) for c in columns])
+            for i, tenant in enumerate(result["tenants"])]
     return results_table("tenant", columns, rows, lang)

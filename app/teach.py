@@ -13,6 +13,7 @@ import param
 from .compare import CompareView
 from .custom import CustomEditor
 from .exports import ExportView
+from .model import LabView
 from .quiz import QuizView
 from .source import SourceView
 from .teach_text import t
@@ -20,12 +21,12 @@ from .teach_text import t
 VIEWS = ("lab", "compare", "quiz", "custom", "export")
 
 
-class Teaching(param.Parameterized):
-    lab = param.Parameter()
+class Teaching(LabView):
     view = param.Selector(objects=list(VIEWS), default="lab")
 
-    def __init__(self, lab, **params) -> None:
-        super().__init__(lab=lab, **params)
+    def __init__(self, lab=None, **params) -> None:
+        super().__init__(lab, **params)
+        lab = self.lab
         self.source = SourceView(lab)
         self.compare = CompareView(lab)
         self.quiz = QuizView(lab)

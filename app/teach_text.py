@@ -1,6 +1,9 @@
 """Every word of the teaching features (compare, quiz, the rule, your own policy, exports), in English and
-Japanese, and their few styles. ``t`` works as ``app.text.t``: callers that build HTML escape the result."""
+Japanese. ``t`` works as ``app.text.t``: callers that build HTML escape the result."""
 from __future__ import annotations
+
+from schedulers import algorithms
+from schedulers.custom import CUSTOM
 
 TEXT: dict[str, dict[str, str]] = {
     "tab.lab": {"en": "Step through", "ja": "ステップ実行"},
@@ -18,6 +21,11 @@ TEXT: dict[str, dict[str, str]] = {
                      "ja": "このステップでは規則は呼ばれません: {reason}"},
     "rule.unasked.continue": {"en": "it never preempts, so the running task simply continues.",
                               "ja": "横取りしない規則なので、実行中のタスクがそのまま続きます。"},
+    "rule.unasked.quiet": {"en": "the engine asks only when something could change who runs (an arrival, a boost, "
+                                 "or waiting tasks whose order moves with time); here nothing could, so the running "
+                                 "task continues.",
+                           "ja": "エンジンが規則に尋ねるのは、実行するタスクが変わりうるとき（到着、ブースト、時間とともに順位が"
+                                 "変わる待ちタスク）だけです。ここでは何も変わりえないので、実行中のタスクがそのまま続きます。"},
     "rule.unasked.other": {"en": "nothing is chosen here.", "ja": "ここでは何も選びません。"},
     "rule.custom": {"en": "Your policy: the lines your choose() ran at this step are highlighted.",
                     "ja": "あなたのポリシー: このステップで choose() が実行した行をハイライトしています。"},
@@ -118,26 +126,6 @@ TEXT: dict[str, dict[str, str]] = {
     "chart.idle": {"en": "idle", "ja": "アイドル"},
 }
 
-CSS = """
-.source { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85em;
-          line-height: 1.35; margin: 0.3em 0; padding: 0.3em 0; background: #fafafa; border: 1px solid #ddd;
-          border-radius: 4px; overflow-x: auto; }
-.source .line { display: block; white-space: pre-wrap; overflow-wrap: anywhere; padding: 0 0.6em 0 4em;
-                text-indent: -4em; }
-.source .no { display: inline-block; width: 3.2em; color: #777; text-align: right; margin-right: 0.8em;
-              text-indent: 0; user-select: none; }
-.source .line.mark { background: #fff2b3; box-shadow: inset 4px 0 0 #E69F00; }
-.source .line.bad { background: #ffe0e0; box-shadow: inset 4px 0 0 #a40000; }
-.source .section { display: block; color: #555; font-style: italic; padding: 0.3em 0.6em 0.1em; white-space: normal; }
-.diff-better { background: #e3f4ea; color: #00512e; font-weight: 700; }
-.diff-worse { background: #fde6e6; color: #7a0000; font-weight: 700; }
-.quiz-feedback.right { border-left: 4px solid #009E73; background: #e9f7f1; padding: 0.3em 0.6em; }
-.quiz-feedback.wrong { border-left: 4px solid #D55E00; background: #fdeee6; padding: 0.3em 0.6em; }
-.score { font-size: 1.2em; font-weight: 700; }
-.chart-preview svg { max-width: 100%; height: auto; border: 1px solid #ddd; }
-code.cli { background: #f3f3f3; padding: 0.1em 0.3em; border-radius: 3px; }
-"""
-
 
 def t(lang: str, key: str, **values: object) -> str:
     entry = TEXT[key]
@@ -147,21 +135,7 @@ def t(lang: str, key: str, **values: object) -> str:
 
 def algorithm_label(result, lang: str) -> str:
     """A run's algorithm as the menu names it ("Round Robin"); your own policy by its own label."""
-    from schedulers import algorithms
     info = algorithms(result["mode"]).get(result["algorithm"])
     if info is not None:
         return info.label.get(lang, info.name)
-    return t(lang, "custom.label") if result["algorithm"] == "custom" else result["algorithm"]
-
-
-def stylesheets() -> list[str]:
-    """The app's stylesheet and these features' own (read when a pane is made: ``ui`` imports the features)."""
-    from .ui import CSS as APP_CSS
-    return [APP_CSS, CSS]
-
-
-def pane(content, **kwargs):
-    """An HTML pane with both stylesheets; ``content`` is markup built with ``render.esc``."""
-    import panel as pn
-    return pn.pane.HTML(content, stylesheets=stylesheets(), **{"sizing_mode": "stretch_width", "margin": (4, 4),
-                                                                 **kwargs})
+    return t(lang, "custom.label") if result["algorithm"] == CUSTOM else result["algorithm"]

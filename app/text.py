@@ -1,7 +1,7 @@
 """Every word the lab shows, in English and Japanese.
 
 ``t(lang, key, **values)`` fills a template. Values are inserted as given: callers that build HTML escape
-the finished sentence (``views.esc``), so a name is always text, never markup.
+the finished sentence (``render.esc``), so a name is always text, never markup.
 """
 from __future__ import annotations
 

@@ -1,8 +1,20 @@
-"""What an algorithm is, for the CLI's ``--list`` and the app's menus, and how exact numbers are written out."""
+"""What an algorithm and a mode are, for the command line, ``simulate`` and the app's menus, and how exact numbers
+are written out.
+
+Every rule class carries its own menu entry as class attributes (``name``, ``group``, ``label``, ``summary``,
+``parameter_names``, ``item_fields``); ``catalogue`` reads them, so a new rule is one class in its mode's
+``policies.py``.
+"""
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .schema import Schema
 
 
 @dataclass(frozen=True)
@@ -16,11 +28,27 @@ class Algorithm:
     item_fields: tuple[str, ...] = field(default=())  # optional task/tenant fields it reads, e.g. ("deadline",)
 
 
-def algorithm_entry(mode: str, name: str, group: str, label: tuple[str, str], summary: tuple[str, str],
-                    parameters: tuple[str, ...] = (), item_fields: tuple[str, ...] = ()) -> Algorithm:
-    """An ``Algorithm`` from (en, ja) pairs: how both modes write their menus compactly."""
-    return Algorithm(name=name, mode=mode, group=group, label={"en": label[0], "ja": label[1]},
-                     summary={"en": summary[0], "ja": summary[1]}, parameters=parameters, item_fields=item_fields)
+def catalogue(mode: str, rules: Iterable[type]) -> dict[str, Algorithm]:
+    """The menu of ``mode``, in the order of ``rules``, from each rule class's own entry."""
+    return {rule.name: Algorithm(name=rule.name, mode=mode, group=rule.group, label=dict(rule.label),
+                                 summary=dict(rule.summary), parameters=rule.parameter_names,
+                                 item_fields=rule.item_fields)
+            for rule in rules}
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One mode of the lab as ``simulate``, ``algorithms``, ``schema`` and ``python -m schedulers`` reach it
+    (``schedulers.modes.MODES``); each mode package defines its ``MODE``."""
+    name: str                                          # "cpu": the CLI's sub-command, the JSON's "mode"
+    description: str                                   # one line, for --help
+    algorithms: Mapping[str, Algorithm]                # menu order, the article's first
+    schema: Schema                                     # the scenario's fields
+    run: Callable[..., dict[str, Any]]                 # run(scenario, trace=True, policy=None) -> the JSON result
+    render_text: Callable[[Mapping[str, Any], str], str]   # the result as text, in "en" or "ja"
+    exercise: Callable[[int], dict[str, Any]]          # the seeded random scenario (--seed)
+    add_cli_arguments: Callable[[argparse.ArgumentParser], None]   # the mode's own options (--quantum, ...)
+    cli_overrides: Callable[[argparse.Namespace], dict[str, Any]]  # those options as scenario fields
 
 
 def json_number(value: Fraction | int) -> int | float:

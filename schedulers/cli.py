@@ -1,27 +1,23 @@
 """``python -m schedulers``: run a scenario file and print a text timeline or the JSON trace.
 
-Every mode module (``cpu``, ``llm``) provides ``ALGORITHMS``, ``run(scenario) -> dict``,
-``render_text(result, lang) -> str``, ``add_cli_arguments(parser)`` and ``cli_overrides(args) -> dict``.
+One sub-command per mode of the registry (``schedulers.modes.MODES``): its description, algorithms, options
+(``add_cli_arguments``/``cli_overrides``), seeded exercise and text rendering all come from there.
 Bad input never shows a traceback: one ``error:`` line naming the field on stderr, exit status 2.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib
 import json
 import os
 import sys
 from typing import Any, NoReturn
 
-from . import custom
+from . import custom, simulate
 from .errors import ScenarioError
-from .exercises import cpu_exercise, llm_exercise
 from .export import trace_json
+from .modes import MODES
 
-MODES = {"cpu": "single CPU, integer time", "llm": "LLM router: order of dispatch to a server fleet"}
 MAX_SCENARIO_BYTES = 64 * 1024 * 1024
-EXERCISES = {"cpu": cpu_exercise, "llm": llm_exercise}
 
 
 class UsageError(Exception):
@@ -35,12 +31,8 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def mode_module(mode: str):
-    return importlib.import_module(f"{__package__}.{mode}")
-
-
 def algorithm_list(mode: str, lang: str = "en") -> str:
-    algorithms = mode_module(mode).ALGORITHMS.values()
+    algorithms = MODES[mode].algorithms.values()
     width = max(len(a.name) for a in algorithms)
     rows = [f"  {a.name:<{width}}  {a.summary[lang]}" for a in algorithms]
     return "\n".join(rows)
@@ -49,23 +41,23 @@ def algorithm_list(mode: str, lang: str = "en") -> str:
 def build_parser() -> Parser:
     parser = Parser(prog="python -m schedulers", description="The scheduling lab's core, on the command line.")
     modes = parser.add_subparsers(dest="mode", required=True, parser_class=Parser)
-    for mode, description in MODES.items():
-        module = mode_module(mode)
-        sub = modes.add_parser(mode, help=description, description=description,
-                               epilog="algorithms:\n" + algorithm_list(mode),
+    for mode in MODES.values():
+        sub = modes.add_parser(mode.name, help=mode.description, description=mode.description,
+                               epilog="algorithms:\n" + algorithm_list(mode.name),
                                formatter_class=argparse.RawDescriptionHelpFormatter)
         sub.add_argument("--scenario", metavar="FILE.json", help="the scenario file (JSON); '-' reads stdin")
         sub.add_argument("--seed", metavar="N", help="instead of a file, the seeded random exercise N "
                          "(the lab shows the same one for the same seed)")
         sub.add_argument("--algorithm", metavar="NAME", help="overrides the file's algorithm: "
-                         + " ".join(module.ALGORITHMS))
-        sub.add_argument("--policy", metavar="FILE.py", help="a policy of your own: a Python file defining "
-                         + ("choose(ready, running, time, state)" if mode == "cpu" else "choose(waiting, time, state)")
-                         + " (see schedulers/custom.py); replaces --algorithm")
+                         + " ".join(mode.algorithms))
+        if mode.name in custom.PARAMETERS:
+            sub.add_argument("--policy", metavar="FILE.py", help="a policy of your own: a Python file defining "
+                             f"choose({', '.join(custom.PARAMETERS[mode.name])}) (see schedulers/custom.py); "
+                             "replaces --algorithm")
         sub.add_argument("--json", action="store_true", help="print one JSON object (the full trace)")
         sub.add_argument("--lang", choices=("en", "ja"), default="en", help="language of the text output")
         sub.add_argument("--list", action="store_true", help="list the algorithms with their rules and exit")
-        module.add_cli_arguments(sub)
+        mode.add_cli_arguments(sub)
     return parser
 
 
@@ -121,30 +113,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        module = mode_module(args.mode)
+        mode = MODES[args.mode]
         if args.list:
             print(algorithm_list(args.mode, args.lang))
             return 0
         if args.scenario and args.seed is not None:
             raise UsageError("give either --scenario or --seed, not both")
         if args.seed is not None:
-            scenario = EXERCISES[args.mode](parse_seed(args.seed))
+            scenario = mode.exercise(parse_seed(args.seed))
         elif args.scenario:
             scenario = read_scenario(args.scenario)
         else:
             raise UsageError("--scenario FILE.json or --seed N is required (or --list)")
         overrides = {"algorithm": args.algorithm} if args.algorithm is not None else {}
-        overrides.update(module.cli_overrides(args))
-        if args.policy is not None:
-            result = custom.run(args.mode, {**scenario, **overrides}, read_text(args.policy, "policy",
-                                                                               custom.MAX_SOURCE_CHARS * 4))
-        else:
-            result = module.run({**scenario, **overrides})
+        overrides.update(mode.cli_overrides(args))
+        policy = getattr(args, "policy", None)
+        source = None if policy is None else read_text(policy, "policy", custom.MAX_SOURCE_CHARS * 4)
+        result = simulate(mode.name, {**scenario, **overrides}, policy_source=source)
     except (UsageError, ScenarioError) as error:
         print(f"error: {one_line(str(error))}", file=sys.stderr)
         return 2
-    output = trace_json(result) if args.json \
-        else module.render_text(result, args.lang)
+    output = trace_json(result) if args.json else mode.render_text(result, args.lang)
     try:
         print(output, flush=True)
     except BrokenPipeError:

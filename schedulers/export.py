@@ -12,10 +12,14 @@ import csv
 import io
 import json
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
+from .catalog import json_number as number
+from .modes import MODES
+
 CPU_COLUMNS = ("name", "arrival", "burst", "completion", "turnaround", "waiting", "response")
-CPU_OPTIONAL = ("deadline", "priority", "tickets", "missed")
+CPU_OPTIONAL = (*MODES["cpu"].schema.optional, "missed")   # the optional task fields given, then the misses
 LLM_COLUMNS = ("name", "weight", "join", "requests", "dispatched", "charged", "normalized")
 AVERAGED = {"cpu": ("turnaround", "waiting", "response"), "llm": ("dispatched", "charged", "normalized")}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -56,8 +60,6 @@ def metrics_csv(result: Mapping[str, Any]) -> str:
 
 def llm_averages(tenants: list[Mapping[str, Any]]) -> dict[str, Any]:
     """Mean requests, cost and normalised cost per tenant, as JSON writes numbers (an int when whole)."""
-    from fractions import Fraction
-    from .catalog import json_number as number
     return {key: number(sum(Fraction(t["exact"]["normalized"]) if key == "normalized" else Fraction(t[key])
                             for t in tenants) / len(tenants))
             for key in AVERAGED["llm"]}

@@ -62,3 +62,9 @@ def questions(result: Mapping[str, Any]) -> list[Question]:
     """Every question of a run, in step order."""
     found = (question(result, step) for step in range(1, len(result["steps"])))
     return [q for q in found if q is not None]
+
+
+def next_question(result: Mapping[str, Any], after: int) -> Question | None:
+    """The first question whose step comes after step ``after``."""
+    found = (question(result, step) for step in range(after + 1, len(result["steps"])))
+    return next((q for q in found if q is not None), None)

@@ -25,18 +25,6 @@ XSS = "<img src=x onerror=alert(1)>"
 TIMEOUT = 20_000  # ms: a cold Panel session on a busy 2-core machine
 
 
-def core_available(mode: str) -> bool:
-    try:
-        algorithms(mode)
-    except ImportError:
-        return False
-    return True
-
-
-needs_cpu = pytest.mark.skipif(not core_available("cpu"), reason="schedulers/cpu.py (the CPU core) is not here yet")
-needs_llm = pytest.mark.skipif(not core_available("llm"), reason="schedulers/llm.py (the LLM core) is not here yet")
-
-
 # `lab_url` (panel serve app/lab.py for the session) is in conftest.py: the app fuzzing and the benchmarks share it.
 
 
@@ -338,7 +326,6 @@ def strip_order(lab: Lab) -> str:
     return "".join(n.strip() for n in lab.page.locator("ol.strip .cell-name").all_inner_texts())
 
 
-@needs_llm
 def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_output):
     scenario = {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6}]}
     lab.open(TWO_TENANTS + "&algorithm=rr")
@@ -375,7 +362,6 @@ def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_outp
     assert fits, "the page or the results table scrolls sideways at 360 px"
 
 
-@needs_llm
 def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
     lab.open()
     lab.page.get_by_role("button", name="LLM router", exact=True).click()
@@ -401,7 +387,6 @@ def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
     expect(lab.page.locator("table.metrics tfoot")).to_contain_text("5.75")  # the CPU setup was kept while away
 
 
-@needs_llm
 def test_an_idle_reset_is_a_step_of_its_own(lab):
     scenario = {"algorithm": "sfq", "tenants": [{"name": "A", "cost": 8, "count": 2},
                                                 {"name": "B", "cost": 2, "count": 2, "join": 5}]}

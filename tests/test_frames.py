@@ -97,7 +97,7 @@ def test_a_long_run_is_held_as_a_window_within_its_byte_budget():
 
 
 def test_compare_frames_step_the_right_side_at_the_matching_step():
-    from app.compare import step_aligner
+    from schedulers.trace import step_aligner
     left = simulate("cpu", {"algorithm": "fcfs", "tasks": ARTICLE})
     right = simulate("cpu", {"algorithm": "srtf", "tasks": ARTICLE})
     window = frames.compare_frames(left, right, "en", ("Left: FCFS", "Right: SRTF")).window(0)

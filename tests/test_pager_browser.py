@@ -10,7 +10,7 @@ import re
 import pytest
 
 from app import frames
-from app.compare import step_aligner
+from schedulers.trace import step_aligner
 from app.model import Lab as LabState
 from app.source import SourceView
 from app.teach_text import algorithm_label

@@ -7,13 +7,14 @@ import pytest
 
 pn = pytest.importorskip("panel")
 
-from app.compare import default_other, step_aligner  # noqa: E402
+from app.compare import default_other  # noqa: E402
 from app.exports import chart_svg  # noqa: E402
 from app.model import Lab  # noqa: E402
 from app.notebook import lab  # noqa: E402
 from app.quiz import QuizView, command_line  # noqa: E402
 from schedulers import simulate  # noqa: E402
 from schedulers.exercises import cpu_exercise  # noqa: E402
+from schedulers.trace import step_aligner  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -45,11 +46,6 @@ def test_chart_svg_escapes_names_and_draws_every_slice():
 def test_compare_aligns_by_time_and_by_dispatch_count():
     fcfs = simulate("cpu", {"algorithm": "fcfs", "tasks": [{"name": "A", "arrival": 0, "burst": 3}]})
     assert step_aligner(fcfs, fcfs)(2) == 2
-    tasks = [{"name": "A", "arrival": 0, "burst": 3}, {"name": "B", "arrival": 5, "burst": 2}]
-    left, right = simulate("cpu", {"tasks": tasks}), simulate("cpu", {"tasks": tasks[:1]})
-    aligned = step_aligner(left, right)
-    for step, state in enumerate(left["steps"]):   # the right's last step at or before the same time
-        assert aligned(step) == max(i for i, s in enumerate(right["steps"]) if s["time"] <= state["time"])
     tenants = [{"name": "A", "cost": 8, "count": 2}, {"name": "B", "cost": 2, "count": 2, "join": 5}]
     sfq, rr = simulate("llm", {"tenants": tenants}), simulate("llm", {"tenants": tenants, "algorithm": "rr"})
     aligned = step_aligner(sfq, rr)
@@ -94,3 +90,28 @@ def test_a_later_run_your_code_cannot_handle_shows_its_line_and_keeps_the_last_r
     assert "2 行目" in editor.failure.message["ja"]
     state.remove_row(state.tasks[-1])                 # back to four tasks: it runs, the message goes
     assert state.errors == {} and editor.failure is None and state.result["algorithm"] == "custom"
+
+
+def test_run_my_policy_runs_your_code_once_and_a_mistake_changes_nothing(monkeypatch):
+    import schedulers.custom
+    from app.custom import CustomEditor
+    from schedulers.custom import TEMPLATES
+    compiled = []
+
+    class Counted(schedulers.custom.Program):   # every run of your code compiles it once, whoever asks
+        def __init__(self, source, mode):
+            compiled.append(source)
+            super().__init__(source, mode)
+
+    state = Lab()
+    editor = CustomEditor(state)
+    monkeypatch.setattr(schedulers.custom, "Program", Counted)
+    editor.submit()                                           # the template: FCFS
+    assert compiled == [TEMPLATES["cpu"]] and state.algorithm == "custom"
+    assert state.result["algorithm"] == "custom" and state.result["timeline"][:8] == ["A"] * 7 + ["B"]
+    compiled.clear()
+    editor.draft = {**editor.draft, "cpu": "def choose(ready, running, time, state):\n    return 'nobody'\n"}
+    before = state.result
+    editor.submit()
+    assert compiled == [editor.draft["cpu"]]                  # tried once, and not handed to the lab
+    assert editor.failure.line == 2 and state.result is before and state.policy_code["cpu"] == TEMPLATES["cpu"]

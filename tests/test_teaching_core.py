@@ -48,6 +48,19 @@ def test_every_rule_shows_its_live_source_with_file_line_numbers(mode):
             assert any(s.path == path and s.first <= first and last < s.first + len(s.lines) for s in source.sections)
 
 
+@pytest.mark.parametrize("mode", ["cpu", "llm"])
+def test_the_menu_entry_is_set_apart_from_the_code(mode):
+    for name in algorithms(mode):
+        source = rule_source(mode, name)
+        head = source.sections[0]
+        numbered = {head.first + i: line.strip() for i, line in enumerate(head.lines)}
+        assert any(numbered[n].startswith("label = ") for n in source.menu_lines)
+        assert any(numbered[n].startswith("summary = ") for n in source.menu_lines)
+        assert not any(numbered[n].startswith(("name = ", "rule = ", "def ")) for n in source.menu_lines)
+        assert not any(first <= n <= last for path, first, last in source.methods.values() for n in source.menu_lines
+                       if path == head.path)
+
+
 def test_srtf_marks_the_preemption_test_when_it_preempts_and_key_when_it_dispatches():
     source = rule_source("cpu", "srtf")
     result = simulate("cpu", scenario("srtf", ARTICLE))
@@ -65,10 +78,17 @@ def test_a_non_preemptive_rule_is_not_asked_while_its_task_continues():
     assert deciding_lines(source, result["steps"][3]) == {}          # A continues
     assert deciding_lines(source, result["steps"][0]) == {}          # initial state
     priority = rule_source("cpu", "priority-preemptive")
-    continued = {"decision": "continue", "events": []}
-    assert "return self.effective(candidate, now) < self.effective(running, now)" in marked_text(priority, continued)
-    assert any("waited // self.aging" in line for line in marked_text(priority, continued))   # the helper it calls
-    assert deciding_lines(rule_source("cpu", "priority"), continued) == {}
+    arrived = {"decision": "continue", "time": 5, "ready": ["E"], "events": [{"kind": "arrive", "task": "E", "time": 4}]}
+    assert "return self.effective(candidate, now) < self.effective(running, now)" in marked_text(priority, arrived)
+    assert any("waited // self.aging" in line for line in marked_text(priority, arrived))   # the helper it calls
+    assert deciding_lines(rule_source("cpu", "priority"), arrived) == {}
+    # Between two instants where something happens the engine does not look again: nothing is asked ...
+    quiet = {"decision": "continue", "time": 6, "ready": ["E"], "events": []}
+    assert deciding_lines(priority, quiet) == {}
+    # ... unless the order moves with time (aging): then it asks at every instant.
+    aging = rule_source("cpu", "priority-preemptive", {"aging": 2})
+    assert aging.every_instant and "return self.effective(candidate, now) < self.effective(running, now)" in \
+        marked_text(aging, quiet)
 
 
 def test_sfq_marks_pick_then_charge_and_the_join_rule():

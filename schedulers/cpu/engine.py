@@ -65,7 +65,9 @@ class HeapQueue:
         return self.heap[0][2]
 
     def take(self, task: Task) -> None:
-        assert heapq.heappop(self.heap)[2] is task
+        """Remove ``task``, which the engine only ever takes as ``best``: the heap's top."""
+        _, _, top = heapq.heappop(self.heap)
+        assert top is task, "the engine takes the task best() gave it"
 
     def tasks(self) -> list[Task]:
         return [entry[2] for entry in self.heap]

@@ -16,6 +16,10 @@ A rule is a ``Policy``:
   arrival or input order broke a tie.
 - ``rule``/``keep``: one sentence each (en, ja) for the step explanations; ``detail(task, now)`` the
   number the rule looks at ("remaining 3").
+- its menu entry (``catalog.catalogue``): ``name``, ``group`` ("article" or "more"), ``label`` and ``summary``
+  (en, ja), ``parameter_names`` (the scenario parameters it reads) and ``item_fields`` (the optional task
+  fields it reads); ``from_parameters`` makes it with the scenario's parameters. A new rule is one class here,
+  listed in ``RULES`` at the end.
 
 A user-written rule (the lab's "write your own policy") subclasses ``Policy`` and overrides ``key``
 (and ``preemptive``/``preempts`` to preempt); ``decision_source()`` shows the code that decides.
@@ -24,10 +28,10 @@ from __future__ import annotations
 
 import inspect
 import random
-from types import FunctionType
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any
+from types import FunctionType
+from typing import Any, ClassVar
 
 from .scenario import DEFAULT_QUANTUM, DEFAULT_TICKETS, Parameters, Task
 
@@ -42,6 +46,16 @@ class Policy:
     ties_by_arrival = False   # the key is (criterion, arrival, index): explain ties the criterion leaves
     rule: Text = {"en": "", "ja": ""}
     keep: Text = {"en": "it never preempts", "ja": "横取りしない"}
+    group: ClassVar[str] = "more"
+    label: ClassVar[Text] = {"en": "", "ja": ""}
+    summary: ClassVar[Text] = {"en": "", "ja": ""}
+    parameter_names: ClassVar[tuple[str, ...]] = ()
+    item_fields: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        """The rule with the scenario's parameters (defaults documented in README)."""
+        return cls()
 
     def key(self, task: Task, now: int) -> Any:
         """Smaller runs first; end with the tie-breaks (usually ``task.arrival, task.index``)."""
@@ -92,6 +106,10 @@ class FCFS(Policy):
     """First come, first served: the task that joined the ready queue first runs to completion.
     Arrivals at the same time join in input order, so ties go to earlier arrival, then input order."""
     name = "fcfs"
+    group = "article"
+    label = {"en": "FCFS", "ja": "FCFS（先着順）"}
+    summary = {"en": "first come, first served; never preempts; ties: earlier arrival, then input order",
+               "ja": "到着順に実行し横取りしない。同着は入力順"}
     rule = {"en": "FCFS runs the task that arrived first", "ja": "FCFSは最も早く到着したタスクを実行する"}
     keep = {"en": "FCFS never preempts", "ja": "FCFSは横取りしない"}
 
@@ -106,6 +124,10 @@ class SJF(Policy):
     """Shortest job first, non-preemptive: when the CPU is free, the ready task with the least burst
     runs to completion. Ties: earlier arrival, then input order."""
     name = "sjf"
+    group = "article"
+    label = {"en": "SJF", "ja": "SJF（最短ジョブ優先）"}
+    summary = {"en": "shortest burst first, non-preemptive; ties: earlier arrival, then input order",
+               "ja": "実行時間が最短のものから、横取りなし。同点は到着が早い方、次に入力順"}
     ties_by_arrival = True
     rule = {"en": "SJF runs the shortest burst", "ja": "SJFは実行時間が最短のタスクを実行する"}
     keep = {"en": "SJF never preempts", "ja": "SJFは横取りしない"}
@@ -121,6 +143,10 @@ class SRTF(Policy):
     """Shortest remaining time first: the ready task with the least remaining time runs; it preempts the
     running task only when its remaining time is strictly shorter. Ties: earlier arrival, then input order."""
     name = "srtf"
+    group = "article"
+    label = {"en": "SRTF", "ja": "SRTF（残り時間最短優先）"}
+    summary = {"en": "shortest remaining time first; preempts only on strictly shorter remaining; ties: arrival, input",
+               "ja": "残り時間最短を実行し、厳密に短いときだけ横取り。同点は到着順、入力順"}
     preemptive = True
     ties_by_arrival = True
     rule = {"en": "SRTF runs the shortest remaining time", "ja": "SRTFは残り時間が最短のタスクを実行する"}
@@ -139,7 +165,16 @@ class RoundRobin(Policy):
     expires returns to the tail (after the tasks that arrive at that instant); a task that completes
     inside its quantum frees the CPU at once. Alone in the system, it starts a new quantum."""
     name = "rr"
+    group = "article"
+    label = {"en": "Round Robin", "ja": "ラウンドロビン"}
+    summary = {"en": "queue head runs up to quantum q (default 2); expired task rejoins the tail after arrivals",
+               "ja": "先頭をクォンタムq（既定2）まで実行し、切れたら同時刻の到着の後ろに並ぶ"}
+    parameter_names = ("quantum",)
     keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っている"}
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.quantum or DEFAULT_QUANTUM)
 
     def __init__(self, quantum: int) -> None:
         self.q = quantum
@@ -157,21 +192,27 @@ class RoundRobin(Policy):
 
 
 class Priority(Policy):
-    """Priority: the ready task with the least priority number runs (0 is the most urgent; a task without
-    one has 0). Non-preemptive, or preemptive when a ready task's priority is strictly better than the
-    running task's. Optional aging a: a task's effective priority is its priority minus one for every a
-    time units it has waited in the ready queue. Ties: earlier arrival, then input order."""
+    """Priority, non-preemptive: when the CPU is free, the ready task with the least priority number runs
+    to completion (0 is the most urgent; a task without one has 0). Optional aging a: a task's effective
+    priority is its priority minus one for every a time units it has waited in the ready queue. Ties:
+    earlier arrival, then input order."""
+    name = "priority"
+    label = {"en": "Priority", "ja": "優先度"}
+    summary = {"en": "least priority number first (0 most urgent), non-preemptive; optional aging; ties: arrival, input",
+               "ja": "優先度番号が最小のものから（0が最優先）、横取りなし。エージング可。同点は到着順、入力順"}
+    parameter_names = ("aging",)
+    item_fields = ("priority",)
     ties_by_arrival = True
-    keep = {"en": "no ready task has a strictly better priority", "ja": "優先度が厳密に高い待ちタスクはない"}
+    rule = {"en": "Priority runs the least priority number", "ja": "優先度方式は優先度番号が最小のタスクを実行する"}
+    keep = {"en": "non-preemptive Priority never preempts", "ja": "非横取り優先度方式は横取りしない"}
 
-    def __init__(self, preemptive: bool, aging: int | None) -> None:
-        self.name = "priority-preemptive" if preemptive else "priority"
-        self.preemptive = preemptive
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.aging)
+
+    def __init__(self, aging: int | None) -> None:
         self.aging = aging
         self.dynamic = aging is not None
-        self.rule = {"en": "Priority runs the least priority number", "ja": "優先度方式は優先度番号が最小のタスクを実行する"}
-        if not preemptive:
-            self.keep = {"en": "non-preemptive Priority never preempts", "ja": "非横取り優先度方式は横取りしない"}
 
     def effective(self, task: Task, now: int) -> int:
         base = task.priority or 0
@@ -183,9 +224,6 @@ class Priority(Policy):
     def key(self, task: Task, now: int) -> Any:
         return self.effective(task, now), task.arrival, task.index
 
-    def preempts(self, candidate: Task, running: Task, now: int) -> bool:
-        return self.effective(candidate, now) < self.effective(running, now)
-
     def detail(self, task: Task, now: int) -> Text:
         value = self.effective(task, now)
         return {"en": f"priority {value}", "ja": f"優先度{value}"}
@@ -194,11 +232,29 @@ class Priority(Policy):
         return {"aging": self.aging}
 
 
+class PreemptivePriority(Priority):
+    """Priority, preemptive: the ready task with the least effective priority number runs, as in Priority
+    (0 is the most urgent, optional aging), and it preempts the running task when its effective priority is
+    strictly better. Ties: earlier arrival, then input order."""
+    name = "priority-preemptive"
+    label = {"en": "Priority (preemptive)", "ja": "優先度（横取りあり）"}
+    summary = {"en": "least priority number first; preempts on a strictly better priority; optional aging",
+               "ja": "優先度番号が最小のものから、厳密に高い優先度なら横取り。エージング可"}
+    preemptive = True
+    keep = {"en": "no ready task has a strictly better priority", "ja": "優先度が厳密に高い待ちタスクはない"}
+
+    def preempts(self, candidate: Task, running: Task, now: int) -> bool:
+        return self.effective(candidate, now) < self.effective(running, now)
+
+
 class HRRN(Policy):
     """Highest response ratio next, non-preemptive: when the CPU is free, the ready task with the greatest
     (waiting + burst) / burst runs to completion, waiting being now - arrival. Ties: earlier arrival,
     then input order."""
     name = "hrrn"
+    label = {"en": "HRRN", "ja": "HRRN（応答比最高優先）"}
+    summary = {"en": "highest (waiting + burst) / burst first, non-preemptive; ties: arrival, input",
+               "ja": "（待ち時間＋実行時間）÷実行時間が最大のものから、横取りなし。同点は到着順、入力順"}
     dynamic = True
     ties_by_arrival = True
     rule = {"en": "HRRN runs the highest response ratio (waiting + burst) / burst",
@@ -225,8 +281,16 @@ class MLFQ(Policy):
     it). Every `boost` time units all tasks move to the top level in their current order, top level first,
     with fresh quanta and allotments. Ties within a level: queue order."""
     name = "mlfq"
+    label = {"en": "MLFQ", "ja": "MLFQ（多段フィードバックキュー）"}
+    summary = {"en": "OSTEP's rules: levels, per-level quantum, allotment in quanta, periodic boost",
+               "ja": "OSTEPの規則: レベル、レベルごとのクォンタム、割り当て（クォンタム数）、定期ブースト"}
+    parameter_names = ("levels", "quanta", "allotment", "boost")
     preemptive = True
     keep = {"en": "no task waits at a higher level", "ja": "より上のレベルで待つタスクはない"}
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.quanta, parameters.allotment, parameters.boost)
 
     def __init__(self, quanta: tuple[int, ...], allotment: tuple[int, ...], boost: int | None) -> None:
         self.quanta, self.allotment, self.boost = quanta, allotment, boost
@@ -252,10 +316,11 @@ class MLFQ(Policy):
         return [{"kind": "demote", "task": task.name, "time": now, "level": task.level}]
 
     def next_instant(self, now: int) -> int | None:
-        return None if self.boost is None else (now // self.boost + 1) * self.boost
+        """The next boost: the first multiple of ``boost`` after ``now`` (never 0: nothing to boost yet)."""
+        return None if self.boost is None else (max(now, 0) // self.boost + 1) * self.boost
 
     def at_instant(self, now: int, present: list[Task]) -> list[dict[str, Any]]:
-        if self.boost is None or now == 0 or now % self.boost or not present:
+        if not present:
             return []
         # Keep the current order (level, then queue position) by handing the same positions out again.
         positions = sorted(task.queued for task in present)
@@ -277,14 +342,19 @@ class EDF(Policy):
     after every task with one. A late task still runs to completion (its miss is reported). Ties: earlier
     arrival, then input order."""
     name = "edf"
+    label = {"en": "EDF", "ja": "EDF（締切最早優先）"}
+    summary = {"en": "earliest absolute deadline first; preempts on a strictly earlier deadline; misses reported",
+               "ja": "絶対締切が最も早いものから、厳密に早いときだけ横取り。締切超過を報告"}
+    item_fields = ("deadline",)
     preemptive = True
     ties_by_arrival = True
     rule = {"en": "EDF runs the earliest deadline", "ja": "EDFは締切が最も早いタスクを実行する"}
     keep = {"en": "no ready task has a strictly earlier deadline", "ja": "締切が厳密に早い待ちタスクはない"}
 
     @staticmethod
-    def due(task: Task) -> float:
-        return float("inf") if task.deadline is None else task.deadline
+    def due(task: Task) -> tuple[bool, int]:
+        """(has no deadline, deadline): every task with a deadline comes before every task without one."""
+        return task.deadline is None, task.deadline or 0
 
     def key(self, task: Task, now: int) -> Any:
         return self.due(task), task.arrival, task.index
@@ -307,8 +377,17 @@ class Stride(Policy):
     gets the least pass among the tasks present (0 if none), so it can neither hog nor starve. Ties:
     earlier arrival, then input order."""
     name = "stride"
+    label = {"en": "Stride", "ja": "ストライド"}
+    summary = {"en": "least pass runs one quantum, then pass += 10000 / tickets; ties: arrival, input",
+               "ja": "パス値最小のものを1クォンタム実行し、パス += 10000 ÷ くじ数。同点は到着順、入力順"}
+    parameter_names = ("quantum",)
+    item_fields = ("tickets",)
     ties_by_arrival = True
     keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っている"}
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.quantum or 1)
 
     def __init__(self, quantum: int) -> None:
         self.q = quantum
@@ -345,13 +424,21 @@ class Lottery(Policy):
     laid out along the ready queue (arrival order, requeued tasks at the tail) and the task holding the
     winning ticket runs for one quantum. Same seed, same schedule."""
     name = "lottery"
+    label = {"en": "Lottery", "ja": "抽選"}
+    summary = {"en": "each quantum, a seeded random ticket picks the task; same lottery_seed, same schedule",
+               "ja": "クォンタムごとに乱数で当たりくじを引く。同じlottery_seedなら同じスケジュール"}
+    parameter_names = ("quantum", "lottery_seed")
+    item_fields = ("tickets",)
     dynamic = True
     keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っている"}
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.quantum or 1, parameters.lottery_seed or 0)
 
     def __init__(self, quantum: int, seed: int) -> None:
         self.q, self.seed = quantum, seed
         self.random = random.Random(seed)
-        self.last_draw: tuple[int, int] | None = None
         self.rule = {"en": "Lottery runs the holder of the winning ticket",
                      "ja": "抽選方式は当たりくじを持つタスクを実行する"}
 
@@ -361,7 +448,6 @@ class Lottery(Policy):
     def choose(self, ready: Sequence[Task], now: int) -> Task:
         total = sum(task.tickets or DEFAULT_TICKETS for task in ready)
         winner = self.random.randrange(total)
-        self.last_draw = winner, total
         for task in ready:
             winner -= task.tickets or DEFAULT_TICKETS
             if winner < 0:
@@ -379,16 +465,11 @@ class Lottery(Policy):
         return {"quantum": self.q, "lottery_seed": self.seed}
 
 
+RULES: tuple[type[Policy], ...] = (FCFS, SJF, SRTF, RoundRobin, Priority, PreemptivePriority, HRRN, MLFQ, EDF,
+                                    Stride, Lottery)   # menu order: the article's four first
+POLICIES: dict[str, type[Policy]] = {rule.name: rule for rule in RULES}
+
+
 def make_policy(algorithm: str, parameters: Parameters) -> Policy:
-    """The rule named ``algorithm`` with the scenario's parameters (defaults documented in README)."""
-    quantum = parameters.quantum
-    factories = {
-        "fcfs": FCFS, "sjf": SJF, "srtf": SRTF, "hrrn": HRRN, "edf": EDF,
-        "rr": lambda: RoundRobin(quantum or DEFAULT_QUANTUM),
-        "priority": lambda: Priority(False, parameters.aging),
-        "priority-preemptive": lambda: Priority(True, parameters.aging),
-        "mlfq": lambda: MLFQ(parameters.quanta, parameters.allotment, parameters.boost),
-        "stride": lambda: Stride(quantum or 1),
-        "lottery": lambda: Lottery(quantum or 1, parameters.lottery_seed or 0),
-    }
-    return factories[algorithm]()
+    """The rule named ``algorithm`` with the scenario's parameters."""
+    return POLICIES[algorithm].from_parameters(parameters)

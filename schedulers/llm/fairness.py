@@ -13,17 +13,22 @@ Definitions (all exact):
 - The pairwise bound: at every boundary inside the interval (after each dispatch), every pair of compared
   tenants satisfies |x_i - x_j| <= 2 q̄ (SFQ guarantees it; other policies may break it).
 - The band (meter policies): after every step, each waiting tenant has V <= M_i <= V + c̄.
+
+The router keeps two watchers while it runs (``Backlog`` for the interval, ``Band`` for the band); ``measure``
+reads them at the end.
 """
 from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..catalog import json_number as number
 from ..narration import Messages, say
-from .router import Router
+
+if TYPE_CHECKING:
+    from .router import Router
 
 # Why a metric is undefined or not checked: {"en", "ja"} like every step's ``why``.
 NOTES: Messages = {
@@ -119,3 +124,67 @@ def jain_index(values: list[Fraction | int]) -> Fraction | None:
     if squares == 0:
         return None
     return Fraction(total * total) / (len(values) * squares)
+
+
+class Backlog:
+    """The longest run of dispatches (earliest on ties) during which every compared tenant stayed backlogged:
+    waiting at each dispatch and never emptied in between."""
+
+    def __init__(self) -> None:
+        self.open: list[int] | None = None     # [start, end] of the run in progress
+        self.best: tuple[int, int] | None = None
+
+    def decide(self, now: int, all_busy: bool) -> None:
+        if not all_busy:
+            self.close()
+        elif self.open is None:
+            self.open = [now, now]
+        else:
+            self.open[1] = now
+
+    def close(self) -> None:
+        if self.open is not None:
+            start, end = self.open
+            if self.best is None or end - start > self.best[1] - self.best[0]:
+                self.best = (start, end)
+            self.open = None
+
+
+class Band:
+    """Checks V <= M_i <= V + c̄ for every waiting tenant at every boundary, in O(log n) per step: lazy heaps
+    of the waiting tenants' meters (an entry is stale once the meter moved or the tenant left)."""
+
+    def __init__(self, router: Router) -> None:
+        self.router = router
+        self.policy = router.policy
+        self.width = max(router.units(t.order, max(t.costs)) for t in router.tenants)   # c̄ in units
+        self.low: list[tuple[int, int]] = []
+        self.high: list[tuple[int, int]] = []
+        self.least_gap: tuple[int, int, int] | None = None      # (M_i - V, time, tenant), smallest seen
+        self.greatest_gap: tuple[int, int, int] | None = None   # largest seen
+        self.checks = 0
+
+    def watch(self, tenant: int) -> None:
+        if self.router.sizes[tenant]:
+            meter = self.policy.meter[tenant]
+            heapq.heappush(self.low, (meter, tenant))
+            heapq.heappush(self.high, (-meter, tenant))
+
+    def live(self, heap: list[tuple[int, int]], sign: int) -> tuple[int, int] | None:
+        while heap:
+            meter, tenant = heap[0]
+            if self.router.sizes[tenant] and self.policy.meter[tenant] == sign * meter:
+                return sign * meter, tenant
+            heapq.heappop(heap)
+        return None
+
+    def check(self, now: int) -> None:
+        low, high = self.live(self.low, 1), self.live(self.high, -1)
+        if low is None or high is None:
+            return
+        self.checks += 1
+        v = self.policy.virtual_time
+        if self.least_gap is None or low[0] - v < self.least_gap[0]:
+            self.least_gap = (low[0] - v, now, low[1])
+        if self.greatest_gap is None or high[0] - v > self.greatest_gap[0]:
+            self.greatest_gap = (high[0] - v, now, high[1])
