@@ -156,9 +156,10 @@ def lab_frames(result: Mapping[str, Any], lang: str, source: Slot) -> Frames:
     return Frames(len(steps), slots, {"strip": strip_mark(result, counts)}, {"strip": "strip"})
 
 
-def pending_text(lang: str) -> str:
-    """What the counter says while a step's frame is on its way (a jump outside the window)."""
-    return f'<p class="counter pending-step" aria-live="polite" aria-busy="true">{render.esc(t(lang, "step.pending"))}</p>'
+def pending_text(lang: str, key: str) -> str:
+    """What the counter says while no frame can show the step: ``step.pending``, its frame is on its way (a jump
+    outside the window); ``step.link``, the page was drawn for another run than its address asks for."""
+    return f'<p class="counter pending-step" aria-live="polite" aria-busy="true">{render.esc(t(lang, key))}</p>'
 
 
 # --- compare -----------------------------------------------------------------------------------------------

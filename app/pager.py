@@ -45,7 +45,7 @@ PAGER_CSS = """
 .pending-step { color: #555; font-style: italic; }
 """
 
-PAGER_JS = """
+PAGER_JS = r"""
 // One hub per lab on the page: its pager and the slots that show the frames (placed anywhere in the layout).
 const HUBS = (globalThis.schedlabPagers ??= {})
 const hubOf = (group) => (HUBS[group] ??= {slots: new Set(), pager: null})
@@ -81,7 +81,13 @@ export function render({model, view}) {
   let telling = null, awaiting = false
   let cache = new Map()        // content number -> markup, for the window on hand
 
-  const win = () => model.window || {}
+  // A page drawn without Python (a prerender) holds the frames of the run it was drawn for: it steps them only
+  // when its address asks for that run (a link to another run waits for Python), and keeps the step in the address
+  // itself (a reload, and Python once it takes over, start there).
+  const setupOf = (search) => search.replace(/^\?/, "").split("&").filter((p) => p && !/^(step|lang)=/.test(p)).join("&")
+  const drawn = model.static_queries || []
+  const mine = !drawn.length || drawn.includes(setupOf(location.search))
+  const win = () => (mine && model.window) || {}
   const last = () => Math.max((win().total || 1) - 1, 0)
   const has = (k) => { const w = win(); return w.frames !== undefined && w.start <= k && k < w.end }
   function markup(id) {
@@ -113,12 +119,12 @@ export function render({model, view}) {
   }
   function paint(slot) {
     const w = win()
-    const ready = has(current)
-    slot.box.classList.toggle("waiting", !ready && w.frames !== undefined)
-    slot.box.setAttribute("aria-busy", String(!ready && w.frames !== undefined))
+    const ready = has(current), waiting = !ready && (w.frames !== undefined || !mine)
+    slot.box.classList.toggle("waiting", waiting)
+    slot.box.setAttribute("aria-busy", String(waiting))
     if (!ready) {
-      if (slot.name === "counter" && w.frames !== undefined) {
-        slot.box.innerHTML = slot.html = model.labels.pending || ""
+      if (slot.name === "counter" && waiting) {
+        slot.box.innerHTML = slot.html = (mine ? model.labels.pending : model.labels.link) || ""
         slot.content = null
       }
       return
@@ -178,6 +184,14 @@ export function render({model, view}) {
     current = k
     show()
     tell()
+    if (drawn.length && mine) remember()
+  }
+  function remember() {
+    globalThis.schedlabReached = current
+    const step = `step=${current + 1}`, search = location.search
+    const next = /([?&])step=[^&]*/.test(search) ? search.replace(/([?&])step=[^&]*/, `$1${step}`)
+      : `${search}${search ? "&" : "?"}${step}`
+    history.replaceState(history.state, "", next + location.hash)
   }
   function setPlaying(on) {
     playing = on
@@ -261,6 +275,13 @@ export function render({model, view}) {
   if (model.playing) model.playing = false   // a pager drawn anew starts paused
   relabel()
   show()
+  const asked = Number((location.search.match(/[?&]step=(\d+)/) || [])[1])
+  if (drawn.length && mine && asked > 0) go(asked - 1)   // a prerender opened at a step (a reload, a link)
+  if (!drawn.length && globalThis.schedlabReached !== undefined) {   // Python takes over from a prerender:
+    const reached = globalThis.schedlabReached                       // it goes on from the step reached there
+    delete globalThis.schedlabReached
+    go(reached)
+  }
   return root
 }
 """
@@ -294,6 +315,8 @@ class Pager(JSComponent):
     window = param.Dict(default={}, doc="Frames.window: the frames of the steps around the current one")
     labels = param.Dict(default={}, doc="button, slider and status texts in the page's language")
     cursors = param.Dict(default={}, doc="owner -> {mark, span, box}: a Gantt chart's cursor and dimmed future")
+    static_queries = param.List(default=[], doc="drawn without Python (a prerender): the address queries, without "
+                                                "step and lang, that show this run")
 
     _esm = PAGER_JS
 
@@ -309,11 +332,14 @@ class FrameSlot(JSComponent):
 
 def labels(lang: str) -> dict[str, str]:
     words = {key: t(lang, key) for key in ("first", "prev", "next", "last", "play", "pause", "speed", "step", "keys")}
-    return {**words, "pending": frames.pending_text(lang)}
+    return {**words, "pending": frames.pending_text(lang, "step.pending"), "link": frames.pending_text(lang, "step.link")}
 
 
 class Stepping(LabView):
     """The pager of one lab: its frames follow the run, the language and the view on screen; its step is the lab's."""
+
+    static = param.Boolean(default=False, doc="the page is drawn without Python behind it (the static site's "
+                                              "prerender): the pager steps its frames alone")
 
     def __init__(self, lab, teaching, **params) -> None:
         super().__init__(lab, **params)
@@ -328,6 +354,7 @@ class Stepping(LabView):
         self.pager.param.watch(self._browser_speed, "speed")
         lab.param.watch(self._lab_step, "step")
         lab.param.watch(self.rebuild, ["result", "lang", "policy_code"])
+        self.param.watch(self.rebuild, "static")
         teaching.param.watch(self.rebuild, "view")
         teaching.compare.param.watch(lambda *_: self.rebuild() if teaching.view == "compare" else None,
                                      ["result", "error"])
@@ -363,7 +390,9 @@ class Stepping(LabView):
                         teach_t(lang, "compare.right", name=algorithm_label(right, lang) if right else ""))
             built = built.merged(frames.compare_frames(lab.result, right, lang, headings))
         self._frames = built
-        self.pager.param.update(window=built.window(lab.step), labels=labels(lab.lang))
+        drawn = ["", "&".join(p for p in lab.link().split("&") if not p.startswith(("step=", "lang=")))]
+        self.pager.param.update(window=built.window(lab.step), labels=labels(lab.lang),
+                                static_queries=drawn if self.static else [])
 
     def _ensure(self, step: int) -> None:
         """Refill the window around ``step`` when it is outside, or within a quarter of an edge that is not the

@@ -63,6 +63,8 @@ TEXT: dict[str, dict[str, str]] = {
     "step.time": {"en": "t = {t}", "ja": "t = {t}"},
     "step": {"en": "Step", "ja": "ステップ"},
     "step.pending": {"en": "Loading this step…", "ja": "このステップを読み込み中…"},
+    "step.link": {"en": "This link's run is shown once Python has started.",
+                  "ja": "このリンクの実行は Python の起動後に表示されます。"},
     "first": {"en": "« First", "ja": "« 最初"},
     "prev": {"en": "◀ Prev", "ja": "◀ 前へ"},
     "next": {"en": "Next ▶", "ja": "次へ ▶"},
