@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from schedulers.trace import dispatch_counts, step_aligner
+from schedulers.trace import dispatched_so_far, step_aligner
 
 from . import render
 from .compare import cpu_diff, llm_diff
@@ -118,11 +118,11 @@ def window_bytes(window: Mapping[str, Any]) -> int:
 
 # --- the step-through view ------------------------------------------------------------------------------
 
-def strip_mark(result: Mapping[str, Any], counts: list[int]) -> Mark:
+def strip_mark(result: Mapping[str, Any]) -> Mark:
     """The dispatch strip at a step: ``[past, current]``, cells before ``past`` sent, ``current`` this step's
     (-1 when the step dispatches nothing); the rest is the future (``render.strip_states``' rule)."""
     def mark(k: int) -> list[int]:
-        return list(render.strip_states(counts[k], result["steps"][k].get("kind") == "dispatch"))
+        return list(render.strip_states(dispatched_so_far(result, k), result["steps"][k].get("kind") == "dispatch"))
     return mark
 
 
@@ -147,13 +147,12 @@ def lab_frames(result: Mapping[str, Any], lang: str, source: Slot) -> Frames:
                                     + render.event_list(steps[k], lang) + "</div>")
         slots["metrics"] = lambda k: render.cpu_metrics(result, k, lang)
         return Frames(len(steps), slots, {"time": time_mark(result)})
-    counts = dispatch_counts(result)
     strip = render.dispatch_strip(result, 0, lang)  # all future: the pager marks the rest
     slots["strip"] = lambda k: strip
     slots["state"] = lambda k: ('<div class="grid">' + render.tenant_queues(result, k, lang)
                                 + render.meters(result, k, lang) + "</div>")
     slots["metrics"] = lambda k: render.llm_metrics(result, k, lang)
-    return Frames(len(steps), slots, {"strip": strip_mark(result, counts)}, {"strip": "strip"})
+    return Frames(len(steps), slots, {"strip": strip_mark(result)}, {"strip": "strip"})
 
 
 def pending_text(lang: str, key: str) -> str:
@@ -178,7 +177,7 @@ def compare_frames(left: Mapping[str, Any], right: Mapping[str, Any] | None, lan
     if left["mode"] == "llm":
         strip = render.dispatch_strip(left, 0, lang)
         slots["compare.left.strip"] = lambda k: strip
-        marks["compare.left.strip"] = strip_mark(left, dispatch_counts(left))
+        marks["compare.left.strip"] = strip_mark(left)
     if right is None:
         return Frames(len(left["steps"]), slots, marks, {name: name for name in marks})
     align = step_aligner(left, right)
@@ -189,7 +188,7 @@ def compare_frames(left: Mapping[str, Any], right: Mapping[str, Any] | None, lan
         right_time = time_mark(right)
         marks["compare.right.time"] = lambda k: right_time(align(k))
         return Frames(len(left["steps"]), slots, marks)
-    right_strip, right_mark = render.dispatch_strip(right, 0, lang), strip_mark(right, dispatch_counts(right))
+    right_strip, right_mark = render.dispatch_strip(right, 0, lang), strip_mark(right)
     slots["compare.right.strip"] = lambda k: right_strip
     marks["compare.right.strip"] = lambda k: right_mark(align(k))
     slots["compare.diff"] = lambda k: f'<section class="card compare-diff">{llm_diff(left, k, right, lang)}</section>'

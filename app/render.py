@@ -17,7 +17,7 @@ from bokeh.plotting import figure
 from bokeh.transform import dodge
 
 from schedulers import schema
-from schedulers.trace import dispatched_so_far, pending
+from schedulers.trace import dispatched_so_far, pending, span
 
 from .text import TEXT, t
 
@@ -68,14 +68,18 @@ def why(step: Mapping[str, Any], lang: str) -> str:
 
 
 def step_counter(index: int, total: int, step: Mapping[str, Any], lang: str) -> str:
-    """"step 1/16 · t = 0", plus the kind of an LLM step (dispatch, join, idle reset) as its own word."""
+    """"step 6/16 · t=4 → 5" (a CPU slice), "t=6" (an LLM instant) or "before t=0" (the initial state), as
+    ``trace.span`` says, plus the kind of an LLM step (dispatch, join, idle reset) as its own word."""
+    start, end = span(step)
+    when = (t(lang, "step.before", t=end) if start is None else t(lang, "step.time", t=end) if start == end
+            else t(lang, "step.span", start=start, end=end))
     kind = step.get("kind")
     kind_text = ""
     if kind:
         name = t(lang, f"kind.{kind}") if f"kind.{kind}" in TEXT else kind
         kind_text = f' <span class="kind kind-{esc(kind)}">{esc(name)}</span>'
     return (f'<p class="counter" aria-live="polite"><strong>{esc(t(lang, "step.counter", k=index + 1, n=total))}'
-            f'</strong> <span class="muted">{esc(t(lang, "step.time", t=step.get("time", index)))}</span>'
+            f'</strong> <span class="muted">{esc(when)}</span>'
             f'{kind_text}</p>')
 
 
@@ -155,7 +159,8 @@ class Gantt:
 
 def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) -> str:
     running = step.get("running")
-    run_html = chip(running, where[running]) if running is not None else esc(t(lang, "running.none"))
+    nothing = "running.before" if span(step)[0] is None else "running.none"
+    run_html = chip(running, where[running]) if running is not None else esc(t(lang, nothing))
     queue = step.get("ready")
     if queue is None:
         listing = f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>'

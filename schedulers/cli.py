@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 from . import custom, simulate
 from .errors import ScenarioError
 from .export import trace_json
-from .modes import MODES
+from .modes import MODES, meant_for
 
 MAX_SCENARIO_BYTES = 64 * 1024 * 1024
 
@@ -129,13 +129,20 @@ def main(argv: list[str] | None = None) -> int:
         overrides.update(mode.cli_overrides(args))
         policy = getattr(args, "policy", None)
         source = None if policy is None else read_text(policy, "policy", custom.MAX_SOURCE_CHARS * 4)
-        result = simulate(mode.name, {**scenario, **overrides}, policy_source=source)
+        try:
+            result = simulate(mode.name, {**scenario, **overrides}, policy_source=source)
+        except ScenarioError as error:
+            other = meant_for(mode.name, scenario)
+            if other is None:
+                raise
+            raise ScenarioError(error.field, f"{error.problem}; this file is a scenario of the {other} mode: "
+                                f"run python -m schedulers {other} --scenario {args.scenario}") from None
     except (UsageError, ScenarioError) as error:
         print(f"error: {one_line(str(error))}", file=sys.stderr)
         return 2
     output = trace_json(result) if args.json else mode.render_text(result, args.lang)
     try:
-        print(output, flush=True)
+        print(output, end="" if args.json else "\n", flush=True)   # trace_json ends with its newline
     except BrokenPipeError:
         # The reader (e.g. `| head`) left early: that is its choice, not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -69,7 +69,7 @@ MESSAGES = {
               "ja": "{line} 行目: choose の引数はちょうど {count} 個です: ({params})"},
     "raised": {"en": "line {line}: {kind}: {detail}{at}", "ja": "{line} 行目: {kind}: {detail}{at}"},
     "too_long": {"en": "line {line}: more than {limit} lines executed in one call{at}: a loop that never ends?",
-                 "ja": "{line} 行目: 1 回の呼び出しで {limit} 行を超えて実行しました{at}。終わらないループでは？"},
+                 "ja": "{line} 行目: 1 回の呼び出しで {limit} 行を超えて実行しました{at}。終わらないループではありませんか？"},
     "run_too_long": {"en": "line {line}: more than {limit} lines executed in this run{at}",
                      "ja": "{line} 行目: この実行で {limit} 行を超えて実行しました{at}"},
     "decisions": {"en": "more than {limit} decisions{at}: a policy of your own runs at most {limit} (the step limit)",
@@ -84,8 +84,8 @@ MESSAGES = {
                    "while a task is ready", "ja": "{line} 行目: choose が None を返しました{at}が、実行可能なタスク"
                    "（{names}）があります。実行可能なタスクがある間 CPU は空きません"},
     "at": {"en": " at t={time}", "ja": "（t={time}）"},
-    "rule": {"en": "your choose() picked it", "ja": "あなたの choose() が選んだ"},
-    "keep": {"en": "your choose() kept it", "ja": "あなたの choose() が続行を選んだ"},
+    "rule": {"en": "your choose() picked it", "ja": "あなたの choose() が選びました"},
+    "keep": {"en": "your choose() kept it", "ja": "あなたの choose() が続行を選びました"},
     "picked": {"en": "t={t}: your choose() picked {tenant}; its head request (cost {cost}) is dispatched.",
                "ja": "t={t}: あなたの choose() が {tenant} を選び、先頭リクエスト（コスト {cost}）を送ります。"},
 }

@@ -26,8 +26,9 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def trace_json(result: Mapping[str, Any]) -> str:
-    """The run as one line of JSON, byte for byte what the command line prints with ``--json``."""
-    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    """The run as one line of JSON and its newline: byte for byte what the command line prints with ``--json``
+    (and what the lab's download saves)."""
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def cell(value: Any) -> Any:

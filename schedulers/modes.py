@@ -3,6 +3,9 @@ mode only through ``MODES``. A new mode is a package that defines its ``MODE`` (
 here."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from . import cpu, llm
 from .catalog import Mode
 from .errors import ScenarioError
@@ -16,3 +19,21 @@ def mode(name: object) -> Mode:
     if not isinstance(name, str) or name not in MODES:
         raise ScenarioError("mode", f"must be one of {', '.join(MODES)}, not {describe(name)}")
     return MODES[name]
+
+
+def shaped_for(mode: Mode, scenario: Mapping[str, Any]) -> bool:
+    """``scenario`` has the shape of ``mode``'s (its schema): only the mode's top-level keys, and a list of the mode's
+    items, each with only the mode's item fields. Values are not checked: that is the mode's reader's work."""
+    schema = mode.schema
+    items = scenario.get(schema.items)
+    return set(scenario) <= set(schema.keys) and isinstance(items, list) and all(
+        isinstance(item, Mapping) and set(item) <= set(schema.names) for item in items)
+
+
+def meant_for(name: str, scenario: Mapping[str, Any]) -> str | None:
+    """The one other mode a scenario that does not fit mode ``name`` is shaped for (a file of the other mode, such
+    as tenants given to ``cpu``), or None."""
+    if shaped_for(MODES[name], scenario):
+        return None
+    others = [other.name for other in MODES.values() if other.name != name and shaped_for(other, scenario)]
+    return others[0] if len(others) == 1 else None

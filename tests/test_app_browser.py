@@ -350,7 +350,7 @@ def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_outp
     assert [v.split(" ")[0] for v in values] == [shown(increments[name]) for name in increments]
     bound = sfq["fairness"]["pairwise_bound"]
     assert max(increments.values()) - min(increments.values()) <= bound["bound"] and bound["holds"]
-    expect(fair).to_contain_text(f"Largest gap {shown(bound['max_gap'])} against the bound 2c̄ = "
+    expect(fair).to_contain_text(f"between two tenants: {shown(bound['max_gap'])}, against the bound 2c̄ = "
                                  f"{shown(bound['bound'])}: holds")
     lab.button("step-last").click()
     lab.expect_step(len(sfq["steps"]), len(sfq["steps"]))

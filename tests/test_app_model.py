@@ -93,3 +93,30 @@ def test_a_number_too_long_for_python_is_an_error_message_not_a_crash():
     assert "tasks[0].burst" in lab.errors
     lab.tasks[0].burst = "9" * 30
     assert "limit" in lab.errors["tasks[0].burst"]
+
+
+def test_the_counter_and_the_sentence_tell_one_time():
+    """README "Time on screen": the counter shows the step's slice (CPU) or instant (LLM), the sentence starts at
+    the slice's start, and the initial step is before t=0, with nothing running yet."""
+    import re
+
+    from app import render
+    from app.text import t
+
+    def counter(index, total, step, lang="en"):
+        return re.sub(r"<[^>]+>", "", render.step_counter(index, total, step, lang))
+
+    fcfs = simulate("cpu", {"algorithm": "fcfs", "tasks": ARTICLE})
+    first, sixth = fcfs["steps"][0], fcfs["steps"][5]
+    assert counter(5, 16, sixth) == "step 6/16 t=4 → 5" and sixth["why"]["en"].startswith("t=4: ")
+    assert counter(0, 16, first) == "step 1/16 before t=0" and first["why"]["en"].startswith("Before t=0:")
+    assert counter(0, 16, first, "ja") == "ステップ 1/16 t=0 の前" and first["why"]["ja"].startswith("t=0 の前:")
+    where = render.indexes(fcfs["tasks"])
+    assert t("en", "running.before") in render.ready_queue(first, where, "en")
+    assert t("en", "running.none") not in render.ready_queue(first, where, "en")
+    idle = simulate("cpu", {"algorithm": "fcfs", "tasks": [{"name": "A", "arrival": 2, "burst": 1}]})["steps"][1]
+    assert t("en", "running.none") in render.ready_queue(idle, {"A": 0}, "en")      # t=0 -> 1: really idle
+    reference = simulate("llm", {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
+                                             {"name": "C", "cost": 2, "count": 4, "join": 6}]})
+    join = reference["steps"][9]
+    assert counter(9, 20, join) == "step 10/20 t=6 join" and join["why"]["en"].startswith("t=6: C joins")

@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from schedulers.cli import main
+from schedulers.modes import MODES
 from tests.cpu_support import ARTICLE, ROOT, scenario
 
 
@@ -125,6 +126,24 @@ def test_bad_options_are_one_error_line(capsys, scenario_file, argv, message):
     assert status == 2 and err.startswith(message) and err.count("\n") == 1
 
 
+INTEGER_OPTIONS = [field for field in MODES["cpu"].schema.parameters if field.type in ("integer", "integers")]
+
+
+@pytest.mark.parametrize("field", INTEGER_OPTIONS, ids=[field.name for field in INTEGER_OPTIONS])
+def test_every_integer_option_says_its_range(capsys, scenario_file, field):
+    """A number past the limit is told the limit, not "must be an integer"; a typo is told the range."""
+    option = "--" + field.name.replace("_", "-")
+    levels = ["--levels", "1"] if field.type == "integers" else []   # one level: a one-item list
+    path = scenario_file(scenario("mlfq" if field.type == "integers" else "fcfs", ARTICLE))
+    for typed, told in (("99999999999999999999", f"must be <= {field.maximum}, not 99999999999999999999 "
+                                                 "(the documented limit)"),
+                        ("9" * 5000, f"must be <= {field.maximum}, not an integer of 5000 digits"),
+                        ("x", f"must be an integer from {field.minimum} to {field.maximum}, not 'x'"),
+                        ("1.5", f"must be an integer from {field.minimum} to {field.maximum}, not '1.5'")):
+        status, out, err = cli(capsys, "--scenario", path, *levels, option, typed)
+        assert (status, out) == (2, "") and err.startswith(f"error: {field.name}: {told}") and err.count("\n") == 1
+
+
 @pytest.mark.parametrize("content, message", [
     ("{\"tasks\": [", "error: scenario: malformed JSON at line 1"),
     ("[1, 2]", "error: scenario: must be a JSON object"),
@@ -145,6 +164,17 @@ def test_real_process_exit_status_and_no_traceback(scenario_file):
                            scenario_file(scenario("srtf", ARTICLE)), "--json"],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert good.returncode == 0 and json.loads(good.stdout)["timeline"][:3] == ["A", "B", "C"]
+
+
+def test_a_file_of_the_other_mode_is_told_which_mode_to_use(capsys, scenario_file):
+    path = scenario_file({"algorithm": "sfq", "tenants": [{"name": "A", "cost": 8, "count": 6}]})
+    status, out, err = cli(capsys, "--scenario", path)
+    assert (status, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith("error: tenants: unknown field")
+    assert err.endswith(f"this file is a scenario of the llm mode: run python -m schedulers llm --scenario {path}\n")
+    # A CPU file with a mistake gets no hint: it is a CPU file.
+    status, _, err = cli(capsys, "--scenario", scenario_file({"tasks": [{"name": "A", "arrival": 0, "burst": 0}]}))
+    assert status == 2 and "mode" not in err
 
 
 def test_text_writes_exact_values_as_a_teacher_would():

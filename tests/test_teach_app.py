@@ -29,6 +29,17 @@ def test_the_notebook_lab_is_a_servable_panel_without_a_server():
     assert page.lab_state.result["averages"]["waiting"] == 2.75
 
 
+def test_words_are_plain_text_and_the_export_note_names_the_command():
+    """Panes show the word tables as text: Markdown such as backticks would reach the page literally."""
+    from app.exports import ExportView
+    from app.teach_text import TEXT as TEACH
+    from app.text import TEXT
+    assert [key for table in (TEXT, TEACH) for key, entry in table.items() if any("`" in v for v in entry.values())] == []
+    for lang in ("en", "ja"):
+        note = ExportView(Lab(lang=lang, mode="llm")).panel().objects[0].object
+        assert "python -m schedulers llm --json" in note and "`" not in note
+
+
 def test_chart_svg_escapes_names_and_draws_every_slice():
     result = simulate("cpu", {"algorithm": "rr", "quantum": 2, "tasks": [
         {"name": "<b>&", "arrival": 0, "burst": 3}, {"name": "B", "arrival": 5, "burst": 1}]})

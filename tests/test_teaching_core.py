@@ -162,9 +162,9 @@ def test_trace_json_is_the_command_lines_output(tmp_path):
     path = tmp_path / "s.json"
     path.write_text(json.dumps(scenario("rr", ARTICLE, quantum=2)))
     out = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario", str(path), "--json"],
-                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+                         capture_output=True, check=True, cwd=ROOT).stdout
     result = simulate("cpu", scenario("rr", ARTICLE, quantum=2))
-    assert trace_json(result) + "\n" == out
+    assert trace_json(result).encode("utf-8") == out and out.endswith(b"}\n")   # the newline included
     assert json.loads(trace_json(result)) == result
 
 

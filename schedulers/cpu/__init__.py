@@ -14,7 +14,7 @@ from .. import fields
 from ..catalog import Algorithm, Mode, catalogue, json_number as number
 from ..errors import ScenarioError
 from ..exercises import cpu_exercise
-from ..schema import with_readers
+from ..schema import Field, with_readers
 from .engine import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, schedule
 from .policies import RULES, Policy, make_policy
 from .scenario import MAX_SCAN_WORK, PARAMETERS, SCENARIO_FIELDS, TASK, Task, check_horizon, read_parameters, \
@@ -136,16 +136,23 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
     for field in SCHEMA.parameters:
         key, text = field.name, getattr(args, field.name)
         if text is not None:
-            overrides[key] = [cli_integer(part, f"{key}[{i}]") for i, part in enumerate(text.split(","))] \
-                if field.type == "integers" and "," in text else cli_integer(text, key)
+            overrides[key] = [cli_integer(part, f"{key}[{i}]", field) for i, part in enumerate(text.split(","))] \
+                if field.type == "integers" and "," in text else cli_integer(text, key, field)
     return overrides
 
 
-def cli_integer(text: str, field: str) -> int:
+def cli_integer(text: str, name: str, field: Field) -> int:
+    """A whole number typed as ``--name``; the scenario's reader then checks it against ``field``'s range. A typo
+    is told the range; so is a number too long to be worth reading (CPython refuses past 4,300 digits)."""
     text = text.strip()
-    digits = text[1:] if text.startswith("-") else text
-    if not (digits.isascii() and digits.isdigit()) or len(digits) > 19:
-        raise ScenarioError(field, f"must be an integer, not {text[:40]!r}")
+    digits = text[1:] if text.startswith(("-", "+")) else text
+    if not (digits.isascii() and digits.isdigit()):
+        raise ScenarioError(name, f"must be an integer from {field.minimum} to {field.maximum}, not {text[:40]!r}")
+    if len(digits) > 40 and text.startswith("-"):
+        raise ScenarioError(name, f"must be >= {field.minimum}, not a negative integer of {len(digits)} digits")
+    if len(digits) > 40:
+        raise ScenarioError(name, f"must be <= {field.maximum}, not an integer of {len(digits)} digits "
+                                  "(the documented limit)")
     return int(text)
 
 

@@ -28,23 +28,23 @@ FULL_TRACE_CELLS = 200_000   # steps x tasks with full snapshots (ready queue, e
 MAX_COMPACT_STEPS = 50_000   # steps kept in the compact trace (only the steps where something happens)
 
 MESSAGES = {
-    "initial": {"en": "t=0: initial state; {count} tasks, none has run yet.",
-                "ja": "t=0: 初期状態。タスク{count}個、まだ何も実行していない。"},
+    "initial": {"en": "Before t=0: {count} tasks; nothing has arrived yet.",
+                "ja": "t=0 の前: タスク{count}個。まだ何も到着していません。"},
     "dispatch": {"en": "t={t}: {task} ({detail}) is dispatched: {rule}.",
-                 "ja": "t={t}: {task}（{detail}）をディスパッチ: {rule}。"},
+                 "ja": "t={t}: {task}（{detail}）をディスパッチします: {rule}。"},
     "preempt": {"en": "t={t}: {task} ({detail}) preempts {old} ({old_detail}): {rule}.",
-                "ja": "t={t}: {task}（{detail}）が{old}（{old_detail}）を横取り: {rule}。"},
+                "ja": "t={t}: {task}（{detail}）が{old}（{old_detail}）を横取りします: {rule}。"},
     "continue": {"en": "t={t}: {task} ({detail}) continues: {keep}.",
-                 "ja": "t={t}: {task}（{detail}）が実行を続ける: {keep}。"},
+                 "ja": "t={t}: {task}（{detail}）が実行を続けます: {keep}。"},
     "idle": {"en": "t={t}: no task is ready, so the CPU is idle until t={until}.",
-             "ja": "t={t}: 実行可能なタスクがないので、CPUはt={until}まで空く。"},
-    "tie_arrival": {"en": "It ties with {rival} and arrived earlier.", "ja": "{rival}と同点だが、到着が早い。"},
+             "ja": "t={t}: 実行可能なタスクがないので、CPUはt={until}まで空きます。"},
+    "tie_arrival": {"en": "It ties with {rival} and arrived earlier.", "ja": "{rival}と同点ですが、先に到着しています。"},
     "tie_input": {"en": "It ties with {rival}, arrived at the same time and comes first in the input.",
-                  "ja": "{rival}と同点で同時に到着したが、入力順が先。"},
-    "complete": {"en": "{task} completes at t={t}.", "ja": "{task}はt={t}に完了。"},
-    "expire": {"en": "{task}'s quantum expires at t={t}.", "ja": "{task}のクォンタムがt={t}に切れる。"},
+                  "ja": "{rival}と同点で同時に到着しましたが、入力順が先です。"},
+    "complete": {"en": "{task} completes at t={t}.", "ja": "{task}はt={t}に完了します。"},
+    "expire": {"en": "{task}'s quantum expires at t={t}.", "ja": "{task}のクォンタムがt={t}に切れます。"},
     "demote": {"en": "{task} has used its allotment and moves down to level {level}.",
-               "ja": "{task}は割り当てを使い切り、レベル{level}に下がる。"},
+               "ja": "{task}は割り当てを使い切り、レベル{level}に下がります。"},
 }
 
 

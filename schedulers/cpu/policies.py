@@ -45,7 +45,7 @@ class Policy:
     dynamic = False
     ties_by_arrival = False   # the key is (criterion, arrival, index): explain ties the criterion leaves
     rule: Text = {"en": "", "ja": ""}
-    keep: Text = {"en": "it never preempts", "ja": "横取りしない"}
+    keep: Text = {"en": "it never preempts", "ja": "横取りしません"}
     group: ClassVar[str] = "more"
     label: ClassVar[Text] = {"en": "", "ja": ""}
     summary: ClassVar[Text] = {"en": "", "ja": ""}
@@ -109,9 +109,9 @@ class FCFS(Policy):
     group = "article"
     label = {"en": "FCFS", "ja": "FCFS（先着順）"}
     summary = {"en": "first come, first served; never preempts; ties: earlier arrival, then input order",
-               "ja": "到着順に実行し横取りしない。同着は入力順"}
-    rule = {"en": "FCFS runs the task that arrived first", "ja": "FCFSは最も早く到着したタスクを実行する"}
-    keep = {"en": "FCFS never preempts", "ja": "FCFSは横取りしない"}
+               "ja": "到着順に実行し、横取りしません。同着は入力順"}
+    rule = {"en": "FCFS runs the task that arrived first", "ja": "FCFSは最も早く到着したタスクを実行します"}
+    keep = {"en": "FCFS never preempts", "ja": "FCFSは横取りしません"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.queued
@@ -129,8 +129,8 @@ class SJF(Policy):
     summary = {"en": "shortest burst first, non-preemptive; ties: earlier arrival, then input order",
                "ja": "実行時間が最短のものから、横取りなし。同点は到着が早い方、次に入力順"}
     ties_by_arrival = True
-    rule = {"en": "SJF runs the shortest burst", "ja": "SJFは実行時間が最短のタスクを実行する"}
-    keep = {"en": "SJF never preempts", "ja": "SJFは横取りしない"}
+    rule = {"en": "SJF runs the shortest burst", "ja": "SJFは実行時間が最短のタスクを実行します"}
+    keep = {"en": "SJF never preempts", "ja": "SJFは横取りしません"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.burst, task.arrival, task.index
@@ -149,9 +149,9 @@ class SRTF(Policy):
                "ja": "残り時間最短を実行し、厳密に短いときだけ横取り。同点は到着順、入力順"}
     preemptive = True
     ties_by_arrival = True
-    rule = {"en": "SRTF runs the shortest remaining time", "ja": "SRTFは残り時間が最短のタスクを実行する"}
+    rule = {"en": "SRTF runs the shortest remaining time", "ja": "SRTFは残り時間が最短のタスクを実行します"}
     keep = {"en": "no ready task has a strictly shorter remaining time",
-            "ja": "残り時間が厳密に短い待ちタスクはない"}
+            "ja": "残り時間が厳密に短い待ちタスクはありません"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.remaining, task.arrival, task.index
@@ -168,9 +168,9 @@ class RoundRobin(Policy):
     group = "article"
     label = {"en": "Round Robin", "ja": "ラウンドロビン"}
     summary = {"en": "queue head runs up to quantum q (default 2); expired task rejoins the tail after arrivals",
-               "ja": "先頭をクォンタムq（既定2）まで実行し、切れたら同時刻の到着の後ろに並ぶ"}
+               "ja": "先頭をクォンタムq（既定2）まで実行し、切れたら同時刻の到着の後ろに並びます"}
     parameter_names = ("quantum",)
-    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っている"}
+    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っています"}
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -179,7 +179,7 @@ class RoundRobin(Policy):
     def __init__(self, quantum: int) -> None:
         self.q = quantum
         self.rule = {"en": f"RR runs the head of the ready queue for up to q={quantum}",
-                     "ja": f"RRは待ち行列の先頭を最大q={quantum}実行する"}
+                     "ja": f"RRは待ち行列の先頭を最大q={quantum}実行します"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.queued
@@ -203,8 +203,8 @@ class Priority(Policy):
     parameter_names = ("aging",)
     item_fields = ("priority",)
     ties_by_arrival = True
-    rule = {"en": "Priority runs the least priority number", "ja": "優先度方式は優先度番号が最小のタスクを実行する"}
-    keep = {"en": "non-preemptive Priority never preempts", "ja": "非横取り優先度方式は横取りしない"}
+    rule = {"en": "Priority runs the least priority number", "ja": "優先度方式は優先度番号が最小のタスクを実行します"}
+    keep = {"en": "non-preemptive Priority never preempts", "ja": "非横取り優先度方式は横取りしません"}
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -241,7 +241,7 @@ class PreemptivePriority(Priority):
     summary = {"en": "least priority number first; preempts on a strictly better priority; optional aging",
                "ja": "優先度番号が最小のものから、厳密に高い優先度なら横取り。エージング可"}
     preemptive = True
-    keep = {"en": "no ready task has a strictly better priority", "ja": "優先度が厳密に高い待ちタスクはない"}
+    keep = {"en": "no ready task has a strictly better priority", "ja": "優先度が厳密に高い待ちタスクはありません"}
 
     def preempts(self, candidate: Task, running: Task, now: int) -> bool:
         return self.effective(candidate, now) < self.effective(running, now)
@@ -258,8 +258,8 @@ class HRRN(Policy):
     dynamic = True
     ties_by_arrival = True
     rule = {"en": "HRRN runs the highest response ratio (waiting + burst) / burst",
-            "ja": "HRRNは応答比（待ち時間＋実行時間）÷実行時間が最大のタスクを実行する"}
-    keep = {"en": "HRRN never preempts", "ja": "HRRNは横取りしない"}
+            "ja": "HRRNは応答比（待ち時間＋実行時間）÷実行時間が最大のタスクを実行します"}
+    keep = {"en": "HRRN never preempts", "ja": "HRRNは横取りしません"}
 
     @staticmethod
     def ratio(task: Task, now: int) -> Fraction:
@@ -286,7 +286,7 @@ class MLFQ(Policy):
                "ja": "OSTEPの規則: レベル、レベルごとのクォンタム、割り当て（クォンタム数）、定期ブースト"}
     parameter_names = ("levels", "quanta", "allotment", "boost")
     preemptive = True
-    keep = {"en": "no task waits at a higher level", "ja": "より上のレベルで待つタスクはない"}
+    keep = {"en": "no task waits at a higher level", "ja": "より上のレベルで待つタスクはありません"}
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -295,7 +295,7 @@ class MLFQ(Policy):
     def __init__(self, quanta: tuple[int, ...], allotment: tuple[int, ...], boost: int | None) -> None:
         self.quanta, self.allotment, self.boost = quanta, allotment, boost
         self.rule = {"en": "MLFQ runs the head of the highest non-empty level",
-                     "ja": "MLFQは空でない最上位レベルの先頭を実行する"}
+                     "ja": "MLFQは空でない最上位レベルの先頭を実行します"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.level, task.queued
@@ -348,8 +348,8 @@ class EDF(Policy):
     item_fields = ("deadline",)
     preemptive = True
     ties_by_arrival = True
-    rule = {"en": "EDF runs the earliest deadline", "ja": "EDFは締切が最も早いタスクを実行する"}
-    keep = {"en": "no ready task has a strictly earlier deadline", "ja": "締切が厳密に早い待ちタスクはない"}
+    rule = {"en": "EDF runs the earliest deadline", "ja": "EDFは締切が最も早いタスクを実行します"}
+    keep = {"en": "no ready task has a strictly earlier deadline", "ja": "締切が厳密に早い待ちタスクはありません"}
 
     @staticmethod
     def due(task: Task) -> tuple[bool, int]:
@@ -383,7 +383,7 @@ class Stride(Policy):
     parameter_names = ("quantum",)
     item_fields = ("tickets",)
     ties_by_arrival = True
-    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っている"}
+    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っています"}
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -391,7 +391,7 @@ class Stride(Policy):
 
     def __init__(self, quantum: int) -> None:
         self.q = quantum
-        self.rule = {"en": "Stride runs the least pass", "ja": "ストライドはパス値が最小のタスクを実行する"}
+        self.rule = {"en": "Stride runs the least pass", "ja": "ストライドはパス値が最小のタスクを実行します"}
 
     @staticmethod
     def stride(task: Task) -> Fraction:
@@ -426,11 +426,11 @@ class Lottery(Policy):
     name = "lottery"
     label = {"en": "Lottery", "ja": "抽選"}
     summary = {"en": "each quantum, a seeded random ticket picks the task; same lottery_seed, same schedule",
-               "ja": "クォンタムごとに乱数で当たりくじを引く。同じlottery_seedなら同じスケジュール"}
+               "ja": "クォンタムごとに乱数で当たりくじを引きます。同じlottery_seedなら同じスケジュール"}
     parameter_names = ("quantum", "lottery_seed")
     item_fields = ("tickets",)
     dynamic = True
-    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っている"}
+    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っています"}
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -440,7 +440,7 @@ class Lottery(Policy):
         self.q, self.seed = quantum, seed
         self.random = random.Random(seed)
         self.rule = {"en": "Lottery runs the holder of the winning ticket",
-                     "ja": "抽選方式は当たりくじを持つタスクを実行する"}
+                     "ja": "抽選方式は当たりくじを持つタスクを実行します"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.queued

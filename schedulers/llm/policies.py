@@ -170,7 +170,7 @@ class RoundRobin(Policy):
     group = "article"
     label = {"en": "Per-tenant round robin", "ja": "テナント単位ラウンドロビン"}
     summary = {"en": "one request per turn, cycling over waiting tenants in tenant order; joiners take their place",
-               "ja": "待ちのあるテナントをテナント順に巡回し、1 回に 1 リクエスト。参加者はその順の位置に入る"}
+               "ja": "待ちのあるテナントをテナント順に巡回し、1 回に 1 リクエスト。参加者はその順の位置に入ります"}
 
     def __init__(self, router: Router) -> None:
         super().__init__(router)
@@ -237,7 +237,7 @@ class DeficitRoundRobin(Policy):
     label = {"en": "Deficit round robin", "ja": "Deficit ラウンドロビン"}
     summary = {"en": "tenant order, round after round; a visit adds quantum Q*weight to the deficit; dispatch while "
                      "it covers the head; reset to 0 when the queue empties",
-               "ja": "テナント順に巡回し、訪問ごとに deficit に Q*重み を足し、先頭を賄える間送る。キューが空で 0 に戻す"}
+               "ja": "テナント順に巡回し、訪問ごとに deficit に Q*重み を足し、先頭を賄える間送ります。キューが空になると 0 に戻します"}
     parameter_names = ("quantum",)
     item_fields = ("weight",)
 

@@ -276,8 +276,8 @@ def trace_level(scenario: Scenario, arrival_count: int) -> str:
 
 
 MESSAGES = {
-    "initial": {"en": "Before t=0: {tenants} tenant(s), nothing waiting yet.",
-                "ja": "t=0 の前: テナント {tenants} 個、まだ何も待っていません。"},
+    "initial": {"en": "Before t=0: {tenants} tenant(s); nothing has arrived yet.",
+                "ja": "t=0 の前: テナント {tenants} 個。まだ何も届いていません。"},
     "join": {"en": "t={t}: {tenant} joins with {count} request(s).",
              "ja": "t={t}: {tenant} がリクエスト {count} 件で参加します。"},
     "arrive": {"en": "t={t}: {count} more request(s) from {tenant} arrive; it was already waiting ({waiting} now).",
