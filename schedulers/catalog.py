@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Algorithm:
     name: str                      # the CLI/JSON/URL name, e.g. "srtf"
-    mode: str                      # "cpu" or "llm"
+    mode: str                      # "cpu", "llm" or "engine"
     group: str                     # "article" (the article's four) or "more"
     label: dict[str, str]          # {"en": ..., "ja": ...}, short, for menus
     summary: dict[str, str]        # {"en": ..., "ja": ...}, one line: the exact rule and tie-breaks
@@ -56,3 +56,14 @@ def json_number(value: Fraction | int) -> int | float:
     if isinstance(value, int):
         return value
     return value.numerator if value.denominator == 1 else value.numerator / value.denominator
+
+
+def json_plain(value: Any) -> Any:
+    """``value`` (maps and lists of anything) with every Fraction written as a JSON number."""
+    if isinstance(value, Fraction):
+        return json_number(value)
+    if isinstance(value, dict):
+        return {k: json_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_plain(v) for v in value]
+    return value

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import cpu, llm
+from . import cpu, engine, llm
 from .catalog import Mode
 from .errors import ScenarioError
 from .fields import describe
 
-MODES: dict[str, Mode] = {mode.name: mode for mode in (cpu.MODE, llm.MODE)}
+MODES: dict[str, Mode] = {mode.name: mode for mode in (cpu.MODE, llm.MODE, engine.MODE)}
 
 
 def mode(name: object) -> Mode:
@@ -31,8 +31,8 @@ def shaped_for(mode: Mode, scenario: Mapping[str, Any]) -> bool:
 
 
 def meant_for(name: str, scenario: Mapping[str, Any]) -> str | None:
-    """The one other mode a scenario that does not fit mode ``name`` is shaped for (a file of the other mode, such
-    as tenants given to ``cpu``), or None."""
+    """The one other mode a scenario that does not fit mode ``name`` is shaped for (a file of another mode, such as
+    an LLM mode's tenants given to ``cpu`` or to ``engine``), or None (none, or more than one)."""
     if shaped_for(MODES[name], scenario):
         return None
     others = [other.name for other in MODES.values() if other.name != name and shaped_for(other, scenario)]

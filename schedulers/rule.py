@@ -1,8 +1,8 @@
 """The rule itself: the source of the code that decides, read from the running core, with the lines that
 decided a step.
 
-``rule_source(mode, algorithm, parameters)`` returns the policy class as it is in ``schedulers/cpu/policies.py``
-or ``schedulers/llm/policies.py`` (``inspect.getsourcelines``: the very code the engine runs, not a copy; the
+``rule_source(mode, algorithm, parameters)`` returns the policy class as it is in its mode's ``policies.py``
+(``inspect.getsourcelines``: the very code the engine runs, not a copy; the
 Pyodide wheel ships the ``.py`` files, so it works in the browser too), followed by the inherited methods it
 relies on. Every line keeps its line number in that file.
 
@@ -12,9 +12,13 @@ dispatch asks ``key`` (a heap rule's order; a scanning rule's ``choose``) and ``
 resumes a quantum it had left); a preemption, and a task that continues under a preemptive rule, ask ``key`` for
 the best ready task and ``preempts`` whether it takes over -- but only at an instant where something happened
 (an arrival, a boost) or, for a rule whose order changes with time (priority with aging), at every instant: in
-between, the engine does not look again. The events ask their hooks (``admit``, ``expire``, ``at_instant``).
+between, the engine does not look again. The events ask their hooks (``admit``, ``expire``, ``complete``,
+``at_instant``).
 LLM: a dispatch asks ``pick`` and ``charge`` (and ``leave`` when it emptied the tenant's queue, the final
 ``idle_reset`` when it is noted there), a join or an arrival ``arrive``, an idle reset ``idle_reset``.
+Engine: an admission asks ``pick``, ``admit`` and ``charge``; a decode ``generate`` and ``charge``, ``finish`` when a
+request finished, and ``pick`` when the pick did not fit in memory (``blocked``); a tenant that had nothing waiting
+asks ``join``, shown on its ``lift`` step for a rule that lifts counters (``lifts``), else on its ``arrive`` step.
 ``tests/test_rule_spy.py`` records what the engine really calls, step by step, and holds these to it.
 """
 from __future__ import annotations
@@ -29,9 +33,12 @@ from typing import Any
 
 CPU_USES = {"dispatch": ("choose", "key", "quantum"), "preempt": ("preempts", "key"),
             "continue": ("preempts", "key"), "arrive": ("admit",), "expire": ("expire",), "demote": ("expire",),
-            "boost": ("at_instant",)}
+            "boost": ("at_instant",), "complete": ("complete",)}
 LLM_USES = {"dispatch": ("pick", "charge"), "join": ("arrive",), "arrive": ("arrive",),
             "idle_reset": ("idle_reset",), "leave": ("leave",), "final_reset": ("idle_reset",)}
+ENGINE_USES = {"arrive": ("join",), "lift": ("join",), "admit": ("pick", "admit", "charge"),
+               "decode": ("generate", "charge"), "finish": ("finish",), "blocked": ("pick",)}
+USES = {"cpu": CPU_USES, "llm": LLM_USES, "engine": ENGINE_USES}
 
 
 @dataclass(frozen=True)
@@ -60,11 +67,14 @@ class RuleSource:
 
 def policy_of(mode: str, algorithm: str, parameters: Mapping[str, Any] | None = None) -> Any:
     """The rule as the engine gets it: a CPU policy object (with a result's ``parameters``, else the defaults),
-    an LLM class."""
+    an LLM or engine class."""
     if mode == "cpu":
         from .cpu.policies import make_policy
         from .cpu.scenario import read_parameters
         return make_policy(algorithm, read_parameters(parameters or {}))
+    if mode == "engine":
+        from .engine.policies import POLICIES as ENGINE_POLICIES
+        return ENGINE_POLICIES[algorithm]
     from .llm.policies import POLICIES
     return POLICIES[algorithm]
 
@@ -72,6 +82,8 @@ def policy_of(mode: str, algorithm: str, parameters: Mapping[str, Any] | None = 
 def base_protocol(mode: str) -> type:
     if mode == "cpu":
         from .cpu.policies import Policy
+    elif mode == "engine":
+        from .engine.policies import Policy
     else:
         from .llm.policies import Policy
     return Policy
@@ -85,7 +97,7 @@ def relative(path: str) -> str:
 def used_methods(mode: str, policy: type, preemptive: bool) -> list[str]:
     """The deciding methods this rule actually has: its own, or inherited ones with real code."""
     protocol = base_protocol(mode)
-    names = dict.fromkeys(name for uses in (CPU_USES if mode == "cpu" else LLM_USES).values() for name in uses)
+    names = dict.fromkeys(name for uses in USES[mode].values() for name in uses)
     found = []
     for name in names:
         owner = next((klass for klass in policy.__mro__ if name in vars(klass)), None)
@@ -166,6 +178,11 @@ def step_uses(source: RuleSource, step: Mapping[str, Any], resumed: bool = False
         if "final_reset" in step:
             kinds.append("final_reset")
         return list(dict.fromkeys(name for kind in kinds for name in LLM_USES.get(kind, ())))
+    if source.mode == "engine":
+        kind = step.get("kind")
+        kinds = [kind] if kind != "arrive" or (step.get("joined") and not source.policy.lifts) else []
+        kinds += (["finish"] if step.get("finished") else []) + (["blocked"] if step.get("blocked") else [])
+        return list(dict.fromkeys(name for kind in kinds for name in ENGINE_USES.get(kind, ())))
     if source.mode != "cpu":
         raise ValueError(f"no hooks are known for mode {source.mode!r}")
     decision, events = step.get("decision"), step.get("events", [])

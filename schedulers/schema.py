@@ -1,10 +1,10 @@
 """The fields a scenario may hold, per mode: names, types, required or optional, defaults, limits and which
-algorithms read them. The readers (``cpu/scenario.py``, ``llm/scenario.py``) check input against these very
-declarations; the app's editor and links, the exports and the docs read them instead of listing fields again.
+algorithms read them. The readers (each mode's ``scenario.py``) check input against these very declarations;
+the app's editor and links, the exports and the docs read them instead of listing fields again.
 
     >>> from schedulers import schema
     >>> schema("cpu").optional
-    ('deadline', 'priority', 'tickets')
+    ('deadline', 'priority', 'tickets', 'nice')
 """
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from typing import Any
 
 from .catalog import Algorithm
 
-TYPES = ("text", "integer", "number", "integers")   # number: exact rational (int, float, "p/q"); integers: a list
+# number: exact rational (int, float, "p/q"); integers: a list; records: a list of objects with the field's own
+# ``fields`` (engine's requests), which may also be given in a compact text form (README)
+TYPES = ("text", "integer", "number", "integers", "records")
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,7 @@ class Field:
     maximum: int | None = None
     instead_of: tuple[str, ...] = ()   # giving this field replaces those (``costs`` replaces cost and count)
     read_by: tuple[str, ...] = ()      # the algorithms that read it; empty: every algorithm
+    fields: tuple[Field, ...] = ()     # records: the fields of each record
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ class Schema:
     def optional(self) -> tuple[str, ...]:
         """The optional item fields that hold one value (not lists, not replacements of other fields)."""
         return tuple(f.name for f in self.item_fields
-                     if not f.required and not f.instead_of and f.type != "integers")
+                     if not f.required and not f.instead_of and f.type not in ("integers", "records"))
 
     def as_json(self) -> dict[str, Any]:
         """The schema as plain JSON data."""
@@ -64,11 +67,15 @@ class Schema:
 def with_readers(mode: str, items: str, item_fields: Iterable[Field], parameters: Iterable[Field],
                  keys: Iterable[str], algorithms: Mapping[str, Algorithm]) -> Schema:
     """A mode's schema, each optional field and parameter marked with the algorithms that read it (their own
-    ``item_fields`` and ``parameter_names``)."""
+    ``item_fields`` and ``parameter_names``; an item field there may also be a field of an item's records, as
+    vtc-predict's ``predicted`` of a request)."""
     def readers(name: str, listed: str) -> tuple[str, ...]:
         return tuple(a.name for a in algorithms.values() if name in getattr(a, listed))
 
-    fields = tuple(replace(f, read_by=readers(f.name, "item_fields")) if any(
-        f.name in a.item_fields for a in algorithms.values()) else f for f in item_fields)
-    return Schema(mode, items, fields, tuple(replace(p, read_by=readers(p.name, "parameters")) for p in parameters),
-                  tuple(keys))
+    def marked(f: Field) -> Field:
+        if f.fields:
+            f = replace(f, fields=tuple(map(marked, f.fields)))
+        return replace(f, read_by=readers(f.name, "item_fields")) if readers(f.name, "item_fields") else f
+
+    return Schema(mode, items, tuple(map(marked, item_fields)),
+                  tuple(replace(p, read_by=readers(p.name, "parameters")) for p in parameters), tuple(keys))

@@ -23,11 +23,18 @@ Result = Mapping[str, Any]
 def span(step: Mapping[str, Any]) -> tuple[int | None, int]:
     """The time one step shows, the lab's one time convention (README "Time on screen"): ``(None, 0)`` for the
     initial state, before t=0 (nothing has arrived or run); ``(k - 1, k)`` for CPU step k, the slice [k-1, k) whose
-    decision was taken at its start; ``(t, t)`` for an LLM step, the instant t of its join, reset or dispatch.
-    Reads the step alone (CPU steps carry a ``decision``, LLM steps a ``kind``)."""
+    decision was taken at its start; ``(t, t)`` for an LLM step, the instant t of its join, reset or dispatch; for
+    an engine step (time in decode iterations), ``(t, t + 1)`` for the decode of iteration t, ``(t, u)`` for an idle
+    jump from t to the next arrival u, ``(t, t)`` for an arrival, lift or admission at the instant t. Reads the step
+    alone (CPU steps carry a ``decision``, LLM steps a ``kind`` and a ``time``, engine steps a ``kind`` and an
+    ``iteration``)."""
+    kind = step.get("kind", step.get("decision"))
+    if kind == "initial":
+        return None, 0
+    if "iteration" in step:
+        start = step["iteration"]
+        return start, start + 1 if kind == "decode" else step["until"] if kind == "idle" else start
     time = step["time"]
-    if step.get("kind", step.get("decision")) == "initial":
-        return None, time
     return (time, time) if "kind" in step else (time - 1, time)
 
 

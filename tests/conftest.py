@@ -1,13 +1,25 @@
-"""Shared fixtures: where the test output goes, and the Chromium that build.py found or installed."""
+"""Shared fixtures: scenario files for the command-line tests, where the test output goes, and the Chromium that
+build.py found or installed."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def scenario_file(tmp_path):
+    """Writes a scenario (a dict as JSON, or text as it is) into a file of its own; returns the path."""
+    def write(data, name: str = "scenario.json") -> str:
+        path = tmp_path / name
+        path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+        return str(path)
+    return write
 
 
 @pytest.fixture(scope="session")

@@ -289,6 +289,31 @@ def test_a_link_restores_the_whole_setup(lab, browser, lab_url):
     other.close()
 
 
+def test_cfs_reads_nice_from_the_editor_and_a_link_carries_it(lab, test_output):
+    """CFS and EEVDF are CPU rules of the menu; the task field they read (nice) and their parameters appear in the
+    editor when chosen, the results table shows the nice values, and the link carries them."""
+    lab.open()
+    assert lab.page.locator(".field-nice").count() == 0   # FCFS does not read nice
+    lab.choose_algorithm("cpu", "cfs")
+    expect(lab.page.get_by_label("Latency (period)")).to_have_value("6", timeout=TIMEOUT)
+    expect(lab.field("nice", 1)).to_be_visible(timeout=TIMEOUT)
+    lab.type_into("nice", 1, "-5")
+    scenario = {"algorithm": "cfs", "tasks": [dict(t, nice=-5) if t["name"] == "B" else t for t in ARTICLE["tasks"]]}
+    result = simulate("cpu", scenario)
+    expect_table(lab, result)
+    expect(lab.page.locator("table.metrics thead")).to_contain_text("Nice")
+    assert [row[6] for row in lab.table_rows()] == ["—", "-5", "—", "—"]   # as for every optional field not given
+    expect(lab.page).to_have_url(re.compile(r"algorithm=cfs&latency=6&min_granularity=1&tasks=A:0:7,B:1:4:nice=-5,"),
+                                 timeout=TIMEOUT)
+    lab.shot(test_output, "cfs-nice")
+    lab.open("mode=cpu&algorithm=eevdf&slice=2&tasks=A:0:7:nice=3,B:1:4")
+    expect(lab.page.get_by_label("Slice (request)")).to_have_value("2", timeout=TIMEOUT)
+    expect(lab.field("nice", 0)).to_have_value("3")
+    expect_table(lab, simulate("cpu", {"algorithm": "eevdf", "slice": 2, "tasks": [
+        {"name": "A", "arrival": 0, "burst": 7, "nice": 3}, {"name": "B", "arrival": 1, "burst": 4}]}))
+    assert lab.page.locator(".notice li").count() == 0
+
+
 def test_a_hostile_name_stays_text(lab, test_output):
     lab.open()
     lab.type_into("name", 0, XSS)  # task A, which runs first under FCFS

@@ -120,3 +120,33 @@ def test_the_counter_and_the_sentence_tell_one_time():
                                              {"name": "C", "cost": 2, "count": 4, "join": 6}]})
     join = reference["steps"][9]
     assert counter(9, 20, join) == "step 10/20 t=6 join" and join["why"]["en"].startswith("t=6: C joins")
+
+
+def test_cfs_and_eevdf_are_in_the_cpu_menu_and_nice_travels_in_the_editor_and_links():
+    """The engine mode is the core's, not yet the app's; CFS and EEVDF are CPU rules, and their task field (nice)
+    and parameters come from the core's schema into the editor, the results table and a shared link."""
+    from app import render
+    from app.model import MODES, TaskRow, editable_fields
+    assert MODES == ("cpu", "llm") and "nice" in editable_fields("cpu") and "nice" in TaskRow._fields
+    lab = Lab()
+    assert {"cfs", "eevdf"} <= set(lab.catalog)
+    lab.set_algorithm("cfs")
+    assert lab.used_parameters() == ("latency", "min_granularity")
+    assert lab.parameters["latency"] == "6" and lab.parameters["min_granularity"] == "1"   # what the core used
+    lab.tasks[1].nice = "-5"
+    lab.set_parameter("latency", "4")
+    nice = [dict(task, nice=-5) if i == 1 else task for i, task in enumerate(ARTICLE)]
+    assert lab.errors == {} and lab.result == simulate("cpu", {"algorithm": "cfs", "latency": 4, "tasks": nice})
+    table = render.cpu_metrics(lab.result, lab.last_step, "ja")
+    assert "nice値" in table and "<td>-5</td>" in table
+    lab.go(6)
+    assert "&latency=4&min_granularity=1&tasks=A:0:7,B:1:4:nice=-5,C:2:1,D:4:3&step=7&" in lab.link()
+    again = Lab()
+    again.restore(lab.link())
+    assert again.notices == [] and (again.result, again.step, again.link()) == (lab.result, 6, lab.link())
+    lab.tasks[1].nice = "20"   # the core's range, named by the field
+    assert list(lab.errors) == ["tasks[1].nice"] and "19" in lab.errors["tasks[1].nice"]
+    eevdf = Lab()
+    eevdf.restore("mode=cpu&algorithm=eevdf&slice=2&tasks=A:0:7:nice=3,B:1:4")
+    assert eevdf.notices == [] and eevdf.result == simulate(
+        "cpu", {"algorithm": "eevdf", "slice": 2, "tasks": [dict(ARTICLE[0], nice=3), ARTICLE[1]]})

@@ -10,15 +10,6 @@ from schedulers.modes import MODES
 from tests.cpu_support import ARTICLE, ROOT, scenario
 
 
-@pytest.fixture
-def scenario_file(tmp_path):
-    def write(content) -> str:
-        path = tmp_path / "scenario.json"
-        path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
-        return str(path)
-    return write
-
-
 def cli(capsys, *argv):
     status = main(["cpu", *argv])
     out, err = capsys.readouterr()

@@ -17,15 +17,6 @@ def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-@pytest.fixture
-def scenario_file(tmp_path):
-    def write(data, name: str = "scenario.json") -> str:
-        path = tmp_path / name
-        path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
-        return str(path)
-    return write
-
-
 def test_a_file_of_the_other_mode_is_told_which_mode_to_use(scenario_file):
     path = scenario_file({"algorithm": "srtf", "tasks": [{"name": "A", "arrival": 0, "burst": 3}]})
     done = cli("--scenario", path)

@@ -20,6 +20,7 @@ ARTICLE = {"tasks": [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arr
                      {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]}
 REFERENCE = {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
                          {"name": "C", "cost": 2, "count": 4, "join": 6}]}
+ENGINE = {"slots": 2, "tenants": [{"name": "A", "requests": "4/8~6x4"}, {"name": "B", "requests": "4/2x4+1/1@9"}]}
 BROKEN = ["def choose(ready, running, time, state):\n    while True:\n        pass\n",
           "def choose(ready, running, time, state):\n    return 1 / 0\n",
           "def choose(ready, running, time, state)\n    return 'A'\n",
@@ -35,7 +36,8 @@ def probe():
             custom.run("cpu", ARTICLE, source)
         except custom.PolicyCodeError as error:
             out["errors"].append([error.line, error.message])
-    for mode, algorithm, scenario in (("cpu", "srtf", ARTICLE), ("llm", "sfq", REFERENCE)):
+    for mode, algorithm, scenario in (("cpu", "srtf", ARTICLE), ("llm", "sfq", REFERENCE),
+                                      ("engine", "vtc-predict", ENGINE), ("cpu", "cfs", ARTICLE)):
         source = rule.rule_source(mode, algorithm)
         result = simulate(mode, {**scenario, "algorithm": algorithm})
         marks = [{path: sorted(lines) for path, lines in rule.deciding_lines(source, step).items()}

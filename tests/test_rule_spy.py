@@ -1,19 +1,21 @@
 """The rule's source view highlights what the engine asked at each step (``schedulers.rule.asked``, from
-``CPU_USES``/``LLM_USES``). Here a spy records which policy hooks the engine really calls, step by step, for every
-rule of every mode on many scenarios, and the two must be the same.
+``CPU_USES``/``LLM_USES``/``ENGINE_USES``). Here a spy records which policy hooks the engine really calls, step by
+step, for every rule of every mode on many scenarios, and the two must be the same.
 
 What counts as "asked": a call of one of the protocol's deciding hooks that the rule has code for (its own, or an
 ancestor's; CPU's ``Policy.preempts`` counts for a preemptive rule, since comparing keys is then its decision)
 made by the engine itself, not by another hook (those are that hook's helpers). Calls that only keep the heap in
 order (``push``, ``rekey``) or present the state (``ordered``, ``tie_note``, the narration) are not decisions; the
 heap's answer to "who is best?" is the key deciding. ``next_instant`` only plans when ``at_instant`` must run and is
-not a decision either.
+not a decision either. In engine mode a hook is asked for the step the engine records next (an admission, a decode),
+except a ``join`` that lifts nothing: it belongs to the arrival just recorded (FCFS files the tenant in its heap).
 """
 from __future__ import annotations
 
 import inspect
 import sys
 from collections import defaultdict
+from typing import Any
 
 import pytest
 
@@ -22,7 +24,11 @@ from schedulers import algorithms, simulate
 from schedulers.cpu import run as run_cpu
 from schedulers.cpu.policies import Policy as CpuPolicy, make_policy
 from schedulers.cpu.scenario import read_parameters
-from schedulers.exercises import cpu_exercise, llm_exercise
+from schedulers.engine import ALGORITHMS as ENGINE_ALGORITHMS
+from schedulers.engine.batching import Engine
+from schedulers.engine.policies import POLICIES as ENGINE_POLICIES, Policy as EnginePolicy
+from schedulers.engine.scenario import read as read_engine
+from schedulers.exercises import cpu_exercise, engine_exercise, llm_exercise
 from schedulers.llm import ALGORITHMS as LLM_ALGORITHMS
 from schedulers.llm.policies import POLICIES as LLM_POLICIES, MeterPolicy, Policy as LlmPolicy
 from schedulers.llm.router import Router
@@ -30,21 +36,27 @@ from schedulers.llm.scenario import read as read_llm
 from schedulers.rule import asked, rule_source
 from schedulers.trace import resumes_quantum
 
-CPU_HOOKS = ("key", "choose", "preempts", "quantum", "admit", "expire", "at_instant")
+CPU_HOOKS = ("key", "choose", "preempts", "quantum", "admit", "expire", "complete", "at_instant")
 LLM_HOOKS = ("arrive", "pick", "charge", "leave", "idle_reset")
-NOT_DECIDING = {"cpu": {"next_instant", "detail", "parameters", "decision_source", "from_parameters"},
+ENGINE_HOOKS = ("join", "pick", "admit", "generate", "finish", "charge")
+NOT_DECIDING = {"engine": set(),
+                "cpu": {"next_instant", "detail", "parameters", "decision_source", "from_parameters", "trace_state"},
                 "llm": {"state", "explain", "name_of", "pick_sentence", "parameters"}}
 ASKING = {"decide", "schedule", "finish"}                                     # the engine asks the rule
 BOOKKEEPING = {"push", "rekey", "ordered", "tie_note", "record_stretch", "continuation"}   # it keeps or shows
 
 
 def cpu_scenarios() -> list[dict]:
-    """Seeded exercises with every option varied: quanta, aging, boosts, levels, seeds."""
+    """Seeded exercises with every option varied: quanta, aging, boosts, levels, seeds, CFS's and EEVDF's
+    parameters, and nice values (every third scenario)."""
     found = []
     for seed in range(24):
         scenario = cpu_exercise(seed, tasks=4 + seed % 4, max_arrival=6 + seed % 5)
-        options = [{}, {"quantum": 1}, {"quantum": 3, "aging": 2}, {"boost": 5, "levels": 2, "aging": 4},
-                   {"boost": 3, "quanta": [1, 2, 3], "allotment": 2, "lottery_seed": 7}]
+        options = [{}, {"quantum": 1, "slice": 1}, {"quantum": 3, "aging": 2, "latency": 12, "min_granularity": 2},
+                   {"boost": 5, "levels": 2, "aging": 4, "slice": 5},
+                   {"boost": 3, "quanta": [1, 2, 3], "allotment": 2, "lottery_seed": 7, "latency": 3}]
+        if seed % 3 == 0:
+            scenario["tasks"] = [{**task, "nice": (-7, 0, 4, 19)[i % 4]} for i, task in enumerate(scenario["tasks"])]
         found.append({**scenario, **options[seed % len(options)]})
     return found
 
@@ -61,9 +73,27 @@ def llm_scenarios() -> list[dict]:
     return found
 
 
+def engine_scenarios() -> list[dict]:
+    """Seeded exercises with slots, memory (so that a pick may not fit), weights, predictions and late arrivals."""
+    found = []
+    for seed in range(24):
+        scenario = engine_exercise(seed, tenants=2 + seed % 3, max_arrival=4 + 3 * (seed % 4))
+        scenario["slots"] = 1 + seed % 3
+        if seed % 2:
+            scenario["memory"] = 14 + seed % 5
+        if seed % 3 == 1:
+            scenario["tenants"][-1]["weight"] = "3/2"
+            scenario["tenants"][0]["requests"][0]["predicted"] = 3
+        if seed % 4 == 2:
+            scenario["prediction"] = 4
+        found.append(scenario)
+    return found
+
+
 def test_the_spy_watches_every_deciding_hook_of_the_protocols():
-    extra = {"cpu": set(), "llm": {"idle_reset"}}   # the router resets the meter family's V: MeterPolicy's own
-    for protocol, hooks, mode in ((CpuPolicy, CPU_HOOKS, "cpu"), (LlmPolicy, LLM_HOOKS, "llm")):
+    extra = {"cpu": set(), "llm": {"idle_reset"}, "engine": set()}   # the router resets the meter family's V
+    protocols = ((CpuPolicy, CPU_HOOKS, "cpu"), (LlmPolicy, LLM_HOOKS, "llm"), (EnginePolicy, ENGINE_HOOKS, "engine"))
+    for protocol, hooks, mode in protocols:
         public = {name for name, member in vars(protocol).items() if callable(member) or isinstance(
             member, (classmethod, staticmethod)) if not name.startswith("_")}
         assert public - NOT_DECIDING[mode] | extra[mode] == set(hooks)
@@ -94,8 +124,9 @@ def spy_cpu(algorithm: str, scenario: dict, monkeypatch) -> tuple[dict, dict[int
     state = {"depth": 0, "instant": 0}
 
     def note(name: str, now: int | None) -> None:
-        # An expiry is the end of the step's slice; everything else is asked at an instant t, for step t + 1.
-        calls[now if name == "expire" else (state["instant"] if now is None else now) + 1].add(name)
+        # An expiry or a completion is the end of the step's slice; everything else is asked at an instant t, for
+        # step t + 1.
+        calls[now if name in ("expire", "complete") else (state["instant"] if now is None else now) + 1].add(name)
 
     for name in watched:
         original = getattr(policy, name)
@@ -129,32 +160,49 @@ def spy_cpu(algorithm: str, scenario: dict, monkeypatch) -> tuple[dict, dict[int
     return result, calls
 
 
-def spy_llm(algorithm: str, scenario: dict) -> tuple[list[dict], dict[int, set[str]]]:
-    rule = LLM_POLICIES[algorithm]
-    watched = {name for name in LLM_HOOKS if has_code(rule, LlmPolicy, name)}
+def spying(rule: type, protocol: type, hooks: tuple[str, ...], step_of) -> tuple[Any, dict[int, set[str]]]:
+    """A maker of ``rule`` for the router or the inference engine (its ``owner``) with a spy on the hooks it has
+    code for, and what the spy sees: step -> the hooks the owner itself called for it, ``step_of(owner, hook,
+    answer)`` placing each call."""
+    watched = {name for name in hooks if has_code(rule, protocol, name)}
     calls: dict[int, set[str]] = defaultdict(set)
     depth = [0]
 
-    def spied_rule(router: Router):
-        policy = rule(router)
+    def make(owner):
+        policy = rule(owner)
         for name in watched:
             original = getattr(policy, name)
 
             def spied(*arguments, name=name, original=original):
-                if depth[0] == 0:
-                    calls[len(router.steps)].add(name)   # the step the router records next
                 depth[0] += 1
                 try:
-                    return original(*arguments)
+                    answer = original(*arguments)
                 finally:
                     depth[0] -= 1
+                if depth[0] == 0:   # the owner asked, not another hook
+                    calls[step_of(owner, name, answer)].add(name)
+                return answer
             setattr(policy, name, spied)
         return policy
+    return make, calls
 
-    router = Router(read_llm({**scenario, "algorithm": algorithm}, LLM_ALGORITHMS), spied_rule)
+
+def spy_llm(algorithm: str, scenario: dict) -> tuple[list[dict], dict[int, set[str]]]:
+    make, calls = spying(LLM_POLICIES[algorithm], LlmPolicy, LLM_HOOKS,
+                         lambda router, name, answer: len(router.steps))   # the step the router records next
+    router = Router(read_llm({**scenario, "algorithm": algorithm}, LLM_ALGORITHMS), make)
     router.run()
     calls[len(router.steps) - 1] |= calls.pop(len(router.steps), set())   # the final reset: noted on the last step
     return router.steps, calls
+
+
+def spy_engine(algorithm: str, scenario: dict) -> tuple[list[dict], dict[int, set[str]]]:
+    # The step the engine records next; a join that lifted nothing, the arrival's just recorded.
+    make, calls = spying(ENGINE_POLICIES[algorithm], EnginePolicy, ENGINE_HOOKS,
+                         lambda engine, name, answer: len(engine.steps) - (name == "join" and answer is None))
+    engine = Engine(read_engine({**scenario, "algorithm": algorithm}, ENGINE_ALGORITHMS), make)
+    engine.run()
+    return engine.steps, calls
 
 
 @pytest.mark.parametrize("algorithm", list(algorithms("cpu")))
@@ -184,6 +232,21 @@ def test_llm_highlights_are_what_the_router_asked(algorithm):
     assert "pick" in seen and "arrive" in seen or algorithm == "shortest"
 
 
+@pytest.mark.parametrize("algorithm", list(algorithms("engine")))
+def test_engine_highlights_are_what_the_engine_asked(algorithm):
+    seen: set[str] = set()
+    for scenario in engine_scenarios():
+        steps, calls = spy_engine(algorithm, scenario)
+        assert steps == simulate("engine", {**scenario, "algorithm": algorithm})["steps"]
+        source = rule_source("engine", algorithm)
+        for index, step in enumerate(steps):
+            claimed = set(asked(source, step))
+            assert claimed == calls.get(index, set()), (scenario, index, step["kind"])
+            seen |= claimed
+    assert {"join", "pick", "admit", "generate"} <= seen
+    assert ("charge" in seen) == (algorithm != "fcfs") and ("finish" in seen) == (algorithm == "vtc-predict")
+
+
 def test_the_spy_sees_the_hooks_that_were_easy_to_miss(monkeypatch):
     """DRR's leave (a dispatch that empties a queue), SFQ's final reset, MLFQ's resumed quantum and its boost."""
     steps, calls = spy_llm("drr", llm_scenarios()[0])
@@ -201,3 +264,15 @@ def test_the_spy_sees_the_hooks_that_were_easy_to_miss(monkeypatch):
                 boosted = True
                 assert "quantum" in calls[index]
     assert resumed and boosted
+    # The engine: a pick that did not fit in memory (asked on the decode step that says so), FCFS's join on the
+    # arrival (it lifts nothing), VTC's on its lift step, vtc-predict's refund at a finish.
+    blocked = fcfs_join = vtc_join = refund = False
+    for scenario in engine_scenarios():
+        for algorithm in ("fcfs", "vtc", "vtc-predict"):
+            steps, calls = spy_engine(algorithm, scenario)
+            for index, step in enumerate(steps):
+                blocked |= "blocked" in step and "pick" in calls[index]
+                fcfs_join |= algorithm == "fcfs" and step["kind"] == "arrive" and "join" in calls[index]
+                vtc_join |= algorithm == "vtc" and step["kind"] == "lift" and "join" in calls[index]
+                refund |= "refunds" in step and "finish" in calls[index]
+    assert blocked and fcfs_join and vtc_join and refund

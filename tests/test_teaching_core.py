@@ -7,13 +7,15 @@ import io
 import json
 import subprocess
 import sys
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from schedulers import algorithms, simulate
 from schedulers.cpu.policies import SRTF
-from schedulers.exercises import cpu_exercise, llm_exercise
+from schedulers.engine import DEFAULT_SCENARIO
+from schedulers.exercises import cpu_exercise, engine_exercise, llm_exercise
 from schedulers.export import metrics_csv, trace_json
 from schedulers.llm.policies import StartTimeFairQueueing
 from schedulers.quiz import question, questions
@@ -34,7 +36,7 @@ def marked_text(source, step) -> list[str]:
     return lines
 
 
-@pytest.mark.parametrize("mode", ["cpu", "llm"])
+@pytest.mark.parametrize("mode", ["cpu", "llm", "engine"])
 def test_every_rule_shows_its_live_source_with_file_line_numbers(mode):
     for name in algorithms(mode):
         source = rule_source(mode, name)
@@ -104,6 +106,25 @@ def test_sfq_marks_pick_then_charge_and_the_join_rule():
     assert any(s.title == "MeterPolicy.charge (inherited)" for s in source.sections)
 
 
+def test_vtc_marks_pick_admit_and_charge_at_an_admission_and_the_lift_at_a_lift():
+    source = rule_source("engine", "vtc")
+    result = simulate("engine", DEFAULT_SCENARIO)
+    admit = next(step for step in result["steps"] if step["kind"] == "admit")
+    lines = marked_text(source, admit)
+    assert "tenant = self.least_waiting()" in lines                                   # VTC.pick
+    assert "return self.engine.units(running.request.tenant, input_tokens=running.request.input)" in lines
+    assert any(line.startswith("self.refile(tenant)") for line in lines)               # VTC.charge
+    lift = next(step for step in result["steps"] if step["kind"] == "lift")
+    assert "self.counter[tenant] = max(self.counter[tenant], reference)" in marked_text(source, lift)
+    decode = next(step for step in result["steps"] if step["kind"] == "decode" and step["finished"])
+    predict = rule_source("engine", "vtc-predict")
+    assert "unused = max(0, running.predicted - running.generated)" in marked_text(predict, decode)
+    assert not any("unused" in line for line in marked_text(predict, {"kind": "decode", "finished": []}))
+    fcfs = rule_source("engine", "fcfs")
+    assert marked_text(fcfs, {"kind": "arrive", "joined": False}) == []              # FCFS is asked nothing
+    assert any("heappush(self.heads" in line for line in marked_text(fcfs, {"kind": "arrive", "joined": True}))
+
+
 # --- quiz ------------------------------------------------------------------------------------------------
 
 def test_article_fcfs_questions():
@@ -151,6 +172,19 @@ def test_llm_questions_and_the_seeded_exercise_matches_the_command_line():
     assert questions(simulate("llm", llm_exercise(42)))
 
 
+def test_engine_questions_ask_which_waiting_tenant_takes_the_slot():
+    result = simulate("engine", DEFAULT_SCENARIO)
+    asked = questions(result)
+    admits = {s["step"]: s for s in result["steps"] if s["kind"] == "admit"}
+    assert asked and all(q.step in admits and q.answer == admits[q.step]["tenant"] for q in asked)
+    assert (asked[0].time, asked[0].candidates, asked[0].answer) == (0, ("A", "B"), "A")
+    # VTC's answer is always the least counter among the candidates (ties: tenant order)
+    for q in asked:
+        before = result["steps"][q.step - 1]["exact"]["counters"]
+        assert q.answer == min(q.candidates, key=lambda name: (Fraction(before[name]), q.candidates.index(name)))
+    assert questions(simulate("engine", engine_exercise(42)))
+
+
 def test_a_compact_trace_has_no_questions():
     from schedulers.cpu import run
     assert questions(run(scenario("srtf", ARTICLE), trace="compact")) == []
@@ -184,6 +218,14 @@ def test_csv_keeps_names_text_and_optional_columns():
                        "deadline", "missed"]
     assert rows[1][:2] == ["task", "average"] and rows[1][-1] == "yes"
     assert rows[2][1] == "'=HYPERLINK(1)"
+
+
+def test_engine_metrics_csv():
+    result = simulate("engine", DEFAULT_SCENARIO)
+    rows = list(csv.DictReader(io.StringIO(metrics_csv(result))))
+    assert [(r["name"], r["output_tokens"], r["service"], r["mean_latency"]) for r in rows[:2]] == [
+        ("A", "128", "320", "25.25"), ("B", "24", "96", str(28 / 3))]
+    assert rows[2]["row"] == "average" and rows[2]["service"] == "208" and rows[2]["counter"] == ""
 
 
 def test_llm_metrics_csv():

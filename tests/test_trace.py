@@ -19,25 +19,41 @@ ARTICLE = {"tasks": [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arr
                      {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]}
 REFERENCE = {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
                          {"name": "C", "cost": 2, "count": 4, "join": 6}]}
+# An engine run with every kind of step: arrivals and lifts, admissions, a pick that does not fit in memory, decodes
+# that finish requests, an idle jump, a refund of vtc-predict.
+ENGINE = {"slots": 2, "memory": 12, "tenants": [{"name": "A", "requests": "4/3~5x2+1/1@12"},
+                                               {"name": "B", "requests": "6/2x2+2/2@3"}]}
 FIGURES = ("interval", "increments", "jain", "pairwise_bound", "notes")
 C_JOINS = 9        # steps: initial, A and B join, six dispatches (t = 0..5), then C joins at t = 6
 
 
-@pytest.mark.parametrize("mode, scenario", [("cpu", ARTICLE), ("llm", REFERENCE)])
+@pytest.mark.parametrize("mode, scenario", [("cpu", ARTICLE), ("llm", REFERENCE), ("engine", ENGINE)])
 def test_every_sentence_starts_at_the_time_its_step_shows(mode, scenario):
     """One time convention: step 0 is before t=0; CPU step k is the slice t=k-1 -> k and its sentence starts at the
-    instant k-1 where the rule decided; an LLM step is the instant of its join, reset or dispatch."""
+    instant k-1 where the rule decided; an LLM step is the instant of its join, reset or dispatch; an engine step
+    the instant t of an arrival, lift or admission, the iteration t -> t+1 of a decode, or the jump of an idle step."""
     runs = [simulate(mode, {**scenario, "algorithm": name}) for name in algorithms(mode)]
-    runs.append(simulate(mode, scenario, policy_source=TEMPLATES[mode]))
+    if mode in TEMPLATES:   # a policy of your own (not offered in engine mode yet)
+        runs.append(simulate(mode, scenario, policy_source=TEMPLATES[mode]))
+    kinds = set()
     for result in runs:
         steps = result["steps"]
         assert span(steps[0]) == (None, 0)
         assert all(steps[0]["why"][lang].startswith(start) for lang, start in (("en", "Before t=0"), ("ja", "t=0 の前")))
         for index, step in enumerate(steps[1:], start=1):
             start, end = span(step)
-            assert (start, end) == ((index - 1, index) if mode == "cpu" else (step["time"], step["time"]))
+            if mode == "engine":
+                kinds.add(step["kind"])
+                i = step["iteration"]
+                expected = {"decode": (i, i + 1), "idle": (i, step.get("until"))}.get(step["kind"], (i, i))
+            else:
+                expected = (index - 1, index) if mode == "cpu" else (step["time"], step["time"])
+            assert (start, end) == expected
             for lang in ("en", "ja"):
                 assert re.match(rf"t={start}:", step["why"][lang]), (result["algorithm"], index, step["why"][lang])
+    if mode == "engine":
+        assert kinds == {"arrive", "lift", "admit", "decode", "idle"}
+        assert any("blocked" in step for result in runs for step in result["steps"])
 
 
 def test_a_compact_cpu_step_is_still_the_slice_that_ends_at_its_time():

@@ -14,7 +14,7 @@ from .. import fields
 from ..catalog import Algorithm, Mode, catalogue, json_number as number
 from ..errors import ScenarioError
 from ..exercises import cpu_exercise
-from ..schema import Field, with_readers
+from ..schema import with_readers
 from .engine import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, schedule
 from .policies import RULES, Policy, make_policy
 from .scenario import MAX_SCAN_WORK, PARAMETERS, SCENARIO_FIELDS, TASK, Task, check_horizon, read_parameters, \
@@ -123,6 +123,9 @@ CLI_HELP = {  # one option per parameter: --quantum, ..., --lottery-seed
     "allotment": "MLFQ: quanta a task may use at a level before moving down (default 1)",
     "boost": "MLFQ: move every task to the top level every N time units (default never)",
     "lottery_seed": "lottery: the random seed (default 0)",
+    "latency": "cfs: the period shared out in proportion to weight (default 6)",
+    "min_granularity": "cfs: the shortest slice (default 1)",
+    "slice": "eevdf: the length of every request (default 3)",
 }
 
 
@@ -136,24 +139,10 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
     for field in SCHEMA.parameters:
         key, text = field.name, getattr(args, field.name)
         if text is not None:
-            overrides[key] = [cli_integer(part, f"{key}[{i}]", field) for i, part in enumerate(text.split(","))] \
-                if field.type == "integers" and "," in text else cli_integer(text, key, field)
+            overrides[key] = [fields.integer_text(part, f"{key}[{i}]", field)
+                              for i, part in enumerate(text.split(","))] \
+                if field.type == "integers" and "," in text else fields.integer_text(text, key, field)
     return overrides
-
-
-def cli_integer(text: str, name: str, field: Field) -> int:
-    """A whole number typed as ``--name``; the scenario's reader then checks it against ``field``'s range. A typo
-    is told the range; so is a number too long to be worth reading (CPython refuses past 4,300 digits)."""
-    text = text.strip()
-    digits = text[1:] if text.startswith(("-", "+")) else text
-    if not (digits.isascii() and digits.isdigit()):
-        raise ScenarioError(name, f"must be an integer from {field.minimum} to {field.maximum}, not {text[:40]!r}")
-    if len(digits) > 40 and text.startswith("-"):
-        raise ScenarioError(name, f"must be >= {field.minimum}, not a negative integer of {len(digits)} digits")
-    if len(digits) > 40:
-        raise ScenarioError(name, f"must be <= {field.maximum}, not an integer of {len(digits)} digits "
-                                  "(the documented limit)")
-    return int(text)
 
 
 MODE = Mode("cpu", "single CPU, integer time", ALGORITHMS, SCHEMA, run, render_text, cpu_exercise,

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..catalog import json_number as number
 from ..narration import join, say
 from .policies import Policy
 from .scenario import Task
@@ -119,6 +120,7 @@ class Trace:
     where something happens, without snapshots, at most MAX_COMPACT_STEPS of them) or "none"."""
     level: str
     tasks: list[Task]
+    policy: Policy
     steps: list[dict[str, Any]] = field(default_factory=list)
     truncated: bool = False
 
@@ -134,6 +136,12 @@ class Trace:
                 "decision": decision, "why": why}
         if self.level == "full":
             step.update(ready=ready, remaining={task.name: task.remaining for task in self.tasks})
+            if type(self.policy).trace_state is not Policy.trace_state:
+                numbers = self.policy.trace_state(self.tasks, time)
+                step.update({key: {name: number(value) for name, value in values.items()}
+                             for key, values in numbers.items()})
+                step["exact"] = {key: {name: str(value) for name, value in values.items()}
+                                 for key, values in numbers.items()}
         self.steps.append(step)
 
 
@@ -146,7 +154,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
     rule_instants = type(policy).next_instant is not Policy.next_instant
     admits = type(policy).admit is not Policy.admit   # skip the no-op hook: 10^5 calls saved at the limit
     ready = ScanQueue(policy) if policy.dynamic else HeapQueue(policy)
-    trace = Trace(level, tasks)
+    trace = Trace(level, tasks, policy)
     if record:
         trace.record(0, None, [], [], "initial", say(MESSAGES, "initial", count=len(tasks)))
     timeline: list[str | None] = []
@@ -318,6 +326,7 @@ def finish(policy: Policy, task: Task | None, time: int, record: bool = True) ->
         return []
     if task.remaining == 0:
         task.completion = time
+        policy.complete(task, time)
         return [event("complete", task, time)] if record else []
     if task.slice_left == 0:
         rule_events = policy.expire(task, time)

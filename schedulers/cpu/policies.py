@@ -11,7 +11,8 @@ A rule is a ``Policy``:
 - ``preempts(candidate, running, now)``: asked at every decision instant while a task runs, if
   ``preemptive``; the candidate is the ready task the key prefers.
 - ``quantum(task)``: how long the task may run before it must yield (``None``: until it completes).
-- ``admit``, ``expire``, ``next_instant``/``at_instant``: hooks for rules with per-task state.
+- ``admit``, ``expire``, ``complete``, ``next_instant``/``at_instant``: hooks for rules with per-task state;
+  ``trace_state`` the rule's own numbers per task for the full trace (CFS's vruntime and weight).
 - ``ties_by_arrival``: the key is ``(criterion, task.arrival, task.index)``, so the trace can say when
   arrival or input order broke a tie.
 - ``rule``/``keep``: one sentence each (en, ja) for the step explanations; ``detail(task, now)`` the
@@ -27,13 +28,15 @@ A user-written rule (the lab's "write your own policy") subclasses ``Policy`` an
 from __future__ import annotations
 
 import inspect
+import math
 import random
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from types import FunctionType
 from typing import Any, ClassVar
 
-from .scenario import DEFAULT_QUANTUM, DEFAULT_TICKETS, Parameters, Task
+from .scenario import (DEFAULT_LATENCY, DEFAULT_MIN_GRANULARITY, DEFAULT_QUANTUM, DEFAULT_SLICE, DEFAULT_TICKETS,
+                       Parameters, Task)
 
 Text = dict[str, str]
 
@@ -78,6 +81,9 @@ class Policy:
         """``task`` used up its quantum at ``now``: update its state; returns extra events."""
         return []
 
+    def complete(self, task: Task, now: int) -> None:
+        """``task`` completed at ``now`` and leaves the system."""
+
     def next_instant(self, now: int) -> int | None:
         """The next time after ``now`` at which ``at_instant`` must run (None: never)."""
         return None
@@ -92,11 +98,15 @@ class Policy:
     def parameters(self) -> dict[str, Any]:
         return {}
 
+    def trace_state(self, tasks: Sequence[Task], time: int) -> dict[str, dict[str, Fraction | int]]:
+        """The rule's own numbers after step ``time``, for the full trace: ``{"vruntime": {name: value}}``."""
+        return {}
+
     @classmethod
     def decision_source(cls) -> str:
         """The code that decides, for showing in the lab: every method this class defines itself except
         those that only present it (``__init__``, ``detail``, ``parameters``)."""
-        presentation = ("__init__", "detail", "parameters")
+        presentation = ("__init__", "detail", "parameters", "trace_state")
         return "\n".join(inspect.getsource(member.__func__ if isinstance(member, staticmethod) else member)
                          for name, member in vars(cls).items()
                          if name not in presentation and isinstance(member, (FunctionType, staticmethod)))
@@ -465,8 +475,171 @@ class Lottery(Policy):
         return {"quantum": self.q, "lottery_seed": self.seed}
 
 
+# Linux's sched_prio_to_weight (kernel/sched/core.c): nice -20 .. 19; nice 0 is 1024, each step about 1.25x.
+NICE_WEIGHTS = (88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+                9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
+                1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
+                110, 87, 70, 56, 45, 36, 29, 23, 18, 15)
+NICE_0_WEIGHT = 1024
+# vruntime is kept as an integer in units of 1/VRUNTIME_SCALE: every weight divides it, so ran * 1024 / weight is
+# a whole number of units (exact, and much faster to compare than a Fraction).
+VRUNTIME_SCALE = math.lcm(*NICE_WEIGHTS)
+VRUNTIME_PER_TIME_UNIT = tuple(NICE_0_WEIGHT * (VRUNTIME_SCALE // weight) for weight in NICE_WEIGHTS)  # by nice + 20
+
+
+class CFS(Policy):
+    """Linux's Completely Fair Scheduler, on one CPU: a task's weight comes from its nice value (-20 .. 19,
+    default 0; nice 0 weighs 1024, each step about 1.25x); vruntime += ran * 1024 / weight, exactly. The
+    task with the least vruntime runs for a slice of max(min_granularity, floor(latency * w / W)), W the total
+    weight of the runnable tasks (the chosen one included) at dispatch; then the choice is made again. A
+    task that arrives gets vruntime = max(its own, min_vruntime), the least vruntime of the runnable tasks,
+    the running one included (with none runnable, it keeps its own, 0). No wakeup preemption: an arrival
+    waits for the end of the running slice. Ties: earlier arrival, then input order."""
+    name = "cfs"
+    label = {"en": "CFS", "ja": "CFS（完全公平スケジューラ）"}
+    summary = {"en": "least vruntime runs a slice max(min_granularity, floor(latency*w/W)); vruntime += "
+                     "ran*1024/weight (weight from nice); arrivals get max(own, min_vruntime); ties: arrival, input",
+               "ja": "vruntime最小のタスクをスライスmax(min_granularity, floor(latency*w/W))実行し、vruntime += "
+                     "実行時間*1024/重み（重みはnice値から）とします。到着時はmax(自分, min_vruntime)。同点は到着順、入力順"}
+    parameter_names = ("latency", "min_granularity")
+    item_fields = ("nice",)
+    ties_by_arrival = True
+    keep = {"en": "its slice is not used up (no wakeup preemption)",
+            "ja": "スライスが残っています（起床時の横取りはありません）"}
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.latency or DEFAULT_LATENCY, parameters.min_granularity or DEFAULT_MIN_GRANULARITY)
+
+    def __init__(self, latency: int, min_granularity: int) -> None:
+        self.latency, self.min_granularity = latency, min_granularity
+        self.runnable_weight = 0   # W: the weights of the tasks that have arrived and not completed
+        self.rule = {"en": "CFS runs the least vruntime", "ja": "CFSはvruntimeが最小のタスクを実行します"}
+
+    @staticmethod
+    def weight(task: Task) -> int:
+        return NICE_WEIGHTS[(task.nice or 0) + 20]
+
+    def vruntime(self, task: Task) -> int:
+        """In units of 1/VRUNTIME_SCALE: the lift it got on arrival plus ran * 1024 / weight."""
+        return task.vruntime_base + (task.burst - task.remaining) * VRUNTIME_PER_TIME_UNIT[(task.nice or 0) + 20]
+
+    def key(self, task: Task, now: int) -> Any:
+        return self.vruntime(task), task.arrival, task.index
+
+    def quantum(self, task: Task) -> int | None:
+        return max(self.min_granularity, self.latency * self.weight(task) // self.runnable_weight)
+
+    def admit(self, task: Task, now: int, least: Callable[[], Task | None]) -> None:
+        present = least()
+        min_vruntime = self.vruntime(present) if present else task.vruntime_base
+        task.vruntime_base = max(task.vruntime_base, min_vruntime)
+        self.runnable_weight += self.weight(task)
+
+    def complete(self, task: Task, now: int) -> None:
+        self.runnable_weight -= self.weight(task)
+
+    def detail(self, task: Task, now: int) -> Text:
+        vruntime, weight = Fraction(self.vruntime(task), VRUNTIME_SCALE), self.weight(task)
+        if task.slice_left is not None:   # running: the rest of the slice it was given
+            return {"en": f"vruntime {vruntime}, weight {weight}, {task.slice_left} left of its slice",
+                    "ja": f"vruntime {vruntime}、重み{weight}、スライス残り{task.slice_left}"}
+        formula = f"max({self.min_granularity}, floor({self.latency} × {weight} / {self.runnable_weight}))"
+        return {"en": f"vruntime {vruntime}, weight {weight}, slice {self.quantum(task)} = {formula}",
+                "ja": f"vruntime {vruntime}、重み{weight}、スライス{self.quantum(task)} = {formula}"}
+
+    def parameters(self) -> dict[str, Any]:
+        return {"latency": self.latency, "min_granularity": self.min_granularity}
+
+    def trace_state(self, tasks: Sequence[Task], time: int) -> dict[str, dict[str, Fraction | int]]:
+        arrived = [task for task in tasks if task.arrival < time]   # step k shows the arrivals of instant k-1
+        return {"vruntime": {task.name: Fraction(self.vruntime(task), VRUNTIME_SCALE) for task in arrived},
+                "weight": {task.name: self.weight(task) for task in arrived}}
+
+
+class EEVDF(CFS):
+    """EEVDF, Earliest Eligible Virtual Deadline First, which replaced CFS in Linux 6.6, on one CPU: weight and
+    vruntime as in CFS. V is the weighted average vruntime of the runnable tasks, sum(w * v) / sum(w), the running
+    one included; a task is eligible when its lag, V - v, is >= 0. A task asks for the CPU in requests of `slice`
+    time units, each with the virtual deadline d = v + slice * 1024 / weight, v taken when the request starts.
+    When the CPU is free, the eligible task with the earliest virtual deadline runs its request (or what is left
+    of its burst); then its next request starts: d += slice * 1024 / weight. A task that arrives is placed at lag
+    0, v = V (with none runnable it keeps its own, 0). No wakeup preemption. Ties: earlier arrival, then input
+    order."""
+    name = "eevdf"
+    label = {"en": "EEVDF", "ja": "EEVDF（適格仮想締切最早優先）"}
+    summary = {"en": "among tasks with lag V - v >= 0 (V the weighted mean vruntime), the earliest virtual deadline "
+                     "runs a slice; deadline = v + slice*1024/weight; arrivals placed at v = V; ties: arrival, input",
+               "ja": "ラグ V - v >= 0 のタスク（Vは重み付き平均vruntime）のうち仮想締切が最も早いものをスライス実行します。"
+                     "締切 = v + スライス*1024/重み。到着時は v = V。同点は到着順、入力順"}
+    parameter_names = ("slice",)
+    dynamic = True   # eligibility moves with V: each decision looks at every runnable task
+    ties_by_arrival = False   # a task level on deadline may not be eligible: no sentence about ties
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.slice or DEFAULT_SLICE)
+
+    def __init__(self, slice_length: int) -> None:
+        self.slice_length = slice_length
+        self.runnable: list[Task] = []   # arrived and not completed, in arrival order
+        self.rule = {"en": "EEVDF runs the eligible task with the earliest virtual deadline",
+                     "ja": "EEVDFは適格なタスクのうち仮想締切が最も早いものを実行します"}
+
+    def average(self, tasks: Sequence[Task]) -> Fraction:
+        """V, in vruntime units: sum(w * v) / sum(w) over ``tasks``."""
+        return Fraction(sum(self.weight(t) * self.vruntime(t) for t in tasks), sum(self.weight(t) for t in tasks))
+
+    def request(self, task: Task) -> int:
+        """slice * 1024 / weight in vruntime units: how far a request's deadline lies beyond its start."""
+        return self.slice_length * VRUNTIME_PER_TIME_UNIT[(task.nice or 0) + 20]
+
+    def key(self, task: Task, now: int) -> Any:
+        return task.virtual_deadline, task.arrival, task.index
+
+    def choose(self, ready: Sequence[Task], now: int) -> Task:
+        average = self.average(ready)   # the CPU is free: every runnable task is ready
+        return min((task for task in ready if self.vruntime(task) <= average), key=lambda task: self.key(task, now))
+
+    def quantum(self, task: Task) -> int | None:
+        return self.slice_length
+
+    def admit(self, task: Task, now: int, least: Callable[[], Task | None]) -> None:
+        if self.runnable:
+            task.vruntime_base = self.average(self.runnable)
+        task.virtual_deadline = self.vruntime(task) + self.request(task)
+        self.runnable.append(task)
+
+    def expire(self, task: Task, now: int) -> list[dict[str, Any]]:
+        task.virtual_deadline += self.request(task)
+        return []
+
+    def complete(self, task: Task, now: int) -> None:
+        self.runnable.remove(task)
+
+    def detail(self, task: Task, now: int) -> Text:
+        scale = VRUNTIME_SCALE
+        vruntime, deadline = Fraction(self.vruntime(task), scale), Fraction(task.virtual_deadline, scale)
+        lag = Fraction(self.average(self.runnable), scale) - vruntime
+        return {"en": f"vruntime {vruntime}, lag {lag}, virtual deadline {deadline}",
+                "ja": f"vruntime {vruntime}、ラグ{lag}、仮想締切{deadline}"}
+
+    def parameters(self) -> dict[str, Any]:
+        return {"slice": self.slice_length}
+
+    def trace_state(self, tasks: Sequence[Task], time: int) -> dict[str, dict[str, Fraction | int]]:
+        numbers = super().trace_state(tasks, time)
+        arrived = [task for task in tasks if task.arrival < time]
+        numbers["virtual_deadline"] = {task.name: Fraction(task.virtual_deadline, VRUNTIME_SCALE) for task in arrived}
+        if self.runnable:
+            average = self.average(self.runnable)
+            numbers["lag"] = {task.name: Fraction(average - self.vruntime(task), VRUNTIME_SCALE)
+                              for task in self.runnable}
+        return numbers
+
+
 RULES: tuple[type[Policy], ...] = (FCFS, SJF, SRTF, RoundRobin, Priority, PreemptivePriority, HRRN, MLFQ, EDF,
-                                    Stride, Lottery)   # menu order: the article's four first
+                                    Stride, Lottery, CFS, EEVDF)   # menu order: the article's four first
 POLICIES: dict[str, type[Policy]] = {rule.name: rule for rule in RULES}
 
 

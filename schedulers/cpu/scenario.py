@@ -20,6 +20,9 @@ MAX_LEVELS = 16              # MLFQ queues
 DEFAULT_LEVELS = 3
 DEFAULT_QUANTUM = 2          # RR when the scenario gives none (MLFQ's default quanta are 1, 2, 4, ...)
 DEFAULT_TICKETS = 100        # stride and lottery; with STRIDE1 = 10,000 (stride.py) the stride is 100
+DEFAULT_LATENCY = 6          # CFS: the period shared out among the runnable tasks in proportion to weight
+DEFAULT_MIN_GRANULARITY = 1  # CFS: the shortest slice
+DEFAULT_SLICE = 3            # EEVDF: the length of every request (Linux's base slice)
 MAX_TICKETS = 1_000_000
 MAX_SEED = 2**63 - 1
 # Rules that compare every ready task at each decision (their order changes with time, or is drawn at
@@ -33,6 +36,7 @@ TASK = (
     Field("deadline", "integer", minimum=0, maximum=MAX_HORIZON),        # none: after every task with one
     Field("priority", "integer", default=0, minimum=0, maximum=MAX_HORIZON),
     Field("tickets", "integer", default=DEFAULT_TICKETS, minimum=1, maximum=MAX_TICKETS),
+    Field("nice", "integer", default=0, minimum=-20, maximum=19),       # CFS and EEVDF: the weight's index
 )
 PARAMETERS = (   # their defaults depend on the algorithm (README): a result's "parameters" shows those used
     Field("quantum", "integer", minimum=1, maximum=MAX_HORIZON),
@@ -42,6 +46,9 @@ PARAMETERS = (   # their defaults depend on the algorithm (README): a result's "
     Field("allotment", "integers", minimum=1, maximum=MAX_HORIZON),
     Field("boost", "integer", minimum=1, maximum=MAX_HORIZON),
     Field("lottery_seed", "integer", default=0, minimum=0, maximum=MAX_SEED),
+    Field("latency", "integer", default=DEFAULT_LATENCY, minimum=1, maximum=MAX_HORIZON),
+    Field("min_granularity", "integer", default=DEFAULT_MIN_GRANULARITY, minimum=1, maximum=MAX_HORIZON),
+    Field("slice", "integer", default=DEFAULT_SLICE, minimum=1, maximum=MAX_HORIZON),
 )
 TASK_FIELDS = tuple(f.name for f in TASK)
 TASK_FIELD_SET = frozenset(TASK_FIELDS)
@@ -61,15 +68,19 @@ class Task:
     deadline: int | None = None
     priority: int | None = None
     tickets: int | None = None
+    nice: int | None = None
     remaining: int = 0
     first_run: int | None = None
     completion: int | None = None
     queued: int = 0                 # when it last joined the ready queue, as a running count: FIFO order
     slice_left: int | None = None   # time left of its current quantum (None: no quantum running)
-    # Scratch space of the rules that keep per-task state (MLFQ level and allotment, stride pass).
+    # Scratch space of the rules that keep per-task state (MLFQ level and allotment, stride pass, CFS's and
+    # EEVDF's vruntime when the task had run nothing: where it was placed on arrival; EEVDF's virtual deadline).
     level: int = 0
     allotment_left: int = 0
     pass_value: Fraction = Fraction(0)
+    vruntime_base: int | Fraction = 0
+    virtual_deadline: int | Fraction = 0
 
     def __post_init__(self) -> None:
         self.remaining = self.burst
@@ -85,6 +96,9 @@ class Parameters:
     allotment: tuple[int, ...] | None = None
     boost: int | None = None
     lottery_seed: int | None = None
+    latency: int | None = None
+    min_granularity: int | None = None
+    slice: int | None = None
 
 
 def read_tasks(value: Any) -> list[Task]:
@@ -137,7 +151,8 @@ def read_parameters(scenario: Mapping[str, Any]) -> Parameters:
                        [quantum] * levels if quantum else [2 ** level for level in range(levels)])
     return Parameters(quantum=quantum, aging=optional("aging"), levels=levels, quanta=quanta,
                       allotment=per_level(scenario.get("allotment"), "allotment", levels, [1] * levels),
-                      boost=optional("boost"), lottery_seed=optional("lottery_seed"))
+                      boost=optional("boost"), lottery_seed=optional("lottery_seed"), latency=optional("latency"),
+                      min_granularity=optional("min_granularity"), slice=optional("slice"))
 
 
 def makespan(tasks: list[Task]) -> int:

@@ -20,7 +20,7 @@ from collections import deque
 from fractions import Fraction
 from typing import Any
 
-from ..catalog import json_number as number
+from ..catalog import json_number as number, json_plain as plain
 from ..narration import join, say
 from .fairness import Backlog, Band
 from .policies import Policy, show
@@ -238,17 +238,6 @@ class Router:
     def meter_sentence(self, tenant: int, before: dict[str, Any], outcome: str) -> dict[str, str]:
         old, v = before["meters"][tenant], self.policy.state([])["virtual_time"]
         return say(MESSAGES, outcome, tenant=self.tenants[tenant].name, old=show(old), v=show(v))
-
-
-def plain(value: Any) -> Any:
-    """``value`` with every Fraction written as a JSON number."""
-    if isinstance(value, Fraction):
-        return number(value)
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    return value
 
 
 class PolicyError(RuntimeError):

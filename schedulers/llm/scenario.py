@@ -137,13 +137,4 @@ def read_tenant(item: Any, index: int, room: int) -> Tenant:
 def read_compare(value: Any, tenants: list[Tenant]) -> tuple[int, ...]:
     if value is None:
         return tuple(range(len(tenants)))
-    listed = fields.sequence(value, "compare", minimum=2, maximum=len(tenants))
-    by_name = {t.name: t.order for t in tenants}
-    chosen = []
-    for k, name in enumerate(listed):
-        if not isinstance(name, str) or name not in by_name:
-            raise ScenarioError(f"compare[{k}]", f"must be a tenant's name, not {fields.describe(name)}")
-        if by_name[name] in chosen:
-            raise ScenarioError(f"compare[{k}]", f"duplicate name {name!r}")
-        chosen.append(by_name[name])
-    return tuple(sorted(chosen))
+    return tuple(fields.known_names(value, "compare", [t.name for t in tenants], 2, len(tenants), "tenant"))
