@@ -18,7 +18,7 @@ ARTICLE = [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, 
            {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]
 REFERENCE = [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
              {"name": "C", "cost": 2, "count": 4, "join": 6}]
-RUNS = [("cpu", {"algorithm": a, "tasks": ARTICLE}) for a in ("fcfs", "srtf", "rr", "mlfq")] + \
+RUNS = [("cpu", {"algorithm": a, "tasks": ARTICLE}) for a in ("fcfs", "srtf", "rr", "mlfq", "cfs")] + \
        [("llm", {"algorithm": a, "tenants": REFERENCE}) for a in ("sfq", "rr", "drr")]
 
 
