@@ -126,3 +126,55 @@ def lab_url(test_output):
     text = log_path.read_text()
     assert "Error thrown from callback" not in text and f'File "{ROOT / "app"}' not in text, \
         f"the app raised an error in the server; see {log_path}"
+
+
+# --- the static site as a visitor gets it (tests/site_support.py): each build made once per session -------------
+
+@pytest.fixture(scope="session")
+def pyodide_cdn():
+    """Pyodide's CDN, stood in for: the URL of a local server of ../shared/pyodide-standin/full (or of the real
+    distribution LAB_PYODIDE_DIST names). Without either the tests that need it fail and say where it was expected."""
+    from site_support import StandInMissing, StaticServer, pyodide_standin
+    try:
+        folder, _ = pyodide_standin()
+    except StandInMissing as missing:
+        pytest.fail(str(missing))
+    with StaticServer(folder, cdn=True) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def cdn_site(tmp_path_factory) -> Path:
+    """`python3 build.py build`: the default site, Pyodide from its CDN, everything else from the site."""
+    from site_support import build_site
+    if not os.environ.get("LAB_PYODIDE_NPM"):
+        pytest.fail("LAB_PYODIDE_NPM is unset: run the suite through `python3 build.py test`, which installs npm's "
+                    "pyodide (its pyodide-lock.json is the CDN's, so the build needs no network)")
+    out = tmp_path_factory.mktemp("cdn") / "dist"
+    build_site(out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def cdn_site_url(cdn_site):
+    """The default site served on 127.0.0.1 for the session."""
+    from site_support import StaticServer
+    with StaticServer(cdn_site) as url:
+        yield url
+
+
+@pytest.fixture
+def visitor(browser, pyodide_cdn):
+    """``visitor(**context_options) -> (context, outside)``: a fresh browser context (its own cache, as a first
+    visit) with Pyodide's CDN stood in for and every other outside request aborted and listed in ``outside``."""
+    from site_support import route_like_a_visitor
+    contexts = []
+
+    def new(**options):
+        context = browser.new_context(**{"viewport": {"width": 1366, "height": 900}, "locale": "en-US", **options})
+        contexts.append(context)
+        return context, route_like_a_visitor(context, pyodide_cdn)
+
+    yield new
+    for context in contexts:
+        context.close()
