@@ -254,6 +254,8 @@ export function render({model, view}) {
     }))
   }
   document.addEventListener("keydown", onKey)
+  // While a prerender steps alone, <html> says so (the static site's boot lets the step controls through).
+  if (drawn.length && mine) document.documentElement.classList.add("lab-stepping")
   const pager = {paint: (slot) => { paint(slot); cursors() }}
   hub.pager = pager
   model.on("window", () => { cache = new Map(); awaiting = false; for (const s of hub.slots) s.content = null; show(); tell() })
@@ -268,6 +270,7 @@ export function render({model, view}) {
   model.on(["labels", "speeds", "speed"], relabel)
   model.on("playing", () => { if (model.playing !== playing) setPlaying(model.playing) })
   model.on("remove", () => {
+    if (drawn.length && mine) document.documentElement.classList.remove("lab-stepping")
     document.removeEventListener("keydown", onKey)
     if (beat !== null) cancelAnimationFrame(beat)
     if (hub.pager === pager) hub.pager = null
@@ -356,8 +359,7 @@ class Stepping(LabView):
         lab.param.watch(self.rebuild, ["result", "lang", "policy_code"])
         self.param.watch(self.rebuild, "static")
         teaching.param.watch(self.rebuild, "view")
-        teaching.compare.param.watch(lambda *_: self.rebuild() if teaching.view == "compare" else None,
-                                     ["result", "error"])
+        teaching.param.watch(self._opened, "features")
         self.rebuild()
 
     # --- the page's pieces ---------------------------------------------------------------------------------
@@ -372,6 +374,15 @@ class Stepping(LabView):
             cursors[owner] = {"mark": mark, "span": gantt.cursor.id, "box": gantt.dim.id}
         self.pager.cursors = cursors
 
+    def _opened(self, event) -> None:
+        """Compare, opened (it is built when first shown): its sides are slots of this pager."""
+        compare = event.new.get("compare")
+        if compare is not None and compare.stepping is None:
+            compare.stepping = self
+            compare.param.watch(lambda *_: self.rebuild() if self.teaching.view == "compare" else None,
+                                ["result", "error"])
+            self.rebuild()
+
     # --- frames --------------------------------------------------------------------------------------------
     def rebuild(self, *_) -> None:
         """New frames for what is on screen: the lab's (step through, compare) and the comparison's; none for the
@@ -382,8 +393,9 @@ class Stepping(LabView):
             self.pager.param.update(window={}, labels=labels(lab.lang))
             return
         built = frames.lab_frames(lab.result, lab.lang, self.teaching.source.card)
-        if view == "compare":
-            right = self.teaching.compare.result
+        compare = self.teaching.features.get("compare")
+        if view == "compare" and compare is not None:
+            right = compare.result
             right = right if right and right["mode"] == lab.result["mode"] else None
             lang = lab.lang
             headings = (teach_t(lang, "compare.left", name=algorithm_label(lab.result, lang)),

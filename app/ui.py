@@ -44,7 +44,6 @@ class LabUI(LabView):
         super().__init__(lab, **params)
         self.teaching = Teaching(self.lab)
         self.stepping = Stepping(self.lab, self.teaching)
-        self.teaching.compare.stepping = self.stepping
 
     # --- header --------------------------------------------------------------------------------------
     @param.depends("lab.lang", "lab.mode")
@@ -64,7 +63,7 @@ class LabUI(LabView):
                      f'<p>{render.esc(t(lang, "keys"))}</p></details>')
         title = pane(f'<h1 class="title">{render.esc(t(lang, "title"))}</h1>', sizing_mode=None)
         return pn.FlexBox(title, modes, language, presenter, pane(help_html, sizing_mode=None), align_items="center",
-                          sizing_mode="stretch_width")
+                          sizing_mode="stretch_width", css_classes=["lab-header"])
 
     @param.depends("lab.notices", "lab.lang")
     def notices(self):

@@ -186,6 +186,34 @@ INPUT_LATENCY_JS = """(counter) => {
     if (started !== null) { window.__latency.push(performance.now() - started); started = null }
   }).observe(counter, {childList: true, subtree: true, characterData: true})
 }"""
+# An init script: as soon as the page's pager can step (a prerender's pager marks <html> with lab-stepping and the
+# counter shows its step), press → (a keydown on the document, as the pager hears a key) and note when the counter
+# changed, in ms since navigation: `window.labFirstStep`, the time to the first answered step.
+FIRST_STEP_JS = """
+window.labFirstStep = null
+addEventListener('DOMContentLoaded', () => {
+  const counter = () => { const walk = (root) => { for (const e of root.querySelectorAll('*')) {
+    if (e.dataset && e.dataset.slot === 'counter') return e; const found = e.shadowRoot && walk(e.shadowRoot)
+    if (found) return found } return null }; return walk(document) }
+  const until = performance.now() + 60000
+  const attempt = () => {
+    const shown = counter()
+    if (!document.documentElement.classList.contains('lab-stepping') || !shown || !/\\/\\d/.test(shown.textContent)) {
+      if (performance.now() < until) requestAnimationFrame(attempt)
+      return
+    }
+    const before = shown.textContent
+    new MutationObserver((_, observer) => {
+      if (shown.textContent !== before) { observer.disconnect(); window.labFirstStep = performance.now() }
+    }).observe(shown, {childList: true, subtree: true, characterData: true})
+    document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true, composed: true}))
+  }
+  requestAnimationFrame(attempt)
+})
+"""
+SITE_FIRST_STEP_TARGET_MS = 2000   # navigation to the first answered step, cold, local
+SITE_STEPS = 15   # steps timed (keys, then clicks) on the default run (16 steps), with and without Python
+
 # In the page: each change of the counter as [time, text], while Play runs.
 PLAYBACK_JS = """(counter) => {
   window.__changes = []
@@ -370,18 +398,52 @@ def cpu_by_thread(before: dict, after: dict) -> dict[str, float]:
     return {role: round(seconds, 1) for role, seconds in spent.items()}
 
 
+def site_step_times(page) -> dict[str, dict[str, float]]:
+    """p50/p95 of SITE_STEPS real key presses and clicks on Next, each from the event to the counter's change."""
+    page.locator("body").click(position={"x": 5, "y": 5})
+    rows = {}
+    for action, act in (("key", lambda: page.keyboard.press("ArrowRight")),
+                        ("click", lambda: page.locator(".step-next button").first.click())):
+        page.keyboard.press("Home")
+        times = step_latencies(page, act, SITE_STEPS)
+        rows[action] = {"p50_ms": round(percentile(times, 0.5), 1), "p95_ms": round(percentile(times, 0.95), 1)}
+    return rows
+
+
+def site_without_python(browser, url: str) -> dict[str, Any]:
+    """index.html and a prepared embed with every outside request aborted, so Python never starts: the time to the
+    first answered step, and the step times."""
+    from site_support import route_like_a_visitor
+    figures: dict[str, Any] = {}
+    for name, key in (("example-fcfs.html", "example_first_step_ms"), ("index.html", "first_step_ms")):
+        context = browser.new_context(viewport={"width": 1366, "height": 900})
+        context.add_init_script(FIRST_STEP_JS)
+        route_like_a_visitor(context, None)
+        page = context.new_page()
+        page.goto(url + name)
+        page.wait_for_function("window.labFirstStep !== null", timeout=120_000)
+        figures[key] = round(page.evaluate("window.labFirstStep"))
+        if name == "index.html":
+            figures["steps"] = site_step_times(page)
+        context.close()
+    return figures
+
+
 def site_visit(page, url: str) -> dict[str, Any]:
     """One boot: its timeline (ms since navigation) and breakdown; the first contentful paint; the CPU seconds
-    Chromium's threads used until the lab was ready."""
+    Chromium's threads used until the lab was ready; the first answered step (the context runs FIRST_STEP_JS)."""
     from site_support import breakdown, wait_for_boot
     threads = chromium_threads()
     page.goto(url)
+    page.wait_for_function("window.labFirstStep !== null", timeout=120_000)
+    first_step = round(page.evaluate("window.labFirstStep"))
     state = wait_for_boot(page)
     cpu = cpu_by_thread(threads, chromium_threads())
     paint = page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null")
     ready = next(t["at"] for t in state["timeline"] if t["stage"] == "ready")
     first = state["timeline"][0]["at"]
     return {"ready_ms": ready, "first_stage_ms": first, "first_contentful_paint_ms": paint, "cpu_seconds": cpu,
+            "first_step_ms": first_step,
             "bytecode_restored": page.evaluate("(window.labBoot.bytecode || {}).restored === true"),
             "breakdown": [("page, until the worker's first word", first), *breakdown(state["timeline"])]}
 
@@ -393,7 +455,8 @@ def part_site() -> dict[str, Any]:
     from the page's own timeline, and the targets for "Python ready" (the lab usable)."""
     print("\nsite (python3 build.py build, served locally, headless Chromium, Pyodide's CDN stood in for)", flush=True)
     from conftest import CHROMIUM_ARGS, chromium_executable
-    from site_support import StandInMissing, StaticServer, build_site, pyodide_standin, route_like_a_visitor
+    from site_support import (StandInMissing, StaticServer, build_site, prerendered_frames, pyodide_standin,
+                              route_like_a_visitor)
     try:
         standin, real = pyodide_standin()
     except StandInMissing as missing:
@@ -408,18 +471,23 @@ def part_site() -> dict[str, Any]:
     sizes = {k: info["sizes"][k] for k in ("own_total", "own_total_gzip", "wheels", "javascript_css")}
     print(f"own assets: {sizes['own_total'] / 1e6:.2f} MB raw, {sizes['own_total_gzip'] / 1e6:.2f} MB gzip "
           f"(wheels {sizes['wheels'] / 1e6:.2f} MB, JS/CSS {sizes['javascript_css'] / 1e6:.2f} MB)", flush=True)
+    frames_bytes = {page.name: prerendered_frames(page) for page in sorted(site.glob("*.html"))}
     visits: dict[str, list[dict[str, Any]]] = {"cold": [], "repeat": []}
     requests: list[str] = []
     with StaticServer(standin, cdn=True) as cdn, StaticServer(site) as url, sync_playwright() as playwright, \
             contextlib.redirect_stderr(io.StringIO()):  # the stand-in's server logs the 404 of pyodide.asm.mjs
         browser = playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
+        without = site_without_python(browser, url)
         for run in range(SITE_VISITS):
             context = browser.new_context(viewport={"width": 1366, "height": 900})
+            context.add_init_script(FIRST_STEP_JS)
             route_like_a_visitor(context, cdn)
             page = context.new_page()
             if run == 0:
                 page.on("request", lambda request: requests.append(request.url))
             visits["cold"].append(site_visit(page, url + "index.html"))
+            if run == 0:   # stepping once Python has taken over: in Pyodide
+                in_pyodide = site_step_times(page)
             # The repeat visit finds what the first one kept: the service worker's caches, the bytecode.
             page.wait_for_function("(window.labBoot.bytecode || {}).stored === true", timeout=120_000)
             visits["repeat"].append(site_visit(page, url + "index.html"))
@@ -427,7 +495,8 @@ def part_site() -> dict[str, Any]:
         browser.close()
     figures: dict[str, Any] = {"sizes": sizes, "pyodide": "real 314.0.7" if real else f"stand-in {standin}",
                                "load_average": os.getloadavg(), "visits": visits, "targets_ms": SITE_TARGETS_MS,
-                               "first_visit_requests": len(requests)}
+                               "first_visit_requests": len(requests), "frames_bytes": frames_bytes,
+                               "without_python": without, "steps_in_pyodide": in_pyodide}
     median = lambda values: sorted(values)[len(values) // 2]  # noqa: E731
     print(f"{'part of the boot (ms, median of ' + str(SITE_VISITS) + ')':<48} {'cold':>7} {'repeat':>7}", flush=True)
     for what, _ in visits["cold"][0]["breakdown"]:
@@ -447,6 +516,19 @@ def part_site() -> dict[str, Any]:
         runs = ", ".join(f"{v['ready_ms'] / 1000:.1f}" for v in visits[kind])
         print(f"Python ready, {kind} visit: {ready / 1000:.1f} s (median; runs {runs}); target <= "
               f"{SITE_TARGETS_MS[kind] / 1000:g} s: {'met' if met else 'MISSED'}", flush=True)
+    first_steps = [v["first_step_ms"] for v in visits["cold"]]
+    figures["first_step_ms"] = median(first_steps)
+    print(f"first answered step, index.html cold (Python starting beside it): {median(first_steps)} ms (median; runs "
+          f"{', '.join(map(str, first_steps))}); prepared embed example-fcfs.html cold: {without['example_first_step_ms']}"
+          f" ms; index.html with Python never started: {without['first_step_ms']} ms; target <= "
+          f"{SITE_FIRST_STEP_TARGET_MS} ms", flush=True)
+    for where, times in (("Python never started", without["steps"]), ("in Pyodide (stand-in)", in_pyodide)):
+        print(f"step time, {where}: " + "; ".join(f"{action} p50 {row['p50_ms']} ms, p95 {row['p95_ms']} ms"
+                                                 for action, row in times.items())
+              + f" (target p95 <= {APP_TARGET_P95_MS} ms)", flush=True)
+    print("the frames the prerendered pages carry (bytes of JSON): " + "; ".join(
+        f"{name} " + ", ".join(f"{lang} {size:,}" for lang, size in langs.items())
+        for name, langs in frames_bytes.items()), flush=True)
     paint = median([v["first_contentful_paint_ms"] or 0 for v in visits["cold"]])
     print(f"first contentful paint (the prerendered lab), cold: {paint:.0f} ms; first visit: {len(requests)} "
           f"requests", flush=True)

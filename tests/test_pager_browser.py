@@ -10,14 +10,11 @@ import re
 import pytest
 
 from app import frames
-from schedulers.trace import step_aligner
-from app.model import Lab as LabState
-from app.source import SourceView
-from app.teach_text import algorithm_label
-from app.teach_text import t as teach_t
 from schedulers import simulate
+from schedulers.trace import step_aligner
 from tests.benchmarks import APP_TARGET_P95_MS, COUNTER_JS, percentile, step_latencies
-from tests.test_app_browser import ARTICLE, TIMEOUT, Lab, expect, lab  # noqa: F401 (lab_url: conftest.py)
+from tests.pager_support import READ_JS, expect_frame, expected_frames
+from tests.test_app_browser import ARTICLE, TIMEOUT, expect, lab  # noqa: F401 (lab_url: conftest.py)
 
 pytestmark = pytest.mark.browser
 
@@ -26,94 +23,35 @@ REFERENCE_QUERY = "mode=llm&algorithm=sfq&tenants=A:8x6,B:2x6,C:2x4:join=6"
 LONG_QUERY = "mode=cpu&algorithm=rr&quantum=1&tasks=A:0:10000,B:0:10000"   # 20,001 steps
 STEP_BUDGET_MS = 100   # the target (APP_TARGET_P95_MS, two frames at 60 Hz), loosened for a loaded 2-core machine
 
-# In the page: every slot's markup by name, the pager's state, and the Gantt cursors' positions. The expected
-# markup goes through the same HTML parser (a <template>), so both sides are serialised alike.
-READ_JS = """
-(expected) => {
-  const all = [], walk = (root) => {
-    for (const e of root.querySelectorAll('*')) { all.push(e); if (e.shadowRoot) walk(e.shadowRoot) }
-  }
-  walk(document)
-  const slots = {}
-  for (const e of all) if (e.dataset && e.dataset.slot) slots[e.dataset.slot] = e.innerHTML
-  const norm = {}
-  for (const [name, html] of Object.entries(expected)) {
-    const t = document.createElement('template'); t.innerHTML = html; norm[name] = t.innerHTML
-  }
-  const pager = all.find((e) => e.classList && e.classList.contains('step-pager'))
-  // The Gantt cursors the pager on screen moves (its model names them by id), as Bokeh holds them.
-  const views = [], visit = (v) => { views.push(v); for (const c of (v.child_views || [])) visit(c) }
-  for (const v of Object.values(Bokeh.index)) visit(v)
-  const shown = views.find((v) => v.model.class_name === 'Pager' && v.el.isConnected)
-  const doc = Bokeh.documents[0], spans = {}
-  for (const [owner, c] of Object.entries(shown ? shown.model.data.cursors : {})) {
-    const span = doc.get_model_by_id(c.span), dim = doc.get_model_by_id(c.box)
-    if (span) spans[owner] = [span.location, dim.left]
-  }
-  return {slots, norm, step: pager ? Number(pager.dataset.step) : null, window: pager ? pager.dataset.window : null,
-          waiting: pager ? pager.hasAttribute('data-waiting') : null, spans}
-}
-"""
-
-
-def expected_frames(query: str, lang: str = "en", compare: str | None = None) -> tuple[dict, frames.Frames]:
-    """What Python renders for the link's run: the lab's frames (and Compare's, against ``compare``)."""
-    state = LabState(lang=lang)
-    state.restore(query)
-    built = frames.lab_frames(state.result, lang, SourceView(state).card)
-    if compare is not None:
-        right = simulate(state.mode, {**state.scenario(), "algorithm": compare})
-        headings = (teach_t(lang, "compare.left", name=algorithm_label(state.result, lang)),
-                    teach_t(lang, "compare.right", name=algorithm_label(right, lang)))
-        built = built.merged(frames.compare_frames(state.result, right, lang, headings))
-    return state.result, built
-
-
-def expect_frame(lab: Lab, result: dict, built: frames.Frames, k: int, slots: tuple[str, ...] | None = None,
-                 where: str = "") -> dict:
-    """Step ``k`` is on screen: the counter (inside ``where``) says so, every slot holds Python's frame for it, and
-    the core's sentence is the narration; returns what was read."""
-    total = len(result["steps"])
-    expect(lab.page.locator(f"{where} .counter")).to_contain_text(f"step {k + 1}/{total}", timeout=TIMEOUT)
-    names = slots or tuple(name for name in built.slots if not name.startswith("compare."))
-    want = {name: built.slots[name](k) for name in names if not name.endswith("strip")}
-    seen = lab.page.evaluate(READ_JS, want)
-    assert seen["step"] == k and not seen["waiting"]
-    for name in want:
-        assert seen["slots"].get(name) == seen["norm"][name], f"slot {name} at step {k + 1}"
-    assert result["steps"][k]["why"]["en"] in lab.page.locator(f"{where} .why").inner_text()
-    return seen
-
-
 def test_keys_buttons_and_slider_show_the_frame_python_rendered(lab, test_output):
     result, built = expected_frames(ARTICLE_QUERY)
     lab.open(ARTICLE_QUERY)
-    expect_frame(lab, result, built, 0)
+    expect_frame(lab.page, result, built, 0)
     lab.button("step-next").click()
-    seen = expect_frame(lab, result, built, 1)
+    seen = expect_frame(lab.page, result, built, 1)
     assert seen["spans"] == {"lab": [1, 1]}   # the Gantt cursor and the dimmed future moved in the page
     lab.page.locator("body").click(position={"x": 5, "y": 5})
     for k in range(2, 6):
         lab.page.keyboard.press("ArrowRight")
-        expect_frame(lab, result, built, k)
+        expect_frame(lab.page, result, built, k)
     lab.page.keyboard.press("ArrowLeft")
-    expect_frame(lab, result, built, 4)
+    expect_frame(lab.page, result, built, 4)
     lab.page.keyboard.press("End")
-    assert expect_frame(lab, result, built, 15)["spans"] == {"lab": [result["steps"][15]["time"]] * 2}
+    assert expect_frame(lab.page, result, built, 15)["spans"] == {"lab": [result["steps"][15]["time"]] * 2}
     lab.button("step-prev").click()
-    expect_frame(lab, result, built, 14)
+    expect_frame(lab.page, result, built, 14)
     lab.page.keyboard.press("Home")
-    expect_frame(lab, result, built, 0)
+    expect_frame(lab.page, result, built, 0)
     lab.button("step-last").click()
-    expect_frame(lab, result, built, 15)
+    expect_frame(lab.page, result, built, 15)
     lab.button("step-first").click()
-    expect_frame(lab, result, built, 0)
+    expect_frame(lab.page, result, built, 0)
     track = lab.page.locator(".step-slider input").bounding_box()
     lab.page.mouse.click(track["x"] + track["width"] * 0.5, track["y"] + track["height"] / 2)
     expect(lab.counter()).not_to_contain_text("step 1/16", timeout=TIMEOUT)
     k = int(re.search(r"step (\d+)/16", lab.counter().inner_text())[1]) - 1
     assert 5 <= k <= 10
-    expect_frame(lab, result, built, k)
+    expect_frame(lab.page, result, built, k)
     # Python heard it: the address bar carries the step (Python writes it), for sharing and the exports.
     expect(lab.page).to_have_url(re.compile(rf"[?&]step={k + 1}(&|$)"), timeout=TIMEOUT)
     lab.shot(test_output, "pager-slider")
@@ -123,11 +61,11 @@ def test_llm_steps_move_the_strip_as_render_draws_it(lab):
     from app import render
     result, built = expected_frames(REFERENCE_QUERY)
     lab.open(REFERENCE_QUERY)
-    expect_frame(lab, result, built, 0)
+    expect_frame(lab.page, result, built, 0)
     lab.page.locator("body").click(position={"x": 5, "y": 5})
     for k in range(1, len(result["steps"])):
         lab.page.keyboard.press("ArrowRight")
-        seen = expect_frame(lab, result, built, k)
+        seen = expect_frame(lab.page, result, built, k)
         want = lab.page.evaluate(READ_JS, {"strip": render.dispatch_strip(result, k, "en")})
         assert seen["slots"]["strip"] == want["norm"]["strip"], f"the strip at step {k + 1}"
     expect(lab.page).to_have_url(re.compile(rf"[?&]step={len(result['steps'])}(&|$)"), timeout=TIMEOUT)
@@ -170,7 +108,7 @@ def test_a_long_run_refills_its_window_on_jumps_and_across_the_edge(lab, test_ou
     assert start == 0 and frames.MIN_STEPS <= end < total
     lab.page.locator("body").click(position={"x": 5, "y": 5})
     lab.page.keyboard.press("End")   # outside the window: a round trip, then Python's frame for it
-    seen = expect_frame(lab, result, built, total - 1)
+    seen = expect_frame(lab.page, result, built, total - 1)
     assert seen["spans"] == {"lab": [result["steps"][-1]["time"]] * 2}
     assert int(seen["window"].split("-")[1]) == total
     expect(lab.page).to_have_url(re.compile(rf"[?&]step={total}(&|$)"), timeout=TIMEOUT)
@@ -180,13 +118,13 @@ def test_a_long_run_refills_its_window_on_jumps_and_across_the_edge(lab, test_ou
     expect(lab.counter()).not_to_contain_text(f"step {total}/", timeout=TIMEOUT)
     k = int(re.search(r"step (\d+)/", lab.counter().inner_text())[1]) - 1
     assert 8_000 < k < 12_000
-    expect_frame(lab, result, built, k)
+    expect_frame(lab.page, result, built, k)
     lab.shot(test_output, "pager-long-run")
     # Back to the start, then across the first window's far edge one key at a time: every counter seen is the
     # next step or, only where a refill is on its way, "Loading this step…" — never another step's frame.
     lab.page.locator("body").click(position={"x": 5, "y": 5})
     lab.page.keyboard.press("Home")
-    expect_frame(lab, result, built, 0)
+    expect_frame(lab.page, result, built, 0)
     lab.page.evaluate("""(counter) => {
       window.__seen = []
       new MutationObserver(() => window.__seen.push(counter.textContent))
@@ -195,7 +133,7 @@ def test_a_long_run_refills_its_window_on_jumps_and_across_the_edge(lab, test_ou
     presses = end + 20
     for _ in range(presses):
         lab.page.keyboard.press("ArrowRight")
-    seen = expect_frame(lab, result, built, presses)
+    seen = expect_frame(lab.page, result, built, presses)
     assert int(seen["window"].split("-")[0]) > 0   # refilled around the step it reached
     texts = lab.page.evaluate("window.__seen")
     numbers = [int(m[1]) for m in (re.match(r"step (\d+)/20001", s) for s in texts) if m]
@@ -215,7 +153,7 @@ def test_compare_steps_both_sides_in_the_page(lab, test_output):
     for k in (1, 2, 3, 8):
         while int(lab.page.evaluate(READ_JS, {})["step"]) < k:
             lab.page.keyboard.press("ArrowRight")
-        seen = expect_frame(lab, result, built, k, slots, where=".compare-left")
+        seen = expect_frame(lab.page, result, built, k, slots, where=".compare-left")
         assert seen["spans"]["compare.left"] == [result["steps"][k]["time"]] * 2
         assert seen["spans"]["compare.right"] == [right["steps"][align(k)]["time"]] * 2
     lab.shot(test_output, "pager-compare")
