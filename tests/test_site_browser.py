@@ -410,6 +410,7 @@ def test_prepared_embeds_step_at_once_and_start_python_only_when_the_reader_edit
         frames[key].locator(".step-next button").click()
         expect_frame(pages[key], result, built, 2)
         assert pages[key].evaluate("document.body.dataset.labBoot") == "dormant"
+        expect(frames[key].locator("#lab-boot")).to_be_hidden()   # asleep: no boot display over its run
     shot(page, test_output, "prepared-embeds")
     assert python == [], python   # neither embed has asked for Python
     # An edit in the RR embed starts its Python, which takes the example's run at the step reached.
