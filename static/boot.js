@@ -276,7 +276,7 @@
   window.addEventListener('lab-python-starting', () => {
     document.body.dataset.labBoot = 'starting'
     lastWord = Date.now()
-    mark({stage: 'python'})
+    mark({stage: 'worker'})
     dimWaiting()
   })
   draw()

@@ -1,6 +1,7 @@
 // First thing in the page's head (the build inlines it after `window.labSite = {...}`), before BokehJS loads:
-//   - it starts the Python worker (lab.js) at once and sends it the page's URL, so Pyodide downloads and starts while
-//     the page is still loading BokehJS; Panel's handler script adopts it as its `pyodideWorker`. A prepared example
+//   - it starts the Python worker (lab.js) and sends it the page's URL: at once for a link to another run than the
+//     prerender's (so Pyodide downloads and starts while the page is still loading BokehJS), else as soon as the
+//     prerender's pager can step; Panel's handler script adopts it as its `pyodideWorker`. A prepared example
 //     (`build.py build --example`, `labSite.example` its query) starts it only when the reader does something that
 //     needs Python (boot.js calls `labStartPython()`): it steps its run without Python, and several on one page
 //     cost nothing until used. Its address then takes the example's query, which Python starts from;
@@ -57,7 +58,21 @@
   }
   window.labWorker = worker
   window.labEarlyMessages = early
-  if (!site.example) window.labStartPython()
+  // A link to another run than the prerender's needs Python to show anything: start it now. The prerender's own run
+  // steps without it: start Python once its pager can step (app/pager.py marks <html> with lab-stepping), so that
+  // Pyodide's download and compilation do not slow the first paint and the first step (5 s at the latest).
+  const ownRun = window.location.search.replace(/^\?/, '').split('&').some((p) => p && !/^(step|lang)=/.test(p))
+  if (site.example) {
+    // started by boot.js when the reader needs it
+  } else if (ownRun) {
+    window.labStartPython()
+  } else {
+    const watch = new MutationObserver(() => {
+      if (root.classList.contains('lab-stepping')) { watch.disconnect(); window.labStartPython() }
+    })
+    watch.observe(root, {attributes: true, attributeFilter: ['class']})
+    setTimeout(() => { watch.disconnect(); window.labStartPython() }, 5000)
+  }
 
   if (site.prerender.langs.includes(lang)) {
     document.addEventListener('DOMContentLoaded', () => {

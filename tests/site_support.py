@@ -166,6 +166,8 @@ def breakdown(timeline: list[dict]) -> list[tuple[str, int]]:
              "build": "building the page", "draw": "writing the document (Python)"}[here["part"]]
         if here["stage"] == "render":
             what = "drawing the page (BokehJS, main thread)"
+        elif here["stage"] == "worker":   # the page started the worker (once its prerender steps, or on a click)
+            what = "the worker, until its first word"
         rows.append((what, after["at"] - here["at"]))
     return rows
 
