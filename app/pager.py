@@ -11,7 +11,14 @@ Python did not prepare: it picks frame k of the window, joins its chunks, and se
 ``Stepping`` is the Python side: it builds the frames when the run, the language or the view changes, sends the
 window around the current step (``Frames.window``), refills it when the step nears an edge or jumps outside it
 (the only step that waits for Python: the page shows "Loading this step…" meanwhile, never another step's frame),
-and keeps ``Lab.step``/``playing``/``speed`` and the pager's in step.
+and keeps ``Lab.step``/``playing``/``speed`` and the pager's in step: Python's own changes of the step are counted
+jumps (``target``), so a step the page took meanwhile neither undoes one nor is mistaken for its echo.
+
+A page drawn without Python behind it (the static site's prerender: ``Stepping.static``) steps the run it was drawn
+for alone, when its address asks for that run (``static_queries``; another run waits for Python and says so): it
+keeps ``?step=`` in the address (``history.replaceState``), marks ``<html>`` with ``lab-stepping`` while it steps
+(the site's boot lets the step controls through and holds back the rest), and leaves the step it reached to the
+pager Python draws when it takes over.
 """
 from __future__ import annotations
 
