@@ -154,9 +154,10 @@ def wait_until(page, async_check: str, timeout_ms: int) -> None:
     page.wait_for_function(f"window.{flag} === true", timeout=timeout_ms)
 
 
-def breakdown(timeline: list[dict]) -> list[tuple[str, int]]:
-    """The boot's timeline as (what, milliseconds it took), in order: each stage and each part of starting the app
-    lasts until the next one begins; 'drawing the page' ends when the page is ready."""
+def breakdown(timeline: list[dict], spans: bool = False) -> list[tuple]:
+    """The boot's timeline as (what, milliseconds it took), in order, or with ``spans`` as (what, start, end) in ms
+    since navigation: each stage and each part of starting the app lasts until the next one begins; 'drawing the
+    page' ends when the page is ready."""
     steps = [t for t in timeline if t["stage"] not in ("waiting",)]
     rows = []
     for here, after in zip(steps, steps[1:]):
@@ -165,7 +166,7 @@ def breakdown(timeline: list[dict]) -> list[tuple[str, int]]:
              "build": "building the page", "draw": "writing the document (Python)"}[here["part"]]
         if here["stage"] == "render":
             what = "drawing the page (BokehJS, main thread)"
-        rows.append((what, after["at"] - here["at"]))
+        rows.append((what, here["at"], after["at"]) if spans else (what, after["at"] - here["at"]))
     return rows
 
 
