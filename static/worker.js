@@ -297,13 +297,14 @@ async function startApplication() {
     const wheels = downloadWheels(lock)
     self.pyodide = await loadRuntime(lock)
     self.pyodide.globals.set('sendPatch', sendPatch)
-    await loadPyodidePackages(self.pyodide, lock)
-    await installWheels(self.pyodide, wheels)
+    // First: installing the packages imports modules too (zipfile, tarfile, ...).
     bytecode.key = await bytecodeKey(self.pyodide, lockText)
     self.pyodide.globals.set('lab_bytecode', await earlierBytecode(bytecode.key))
     bytecode.restored = await self.pyodide.runPythonAsync(PYTHON.keep_bytecode)
     self.pyodide.globals.delete('lab_bytecode')
     self.postMessage({type: 'bytecode', restored: bytecode.restored})
+    await loadPyodidePackages(self.pyodide, lock)
+    await installWheels(self.pyodide, wheels)
   } catch (e) {
     self.postMessage({type: 'error', msg: e instanceof BootError ? e.message : `Pyodide failed to start: ${e}`})
     throw e
