@@ -9,7 +9,8 @@ build on any Panel but ``PANEL_VERSION``, the one these lines were read against:
   ``_link_docs_worker``, ``_convert_json_patch``, ``edit_readonly`` on ``state.location``) with the app run as its
   own compilation unit (``runpy``) instead of pasted into a prelude, so it compiles whatever the app file starts
   with (``from __future__``, a docstring, an encoding line); and the worker's own: ``keep_bytecode`` (the code
-  compiled on one visit is the next visit's) and, before Panel is imported, ``DEFER_PANDAS`` (Panel's module for
+  compiled on one visit is the next visit's), ``stdlib_bytecode`` (the standard library that Python's start imports,
+  compiled for the next visit) and, before Panel is imported, ``DEFER_PANDAS`` (Panel's module for
   Pyodide wraps two functions of pandas, which nothing else uses: pandas is imported when something does).
 - ``LATER_PACKAGES``: the Pyodide packages the first page does not import, loaded once the lab is ready.
 - ``adopt_worker``: Panel's handler script (``pyodide_handler.js``) creates the worker itself, after BokehJS has
@@ -144,7 +145,10 @@ def lab_keep_bytecode(earlier):
 
     class ZipSource(zipimport.zipimporter):
         def get_code(self, fullname):
-            return code(self.get_filename(fullname), lambda: super(ZipSource, self).get_code(fullname))
+            path = self.get_filename(fullname)
+            if path.endswith(".pyc"):  # compiled already: the standard library an earlier visit kept (STDLIB_BYTECODE)
+                return super().get_code(fullname)
+            return code(path, lambda: super(ZipSource, self).get_code(fullname))
 
     sys.path_hooks[:0] = [ZipSource, machinery.FileFinder.path_hook(
         (machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES), (SourceFile, machinery.SOURCE_SUFFIXES),
@@ -154,6 +158,27 @@ def lab_keep_bytecode(earlier):
 lab_compiled, lab_bytecode_used = lab_keep_bytecode(lab_bytecode)
 del lab_keep_bytecode
 lab_bytecode_used
+"""
+
+# Python's own start (before the worker can run anything: encodings, asyncio, Pyodide's modules, about 150 modules)
+# compiles its imports from the standard library's sources on every visit. So, for the next visit's loadPyodide
+# (``stdLibURL``), the worker keeps Pyodide's zip of the standard library with each module imported by then beside
+# its source as an unchecked-hash .pyc (PEP 552), which zipimport takes before the source (the string's value: the
+# zip's bytes). A .pyc of another Python (its magic number) is passed over for the source.
+STDLIB_BYTECODE = """
+import importlib.util, io, marshal, sys, zipfile
+stdlib = next(path for path in sys.path if path.endswith(".zip"))
+buffer = io.BytesIO(open(stdlib, "rb").read())
+with zipfile.ZipFile(buffer, "a") as bundle:
+    names = set(bundle.namelist())
+    for path in {getattr(module, "__file__", None) or "" for module in list(sys.modules.values())}:
+        name = path[len(stdlib) + 1:]
+        if path.startswith(stdlib + "/") and name.endswith(".py") and name + "c" not in names:
+            source = bundle.read(name)
+            code = lab_compiled.get(path) or compile(source, path, "exec", dont_inherit=True)
+            bundle.writestr(name + "c", importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little")
+                            + importlib.util.source_hash(source) + marshal.dumps(code))
+buffer.getvalue()
 """
 
 # Each string is one compilation unit, run by static/worker.js with runPythonAsync (top-level await allowed) in the
@@ -192,6 +217,7 @@ WORKER_PYTHON = {
         "import marshal\n"
         "marshal.dumps({path: marshal.dumps(code) for path, code in lab_compiled.items()})\n"
     ),
+    "stdlib_bytecode": STDLIB_BYTECODE.lstrip(),
     # Below: Panel's pyodide_worker.js, as it is.
     "rendered": (
         "from panel.io.state import state\n"

@@ -10,7 +10,8 @@
 //   - 'progress' messages (stage, part, done, total) drive the boot display in boot.js, down to which of the app's
 //     imports is under way;
 //   - the code Python compiles while the lab starts is kept (Cache Storage) for the next visit, whose imports
-//     then skip compiling (panel_adapter.KEEP_BYTECODE);
+//     then skip compiling (panel_adapter.KEEP_BYTECODE), and so is the standard library that Python's own start
+//     imports, compiled, which the next visit's loadPyodide takes as its stdLibURL (panel_adapter.STDLIB_BYTECODE);
 //   - the page's URL arrives before the app runs (a 'location' message from the page's head), so the app builds
 //     its widgets from the query (mode, algorithm, scenario, step) exactly as under `panel serve`.
 
@@ -87,7 +88,7 @@ async function sha256(bytes) {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
 }
 
-async function loadRuntime(lock) {
+async function loadRuntime(lock, stdLibURL) {
   const indexURL = new URL(lock.pyodide.index_url, self.location).href
   progress('Downloading Pyodide', {detail: lock.pyodide.version})
   let loadPyodide
@@ -98,7 +99,8 @@ async function loadRuntime(lock) {
     await download(indexURL + 'pyodide.mjs', 'the Pyodide runtime')
     throw new BootError(`Could not load ${indexURL}pyodide.mjs: ${e.message || e}.${offlineHint(indexURL)}`)
   }
-  return await withTimeout(loadPyodide({indexURL}), PYODIDE_TIMEOUT_MS, `Starting Pyodide from ${indexURL}`)
+  return await withTimeout(loadPyodide(stdLibURL ? {indexURL, stdLibURL} : {indexURL}), PYODIDE_TIMEOUT_MS,
+                           `Starting Pyodide from ${indexURL}`)
 }
 
 const normalize = (name) => name.toLowerCase().replace(/[-_.]+/g, '-')
@@ -212,8 +214,16 @@ async function bytecodeKey(pyodide, lockText) {
   return new URL(`bytecode-${digest.slice(0, 16)}.marshal`, self.location).href
 }
 
-// The bundle an earlier visit kept, or undefined (None in Python). A bonus, never a condition: whatever goes wrong
-// here, Python compiles from the sources as on a first visit.
+// The standard library compiled: the same lock.json names the same runtime, so the same standard library (and a .pyc
+// of another Python would only be passed over for its source).
+async function stdlibKey(lockText) {
+  if (!self.caches || !self.crypto?.subtle) return null
+  const digest = await sha256(new TextEncoder().encode(lockText))
+  return new URL(`stdlib-${digest.slice(0, 16)}.zip`, self.location).href
+}
+
+// What an earlier visit kept under `key`, or undefined (None in Python). A bonus, never a condition: whatever goes
+// wrong here, Python compiles from the sources as on a first visit.
 async function earlierBytecode(key) {
   try {
     const cached = key && await (await caches.open(BYTECODE_CACHE)).match(key)
@@ -223,17 +233,43 @@ async function earlierBytecode(key) {
   }
 }
 
-async function storeBytecode(pyodide, key) {
+// The bundle of this visit's compiled modules and the compiled standard library, each under its key, unless this
+// visit started from it; everything else in the cache (other builds') goes.
+async function storeBytecode(pyodide) {
   const cache = await caches.open(BYTECODE_CACHE)
-  for (const old of await cache.keys()) await cache.delete(old)
-  const bundle = pyodide.runPython(PYTHON.bytecode)
-  const bytes = bundle.toJs()
-  bundle.destroy()
-  await cache.put(key, new Response(bytes, {headers: {'Content-Type': 'application/octet-stream'}}))
+  const parts = [[bytecode.key, PYTHON.bytecode, bytecode.restored],
+                 [bytecode.stdlibKey, PYTHON.stdlib_bytecode, bytecode.stdlib]]
+  for (const old of await cache.keys()) {
+    if (!parts.some(([key, , used]) => used && key === old.url)) await cache.delete(old)
+  }
+  for (const [key, python] of parts.filter(([, , used]) => !used)) {
+    const kept = pyodide.runPython(python)
+    const bytes = kept.toJs()
+    kept.destroy()
+    await cache.put(key, new Response(bytes, {headers: {'Content-Type': 'application/octet-stream'}}))
+  }
 }
 
-async function forgetBytecode(key) {
-  if (key) await (await caches.open(BYTECODE_CACHE)).delete(key).catch(() => {})
+async function forgetBytecode(...keys) {
+  for (const key of keys) if (key) await (await caches.open(BYTECODE_CACHE)).delete(key).catch(() => {})
+}
+
+// Pyodide started with the standard library an earlier visit compiled (a blob: URL for loadPyodide), or, if that
+// fails, forgotten and started as on a first visit.
+async function loadRuntimeWithStdlib(lock) {
+  const kept = await earlierBytecode(bytecode.stdlibKey)
+  if (!kept) return await loadRuntime(lock)
+  const url = URL.createObjectURL(new Blob([kept], {type: 'application/zip'}))
+  try {
+    const pyodide = await loadRuntime(lock, url)
+    bytecode.stdlib = true
+    return pyodide
+  } catch (e) {
+    await forgetBytecode(bytecode.stdlibKey)
+    return await loadRuntime(lock)
+  } finally {
+    URL.revokeObjectURL(url)
+  }
 }
 
 // Panel, then each of the app's own imports, then the app itself, then its document: one part each on the display.
@@ -280,14 +316,14 @@ const settled = new Promise((resolve) => { settle = resolve })
 self.laterPackages = settled.then(() => loadLaterPackages(self.pyodide, lock))
 settled.then(async () => {
   await self.laterPackages.catch((e) => console.warn(`The lab's later packages: ${e.message || e}`))
-  if (bytecode.key && !bytecode.restored) {
-    await storeBytecode(self.pyodide, bytecode.key).then(
+  if (bytecode.key && bytecode.stdlibKey && !(bytecode.restored && bytecode.stdlib)) {
+    await storeBytecode(self.pyodide).then(
       () => self.postMessage({type: 'bytecode', stored: true}),
       (e) => self.postMessage({type: 'bytecode', stored: false, why: `${e}`}))
   }
 })
 
-const bytecode = {key: null, restored: false}
+const bytecode = {key: null, restored: false, stdlibKey: null, stdlib: false}
 let lock = null
 
 async function startApplication() {
@@ -295,14 +331,15 @@ async function startApplication() {
     const lockText = new TextDecoder().decode(await download(new URL('lock.json', self.location).href, 'lock.json'))
     lock = JSON.parse(lockText)
     const wheels = downloadWheels(lock)
-    self.pyodide = await loadRuntime(lock)
+    bytecode.stdlibKey = await stdlibKey(lockText)
+    self.pyodide = await loadRuntimeWithStdlib(lock)
     self.pyodide.globals.set('sendPatch', sendPatch)
     // First: installing the packages imports modules too (zipfile, tarfile, ...).
     bytecode.key = await bytecodeKey(self.pyodide, lockText)
     self.pyodide.globals.set('lab_bytecode', await earlierBytecode(bytecode.key))
     bytecode.restored = await self.pyodide.runPythonAsync(PYTHON.keep_bytecode)
     self.pyodide.globals.delete('lab_bytecode')
-    self.postMessage({type: 'bytecode', restored: bytecode.restored})
+    self.postMessage({type: 'bytecode', restored: bytecode.restored, stdlib: bytecode.stdlib})
     await loadPyodidePackages(self.pyodide, lock)
     await installWheels(self.pyodide, wheels)
   } catch (e) {
@@ -312,7 +349,8 @@ async function startApplication() {
   try {
     await startApp(self.pyodide, lock)
   } catch (e) {
-    if (bytecode.restored) await forgetBytecode(bytecode.key)  // in case it is to blame: the next visit compiles
+    // In case they are to blame: the next visit compiles.
+    if (bytecode.restored || bytecode.stdlib) await forgetBytecode(bytecode.key, bytecode.stdlibKey)
     const tblines = `${e}`.split('\n')
     self.postMessage({type: 'error', msg: `The app failed to start: ${tblines[tblines.length - 2] || tblines[0]}`})
     throw e

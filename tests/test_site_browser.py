@@ -229,6 +229,10 @@ def test_a_cpu_link_boots_keeps_an_early_click_steps_and_every_view_works(visito
     print("boot (repeat visit, offline):", ", ".join(f"{what} {ms} ms" for what, ms in breakdown(state["timeline"])))
     assert page.evaluate("window.labBoot.bytecode.restored") is True
     assert in_worker(page, "len(lab_compiled)") == 0  # every module, the standard library's too, came compiled
+    # Python's own start took the standard library the first visit compiled (loadPyodide's stdLibURL).
+    assert page.evaluate("window.labBoot.bytecode.stdlib") is True
+    assert in_worker(page, "import sys; [sys.modules[m].__file__.rsplit('/', 1)[-1] for m in ('encodings', 'asyncio')]"
+                     ) == ["__init__.pyc", "__init__.pyc"]
     expect(counter(page)).to_contain_text(f"/{steps}", timeout=TIMEOUT)
     assert in_worker(page, "import pandas; pandas.__name__", later_packages=True) == "pandas"  # kept offline too
     shot(page, test_output, "offline-reload")
