@@ -14,8 +14,8 @@ What ``dist/`` holds, and where it comes from:
   ``boot.js``/``boot.css``: the boot display); the embed page has no footer and reports its height to the host page.
   What this takes from Panel beyond its public API is in ``panel_adapter.py``, checked against one Panel version.
 - ``lab.js``: the web worker, ``static/worker.js`` with the Python it runs (``panel_adapter.WORKER_PYTHON``).
-- ``lock.json``: the pre-resolved environment: the Pyodide packages to ``loadPackage`` and this site's pure-Python
-  wheels in install order (with sizes and sha256), so start-up makes no PyPI round trip; and the app's module.
+- ``lock.json``: the pre-resolved environment: the Pyodide packages to ``loadPackage`` (before the lab starts, and
+  ``later``, once it is ready: ``panel_adapter.LATER_PACKAGES``) and this site's pure-Python wheels in install order (with sizes and sha256), so start-up makes no PyPI round trip; and the app's module.
 - ``wheels/``: this project's wheel (``schedulers`` + ``app``, built by ``pip wheel`` from ``pyproject.toml``) and the
   pure wheels of Panel, Bokeh, param and their dependencies that Pyodide does not ship, trimmed of the JS bundles
   the page loads separately.
@@ -583,8 +583,10 @@ def build(args: argparse.Namespace) -> dict:
     missing = copy_pyodide(dist, lock, packages, out, args.allow_incomplete,
                            runtime_files(dist, args.pyodide_standin)) if dist else []
     index_url = "pyodide/" if dist else PYODIDE_CDN
+    later = panel_adapter.packages_after_ready(packages, lock)
     site_lock = {
-        "pyodide": {"version": PYODIDE_VERSION, "index_url": index_url, "packages": packages,
+        "pyodide": {"version": PYODIDE_VERSION, "index_url": index_url,
+                    "packages": [p for p in packages if p not in later], "later": later,
                     "files": {p: lock["packages"][p]["file_name"] for p in packages}},
         "wheels": [{"name": w.name.split("-")[0], "file": f"wheels/{w.name}", "size": w.stat().st_size,
                     "sha256": hashlib.sha256(w.read_bytes()).hexdigest()} for w in shipped],

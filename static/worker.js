@@ -4,12 +4,14 @@
 // location) and changes how the environment is made and the app is started:
 //   - what to load comes from lock.json, written by the build: where Pyodide is, the Pyodide packages, the site's
 //     own wheels (unpacked straight into site-packages: no micropip, no PyPI round trip), and the app's module;
-//   - the wheels download while Pyodide starts, and the packages load in one loadPackage call (in parallel);
+//   - the wheels download while Pyodide starts, and the packages load in one loadPackage call (in parallel); those
+//     the first page does not import (lock.json's "later": pandas, pillow, ...) load once the lab is ready;
 //   - every download has a timeout, and a failure names the file, the URL and the reason;
 //   - 'progress' messages (stage, part, done, total) drive the boot display in boot.js, down to which of the app's
 //     imports is under way;
-//   - the bytecode Python writes while the lab starts is kept (Cache Storage) for the next visit, whose imports
-//     then skip compiling;
+//   - the code Python compiles while the lab starts is kept (Cache Storage) for the next visit, whose imports
+//     then skip compiling (panel_adapter.KEEP_BYTECODE), and so is the standard library that Python's own start
+//     imports, compiled, which the next visit's loadPyodide takes as its stdLibURL (panel_adapter.STDLIB_BYTECODE);
 //   - the page's URL arrives before the app runs (a 'location' message from the page's head), so the app builds
 //     its widgets from the query (mode, algorithm, scenario, step) exactly as under `panel serve`.
 
@@ -18,6 +20,7 @@ const PYTHON = /*PYTHON*/null
 const FETCH_TIMEOUT_MS = 30000      // no answer (or no new bytes) for this long: the fetch failed
 const PYODIDE_TIMEOUT_MS = 180000   // the whole of loadPyodide, which fetches its runtime itself
 const PACKAGES_TIMEOUT_MS = 300000  // all Pyodide packages (pandas is the largest, about 5 MB)
+const SETTLE_MS = 2000              // after the first render, before the work that waits until the lab is ready
 
 class BootError extends Error {}
 
@@ -85,7 +88,7 @@ async function sha256(bytes) {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
 }
 
-async function loadRuntime(lock) {
+async function loadRuntime(lock, stdLibURL) {
   const indexURL = new URL(lock.pyodide.index_url, self.location).href
   progress('Downloading Pyodide', {detail: lock.pyodide.version})
   let loadPyodide
@@ -96,7 +99,8 @@ async function loadRuntime(lock) {
     await download(indexURL + 'pyodide.mjs', 'the Pyodide runtime')
     throw new BootError(`Could not load ${indexURL}pyodide.mjs: ${e.message || e}.${offlineHint(indexURL)}`)
   }
-  return await withTimeout(loadPyodide({indexURL}), PYODIDE_TIMEOUT_MS, `Starting Pyodide from ${indexURL}`)
+  return await withTimeout(loadPyodide(stdLibURL ? {indexURL, stdLibURL} : {indexURL}), PYODIDE_TIMEOUT_MS,
+                           `Starting Pyodide from ${indexURL}`)
 }
 
 const normalize = (name) => name.toLowerCase().replace(/[-_.]+/g, '-')
@@ -145,6 +149,24 @@ async function loadPyodidePackages(pyodide, lock) {
   report()
 }
 
+// The packages the first page does not import, once the lab is ready, so that the environment is whole for
+// whatever imports them later (self.laterPackages, below: a promise of their names). The service worker is told to
+// keep them for offline visits.
+async function loadLaterPackages(pyodide, lock) {
+  const names = lock.pyodide.later
+  const errors = []
+  try {
+    await withTimeout(pyodide.loadPackage(names, {messageCallback: () => {}, errorCallback: (m) => errors.push(m)}),
+                      PACKAGES_TIMEOUT_MS, `Loading ${names.length} packages`)
+  } finally {
+    reportFetched(lock)
+  }
+  const loaded = new Set(Object.keys(pyodide.loadedPackages).map(normalize))
+  const missing = names.filter((name) => !loaded.has(normalize(name)))
+  if (missing.length) throw new BootError(`Not loaded: ${missing.join(', ')}. ${errors.join(' ')}`)
+  return names
+}
+
 // The site's wheels, all at once, checked against the lock; started before Pyodide so that they are in by the
 // time it is. `received` counts bytes for the display of the stage that waits for them.
 function downloadWheels(lock) {
@@ -181,7 +203,7 @@ async function installWheels(pyodide, wheels) {
   pyodide.runPython('import importlib; importlib.invalidate_caches()')
 }
 
-// --- the bytecode of an earlier visit (PYTHON.bytecode says how it is made) ---
+// --- the code an earlier visit compiled (panel_adapter.KEEP_BYTECODE) ---
 const BYTECODE_CACHE = 'schedlab-bytecode'  // service-worker.js keeps it; entries are keyed by what made them
 
 // The same lock.json (so the same wheels and packages) in the same runtime: the same bytecode.
@@ -189,34 +211,65 @@ async function bytecodeKey(pyodide, lockText) {
   if (!self.caches || !self.crypto?.subtle) return null  // secure contexts only (https, localhost)
   const runtime = `${pyodide.version} ${pyodide.runPython('import sys; sys.version')}`
   const digest = await sha256(new TextEncoder().encode(`${lockText}\n${runtime}`))
-  return new URL(`bytecode-${digest.slice(0, 16)}.zip`, self.location).href
+  return new URL(`bytecode-${digest.slice(0, 16)}.marshal`, self.location).href
 }
 
-// A bonus, never a condition: whatever goes wrong here, Python compiles from the sources as on a first visit.
-async function restoreBytecode(pyodide, key) {
+// The standard library compiled: the same lock.json names the same runtime, so the same standard library (and a .pyc
+// of another Python would only be passed over for its source).
+async function stdlibKey(lockText) {
+  if (!self.caches || !self.crypto?.subtle) return null
+  const digest = await sha256(new TextEncoder().encode(lockText))
+  return new URL(`stdlib-${digest.slice(0, 16)}.zip`, self.location).href
+}
+
+// What an earlier visit kept under `key`, or undefined (None in Python). A bonus, never a condition: whatever goes
+// wrong here, Python compiles from the sources as on a first visit.
+async function earlierBytecode(key) {
   try {
     const cached = key && await (await caches.open(BYTECODE_CACHE)).match(key)
-    if (!cached) return false
-    const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')")
-    pyodide.unpackArchive(new Uint8Array(await cached.arrayBuffer()), 'zip', {extractDir: sitePackages})
-    pyodide.runPython('import importlib; importlib.invalidate_caches()')
-    return true
+    return cached ? new Uint8Array(await cached.arrayBuffer()) : undefined
   } catch (e) {
-    return false
+    return undefined
   }
 }
 
-async function storeBytecode(pyodide, key) {
+// The bundle of this visit's compiled modules and the compiled standard library, each under its key, unless this
+// visit started from it; everything else in the cache (other builds') goes.
+async function storeBytecode(pyodide) {
   const cache = await caches.open(BYTECODE_CACHE)
-  for (const old of await cache.keys()) await cache.delete(old)
-  const bundle = pyodide.runPython(PYTHON.bytecode)
-  const bytes = bundle.toJs()
-  bundle.destroy()
-  await cache.put(key, new Response(bytes, {headers: {'Content-Type': 'application/zip'}}))
+  const parts = [[bytecode.key, PYTHON.bytecode, bytecode.restored],
+                 [bytecode.stdlibKey, PYTHON.stdlib_bytecode, bytecode.stdlib]]
+  for (const old of await cache.keys()) {
+    if (!parts.some(([key, , used]) => used && key === old.url)) await cache.delete(old)
+  }
+  for (const [key, python] of parts.filter(([, , used]) => !used)) {
+    const kept = pyodide.runPython(python)
+    const bytes = kept.toJs()
+    kept.destroy()
+    await cache.put(key, new Response(bytes, {headers: {'Content-Type': 'application/octet-stream'}}))
+  }
 }
 
-async function forgetBytecode(key) {
-  if (key) await (await caches.open(BYTECODE_CACHE)).delete(key).catch(() => {})
+async function forgetBytecode(...keys) {
+  for (const key of keys) if (key) await (await caches.open(BYTECODE_CACHE)).delete(key).catch(() => {})
+}
+
+// Pyodide started with the standard library an earlier visit compiled (a blob: URL for loadPyodide), or, if that
+// fails, forgotten and started as on a first visit.
+async function loadRuntimeWithStdlib(lock) {
+  const kept = await earlierBytecode(bytecode.stdlibKey)
+  if (!kept) return await loadRuntime(lock)
+  const url = URL.createObjectURL(new Blob([kept], {type: 'application/zip'}))
+  try {
+    const pyodide = await loadRuntime(lock, url)
+    bytecode.stdlib = true
+    return pyodide
+  } catch (e) {
+    await forgetBytecode(bytecode.stdlibKey)
+    return await loadRuntime(lock)
+  } finally {
+    URL.revokeObjectURL(url)
+  }
 }
 
 // Panel, then each of the app's own imports, then the app itself, then its document: one part each on the display.
@@ -246,27 +299,49 @@ async function startApp(pyodide, lock) {
   const [docs_json, render_items, root_ids] = await pyodide.runPythonAsync(PYTHON.write_doc)
   appStarted = true
   self.postMessage({type: 'render', docs_json, render_items, root_ids})
-  // What this boot fetched of Pyodide, for the service worker to keep (see service-worker.js).
+  reportFetched(lock)
+}
+
+// What this worker fetched of Pyodide, for the service worker to keep (see service-worker.js).
+function reportFetched(lock) {
   const index = new URL(lock.pyodide.index_url, self.location).href
   const urls = performance.getEntriesByType('resource').map((entry) => entry.name).filter((u) => u.startsWith(index))
   self.postMessage({type: 'fetched', urls})
 }
 
-const bytecode = {key: null, restored: false}
+// Once the lab is ready and the page has settled (SETTLE_MS after its first render): the packages nothing has
+// imported yet, then (once per version) the bytecode for the next visit, a second of work.
+let settle
+const settled = new Promise((resolve) => { settle = resolve })
+self.laterPackages = settled.then(() => loadLaterPackages(self.pyodide, lock))
+settled.then(async () => {
+  await self.laterPackages.catch((e) => console.warn(`The lab's later packages: ${e.message || e}`))
+  if (bytecode.key && bytecode.stdlibKey && !(bytecode.restored && bytecode.stdlib)) {
+    await storeBytecode(self.pyodide).then(
+      () => self.postMessage({type: 'bytecode', stored: true}),
+      (e) => self.postMessage({type: 'bytecode', stored: false, why: `${e}`}))
+  }
+})
+
+const bytecode = {key: null, restored: false, stdlibKey: null, stdlib: false}
+let lock = null
 
 async function startApplication() {
-  let lock
   try {
     const lockText = new TextDecoder().decode(await download(new URL('lock.json', self.location).href, 'lock.json'))
     lock = JSON.parse(lockText)
     const wheels = downloadWheels(lock)
-    self.pyodide = await loadRuntime(lock)
+    bytecode.stdlibKey = await stdlibKey(lockText)
+    self.pyodide = await loadRuntimeWithStdlib(lock)
     self.pyodide.globals.set('sendPatch', sendPatch)
+    // First: installing the packages imports modules too (zipfile, tarfile, ...).
+    bytecode.key = await bytecodeKey(self.pyodide, lockText)
+    self.pyodide.globals.set('lab_bytecode', await earlierBytecode(bytecode.key))
+    bytecode.restored = await self.pyodide.runPythonAsync(PYTHON.keep_bytecode)
+    self.pyodide.globals.delete('lab_bytecode')
+    self.postMessage({type: 'bytecode', restored: bytecode.restored, stdlib: bytecode.stdlib})
     await loadPyodidePackages(self.pyodide, lock)
     await installWheels(self.pyodide, wheels)
-    bytecode.key = await bytecodeKey(self.pyodide, lockText)
-    bytecode.restored = await restoreBytecode(self.pyodide, bytecode.key)
-    self.postMessage({type: 'bytecode', restored: bytecode.restored})
   } catch (e) {
     self.postMessage({type: 'error', msg: e instanceof BootError ? e.message : `Pyodide failed to start: ${e}`})
     throw e
@@ -274,7 +349,8 @@ async function startApplication() {
   try {
     await startApp(self.pyodide, lock)
   } catch (e) {
-    if (bytecode.restored) await forgetBytecode(bytecode.key)  // in case it is to blame: the next visit compiles
+    // In case they are to blame: the next visit compiles.
+    if (bytecode.restored || bytecode.stdlib) await forgetBytecode(bytecode.key, bytecode.stdlibKey)
     const tblines = `${e}`.split('\n')
     self.postMessage({type: 'error', msg: `The app failed to start: ${tblines[tblines.length - 2] || tblines[0]}`})
     throw e
@@ -291,11 +367,7 @@ self.onmessage = async (event) => {
   const msg = event.data
   if (msg.type === 'rendered') {
     await self.pyodide.runPythonAsync(PYTHON.rendered)
-    if (bytecode.key && !bytecode.restored) {  // once the page has settled: a second of work, once per version
-      setTimeout(() => storeBytecode(self.pyodide, bytecode.key).then(
-        () => self.postMessage({type: 'bytecode', stored: true}),
-        (e) => self.postMessage({type: 'bytecode', stored: false, why: `${e}`})), 2000)
-    }
+    setTimeout(settle, SETTLE_MS)
   } else if (msg.type === 'patch') {
     // Patches can arrive back to back; passing each one in its own locals keeps a
     // later message from overwriting a shared global before Python has read it.

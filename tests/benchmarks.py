@@ -22,6 +22,7 @@ import os
 import platform
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -398,6 +399,57 @@ def cpu_by_thread(before: dict, after: dict) -> dict[str, float]:
     return {role: round(seconds, 1) for role, seconds in spent.items()}
 
 
+class WorkerClock:
+    """The CPU seconds of the Python worker's thread (Chromium's renderer threads named DedicatedWorker), sampled
+    every 50 ms with the wall clock while a visit runs, so that each part of the boot gets its own share
+    (``between``): what the worker itself spent, apart from the machine's load and the other threads."""
+
+    def __init__(self) -> None:
+        self.samples: list[tuple[float, dict[Path, float]]] = []
+        self.running = True
+        self.thread = threading.Thread(target=self.sample, daemon=True)
+
+    def sample(self) -> None:
+        ticks = os.sysconf("SC_CLK_TCK")
+        stats: list[Path] = []
+        rescanned = 0.0
+        while self.running:
+            now = time.time()
+            if now - rescanned > 1.0:  # a new page, a new worker: look for its thread now and then
+                stats = [Path(f"/proc/{pid}/task/{tid}/stat") for (pid, tid), (name, _) in chromium_threads().items()
+                         if name == "renderer:DedicatedWorker"]
+                rescanned = now
+            seconds = {}
+            for stat in stats:
+                try:
+                    fields = stat.read_text().rsplit(")", 1)[1].split()
+                except OSError:  # that worker has ended
+                    continue
+                seconds[stat] = (int(fields[11]) + int(fields[12])) / ticks
+            self.samples.append((now, seconds))
+            time.sleep(0.05)
+
+    def __enter__(self) -> "WorkerClock":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.running = False
+        self.thread.join()
+
+    def between(self, start: float, end: float) -> float:
+        """CPU seconds the workers spent from ``start`` to ``end`` (wall-clock times; 50 ms of slack): each thread's
+        last reading by then minus its last reading by ``start`` (0 if it had not started)."""
+        def readings(until: float) -> dict[Path, float]:
+            last: dict[Path, float] = {}
+            for moment, seconds in self.samples:
+                if moment <= until:
+                    last.update(seconds)
+            return last
+        before, after = readings(start), readings(end)
+        return round(sum(seconds - before.get(stat, 0.0) for stat, seconds in after.items()), 2)
+
+
 def site_step_times(page) -> dict[str, dict[str, float]]:
     """p50/p95 of SITE_STEPS real key presses and clicks on Next, each from the event to the counter's change."""
     page.locator("body").click(position={"x": 5, "y": 5})
@@ -430,23 +482,31 @@ def site_without_python(browser, url: str) -> dict[str, Any]:
 
 
 def site_visit(page, url: str) -> dict[str, Any]:
-    """One boot: its timeline (ms since navigation) and breakdown; the first contentful paint; the CPU seconds
-    Chromium's threads used until the lab was ready; the first answered step (the context runs FIRST_STEP_JS)."""
+    """One boot: its timeline (ms since navigation) and breakdown, with the Python worker's CPU seconds in each part;
+    the first contentful paint; the CPU seconds Chromium's threads used until the lab was ready; the first answered
+    step (the context runs FIRST_STEP_JS)."""
     from site_support import breakdown, wait_for_boot
     threads = chromium_threads()
-    page.goto(url)
-    page.wait_for_function("window.labFirstStep !== null", timeout=120_000)
-    first_step = round(page.evaluate("window.labFirstStep"))
-    state = wait_for_boot(page)
+    with WorkerClock() as clock:
+        page.goto(url)
+        page.wait_for_function("window.labFirstStep !== null", timeout=120_000)
+        first_step = round(page.evaluate("window.labFirstStep"))
+        state = wait_for_boot(page)
+        time.sleep(0.1)  # one more sample past the end
     cpu = cpu_by_thread(threads, chromium_threads())
+    origin = page.evaluate("performance.timeOrigin") / 1000  # the timeline's 0, on the wall clock
     paint = page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null")
     ready = next(t["at"] for t in state["timeline"] if t["stage"] == "ready")
     first = state["timeline"][0]["at"]
+    opening = ("page, until it starts the worker" if state["timeline"][0]["stage"] == "worker" else
+               "page, until the worker's first word")
+    parts = [(opening, 0, first), *breakdown(state["timeline"], spans=True)]
     return {"ready_ms": ready, "first_stage_ms": first, "first_contentful_paint_ms": paint, "cpu_seconds": cpu,
             "first_step_ms": first_step,
             "bytecode_restored": page.evaluate("(window.labBoot.bytecode || {}).restored === true"),
-            "breakdown": [("page, until it starts the worker" if state["timeline"][0]["stage"] == "worker" else
-                           "page, until the worker's first word", first), *breakdown(state["timeline"])]}
+            "breakdown": [(what, end - start) for what, start, end in parts],
+            "worker_cpu": [(what, clock.between(origin + start / 1000, origin + end / 1000))
+                           for what, start, end in parts]}
 
 
 def part_site() -> dict[str, Any]:
@@ -499,13 +559,15 @@ def part_site() -> dict[str, Any]:
                                "first_visit_requests": len(requests), "frames_bytes": frames_bytes,
                                "without_python": without, "steps_in_pyodide": in_pyodide}
     median = lambda values: sorted(values)[len(values) // 2]  # noqa: E731
-    print(f"{'part of the boot (ms, median of ' + str(SITE_VISITS) + ')':<48} {'cold':>7} {'repeat':>7}", flush=True)
+    print(f"{'part of the boot (median of ' + str(SITE_VISITS) + ')':<48} {'cold ms':>8} {'worker s':>8} "
+          f"{'repeat ms':>9} {'worker s':>8}", flush=True)
     for what, _ in visits["cold"][0]["breakdown"]:
         cells = []
         for kind in ("cold", "repeat"):
-            times = [dict(v["breakdown"]).get(what) for v in visits[kind]]
-            cells.append(str(median(times)) if None not in times else "-")
-        print(f"{what:<48} {cells[0]:>7} {cells[1]:>7}", flush=True)
+            for key in ("breakdown", "worker_cpu"):
+                values = [dict(v[key]).get(what) for v in visits[kind]]
+                cells.append(str(median(values)) if None not in values else "-")
+        print(f"{what:<48} {cells[0]:>8} {cells[1]:>8} {cells[2]:>9} {cells[3]:>8}", flush=True)
     for role in ["all of Chromium", *CHROMIUM_THREADS.values()]:
         cells = [median([v["cpu_seconds"].get(role, 0.0) for v in visits[kind]]) for kind in ("cold", "repeat")]
         print(f"{'CPU s, ' + role:<48} {cells[0]:>7} {cells[1]:>7}", flush=True)

@@ -155,9 +155,10 @@ def wait_until(page, async_check: str, timeout_ms: int) -> None:
     page.wait_for_function(f"window.{flag} === true", timeout=timeout_ms)
 
 
-def breakdown(timeline: list[dict]) -> list[tuple[str, int]]:
-    """The boot's timeline as (what, milliseconds it took), in order: each stage and each part of starting the app
-    lasts until the next one begins; 'drawing the page' ends when the page is ready."""
+def breakdown(timeline: list[dict], spans: bool = False) -> list[tuple]:
+    """The boot's timeline as (what, milliseconds it took), in order, or with ``spans`` as (what, start, end) in ms
+    since navigation: each stage and each part of starting the app lasts until the next one begins; 'drawing the
+    page' ends when the page is ready."""
     steps = [t for t in timeline if t["stage"] not in ("waiting",)]
     rows = []
     for here, after in zip(steps, steps[1:]):
@@ -168,7 +169,7 @@ def breakdown(timeline: list[dict]) -> list[tuple[str, int]]:
             what = "drawing the page (BokehJS, main thread)"
         elif here["stage"] == "worker":   # the page started the worker (once its prerender steps, or on a click)
             what = "the worker, until its first word"
-        rows.append((what, after["at"] - here["at"]))
+        rows.append((what, here["at"], after["at"]) if spans else (what, after["at"] - here["at"]))
     return rows
 
 

@@ -10,6 +10,7 @@ bad link, and the self-contained build. Expected numbers come from `schedulers.s
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -48,6 +49,63 @@ def shot(page, test_output: Path, name: str) -> None:
     page.screenshot(path=str(test_output / f"site-{name}.png"), full_page=True)
 
 
+def in_worker(page, python: str, later_packages: bool = False):
+    """The value of ``python`` run in the lab's worker (its Pyodide); with ``later_packages``, once the packages
+    that load after the lab is ready are in."""
+    [worker] = page.workers
+    return worker.evaluate("async ([code, wait]) => { if (wait) await self.laterPackages; "
+                           "return self.pyodide.runPython(code) }", [python, later_packages])
+
+
+def later_imports(site: Path) -> list[str]:
+    """The modules of the packages the site loads once the lab is ready (lock.json's "later"), by Pyodide's lock."""
+    later = json.loads((site / "lock.json").read_text())["pyodide"]["later"]
+    lock = json.loads((Path(os.environ["LAB_PYODIDE_NPM"]) / "pyodide-lock.json").read_text())["packages"]
+    return sorted({name for package in later for name in lock[package]["imports"]})
+
+
+# Which of ``names`` Python has imported, and which module-level imports of them (in a `try`, an `if`: anything but
+# a function body or `if TYPE_CHECKING`) the modules it imported from site-packages have: such an import, made
+# before the package is there, would fail silently and change what that module does.
+IMPORTED_AND_TRIED = """
+import ast, json, re, sys
+names = set(%r)
+word = re.compile(r"\\b(" + "|".join(map(re.escape, sorted(names))) + r")\\b")
+
+def module_level(nodes):
+    for node in nodes:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            yield from module_level(node.orelse)
+            continue
+        yield node
+        yield from module_level(ast.iter_child_nodes(node))
+
+tried = set()
+for module in list(sys.modules.values()):
+    path = getattr(module, "__file__", None) or ""
+    if "site-packages" in path and path.endswith(".py"):
+        source = open(path, encoding="utf-8").read()
+        if word.search(source):
+            for node in module_level(ast.parse(source).body):
+                found = [a.name for a in node.names] if isinstance(node, ast.Import) else \\
+                    [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+                tried |= {f"{module.__name__}: {f}" for f in found if f.split(".")[0] in names}
+json.dumps({"imported": sorted(names & {m.split(".")[0] for m in sys.modules}), "tried": sorted(tried)})
+"""
+
+# pandas once it is in: Panel's wraps of read_csv and read_json moved onto it (panel_adapter.DEFER_PANDAS).
+PANDAS_LATER = """
+import io, json, pandas
+import panel.io.pyodide as panel_pyodide
+frame = pandas.read_csv(io.StringIO("task,burst\\nA,7\\nB,4\\n"))
+json.dumps({"burst": int(frame.burst.sum()), "panel_module": panel_pyodide.pandas is pandas,
+            "wrapped": [pandas.read_csv is panel_pyodide._read_csv, pandas.read_json is panel_pyodide._read_json],
+            "original": pandas.read_csv.__wrapped__.__module__, "doc": pandas.read_csv.__doc__.split(chr(10))[1]})
+"""
+
+
 # --- the stand-in's own rules -----------------------------------------------------------------------------
 
 def test_a_missing_standin_fails_and_says_where_it_was_expected(monkeypatch, tmp_path):
@@ -72,6 +130,7 @@ def test_a_real_distribution_takes_precedence(monkeypatch, tmp_path):
 
 def test_a_cpu_link_boots_keeps_an_early_click_steps_and_every_view_works(visitor, cdn_site, test_output):
     result = simulate("cpu", ARTICLE)
+    lock = json.loads((cdn_site / "lock.json").read_text())
     steps = len(result["steps"])
     context, outside = visitor(accept_downloads=True)
     page = context.new_page()
@@ -103,6 +162,16 @@ def test_a_cpu_link_boots_keeps_an_early_click_steps_and_every_view_works(visito
         assert parts[0] == "panel" and parts[-2:] == ["build", "draw"] and "import" in parts
         print("\nboot (cold, CPU link):", ", ".join(f"{what} {ms} ms" for what, ms in breakdown(state["timeline"])))
         shot(page, test_output, "cpu-link-ready")
+        # Python started without the packages that load once the lab is ready, and without pandas (imported by
+        # nothing but Panel's module for Pyodide, which gets a stand-in); pandas works once they are in.
+        later = later_imports(cdn_site)
+        assert {"pandas", "PIL", "requests"} <= set(later)
+        start = json.loads(in_worker(page, IMPORTED_AND_TRIED % later))
+        assert start == {"imported": [], "tried": ["panel.io.pyodide: pandas"]}, start
+        pandas = json.loads(in_worker(page, PANDAS_LATER, later_packages=True))
+        assert pandas == {"burst": 11, "panel_module": True, "wrapped": [True, True],
+                          "original": "pandas.io.parsers.readers", "doc": "Read a comma-separated values (csv) file "
+                          "into DataFrame."}, pandas
         # Keys and buttons step.
         page.keyboard.press("ArrowRight")
         expect(counter(page)).to_contain_text(f"step 3/{steps}", timeout=TIMEOUT)
@@ -149,7 +218,9 @@ def test_a_cpu_link_boots_keeps_an_early_click_steps_and_every_view_works(visito
             const cached = async (name, url) => names.includes(name) && !!(await (await caches.open(name)).match(url))
             const site = names.find(n => n.startsWith('schedlab-') && n.length === 'schedlab-'.length + 16)
             return !!site && await cached(site, 'lock.json') && await cached('schedlab-pyodide', '%spyodide.asm.wasm')
-        }""" % site_support.PYODIDE_CDN, timeout_ms=TIMEOUT * 4)
+                && await cached('schedlab-pyodide', '%s%s')
+        }""" % (site_support.PYODIDE_CDN, site_support.PYODIDE_CDN, lock["pyodide"]["files"]["pandas"]),
+            timeout_ms=TIMEOUT * 4)
     finally:
         server.stop()
     context.set_offline(True)
@@ -157,7 +228,13 @@ def test_a_cpu_link_boots_keeps_an_early_click_steps_and_every_view_works(visito
     state = wait_for_boot(page)
     print("boot (repeat visit, offline):", ", ".join(f"{what} {ms} ms" for what, ms in breakdown(state["timeline"])))
     assert page.evaluate("window.labBoot.bytecode.restored") is True
+    assert in_worker(page, "len(lab_compiled)") == 0  # every module, the standard library's too, came compiled
+    # Python's own start took the standard library the first visit compiled (loadPyodide's stdLibURL).
+    assert page.evaluate("window.labBoot.bytecode.stdlib") is True
+    assert in_worker(page, "import sys; [sys.modules[m].__file__.rsplit('/', 1)[-1] for m in ('encodings', 'asyncio')]"
+                     ) == ["__init__.pyc", "__init__.pyc"]
     expect(counter(page)).to_contain_text(f"/{steps}", timeout=TIMEOUT)
+    assert in_worker(page, "import pandas; pandas.__name__", later_packages=True) == "pandas"  # kept offline too
     shot(page, test_output, "offline-reload")
     assert errors == [], errors
     assert outside == [], outside  # Pyodide's CDN (stood in for) and the site: nothing else

@@ -151,11 +151,14 @@ def test_nothing_remote_but_pyodide_and_no_machine_paths(cdn_site, local_site):
 def test_lock_is_resolved_against_pyodide(cdn_site):
     lock = json.loads((cdn_site / "lock.json").read_text())
     pyodide_lock = json.loads((npm_pyodide() / "pyodide-lock.json").read_text())["packages"]
-    names = lock["pyodide"]["packages"]
-    assert {"numpy", "pandas", "pyyaml", "markupsafe", "pillow"} <= set(names)
+    start, later = lock["pyodide"]["packages"], lock["pyodide"]["later"]
+    names = start + later
+    assert {"numpy", "pyyaml", "markupsafe"} <= set(start) and {"pandas", "pillow", "requests"} <= set(later)
+    assert set(later) <= set(panel_adapter.LATER_PACKAGES)
     for position, name in enumerate(names):  # each package after its dependencies, all from Pyodide's lock
         assert lock["pyodide"]["files"][name] == pyodide_lock[name]["file_name"]
         assert set(pyodide_lock[name]["depends"]) <= set(names[:position]), name
+    assert set(lock["pyodide"]["files"]) == set(names)
     shipped = [w["name"] for w in lock["wheels"]]
     assert {"panel", "bokeh", "param", "schedlab"} <= set(shipped)
     assert "bokeh" not in names  # ours (3.10.2, as Panel 1.10 needs), not the 3.9 Pyodide ships
@@ -215,6 +218,22 @@ def test_the_panel_adapter_refuses_another_panel(monkeypatch):
         panel_adapter.check_panel()
     with pytest.raises(panel_adapter.AdapterError, match="no longer creates its worker"):
         panel_adapter.adopt_worker("<html><head></head><body></body></html>", ROOT / "app" / "lab.py", "")
+
+
+def test_the_panel_adapter_refuses_a_panel_that_does_more_with_pandas():
+    """The worker imports pandas only when something uses it (panel_adapter.DEFER_PANDAS): that holds while Panel's
+    module for Pyodide does nothing with pandas but wrap read_csv and read_json, which the build checks."""
+    import importlib.util
+    source = Path(importlib.util.find_spec("panel.io.pyodide").origin).read_text(encoding="utf-8")
+    panel_adapter.check_pandas_uses(source)  # Panel 1.10.0, as installed and shipped
+    assert panel_adapter.pandas_uses(source) == {"import pandas", "pandas.read_csv (read)", "pandas.read_csv (set)",
+                                                 "pandas.read_json (read)", "pandas.read_json (set)"}
+    for more in ("frame = pandas.DataFrame", "pandas.read_excel = _read_excel", "register(pandas)",
+                 "import pandas as pd", "from pandas import DataFrame"):
+        with pytest.raises(panel_adapter.AdapterError, match="DEFER_PANDAS in static/panel_adapter.py expects"):
+            panel_adapter.check_pandas_uses(f"{source}\n{more}\n")
+    with pytest.raises(panel_adapter.AdapterError, match="does \\[\\] with pandas"):
+        panel_adapter.check_pandas_uses("import json\n")
 
 
 def test_trimmed_wheels_still_render_the_app(cdn_site, tmp_path):
@@ -407,7 +426,7 @@ def test_server_mime_types_for_pyodide_files(tmp_path):
 # --- in Chromium -------------------------------------------------------------------------------------
 
 @pytest.mark.browser
-def test_boot_shows_stages_then_names_the_missing_packages(browser, server, test_output):
+def test_boot_shows_stages_then_names_the_missing_packages(browser, server, local_site, test_output):
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.goto(server + "index.html?mode=cpu&algorithm=rr")
     started = boot_state(page)
@@ -419,7 +438,10 @@ def test_boot_shows_stages_then_names_the_missing_packages(browser, server, test
     classes = dict(final["stages"])
     assert classes["Downloading Pyodide"] == "done"  # Pyodide started in the worker
     assert classes["Loading packages"] == "failed"
-    assert "Missing Pyodide packages" in final["text"] and "numpy" in final["text"] and "pandas" in final["text"]
+    # Those the lab needs before it is ready (npm's package has none of them); those loaded later are not awaited.
+    start = json.loads((local_site / "lock.json").read_text())["pyodide"]["packages"]
+    assert f"Missing Pyodide packages ({len(start)}): {', '.join(start)}." in final["text"]
+    assert "numpy" in start and "pandas" not in final["text"]
     assert "HTTP 404" in final["text"] and "incomplete Pyodide distribution" in final["text"]
     # The prerendered lab stays visible underneath (the footer is the site's, index.html only).
     assert page.locator("#lab-footer").is_visible()
@@ -428,13 +450,13 @@ def test_boot_shows_stages_then_names_the_missing_packages(browser, server, test
 
 @pytest.mark.browser
 def test_packages_present_load_and_only_the_absent_are_named(browser, tmp_path, test_output):
-    """A distribution with three of the packages (pure ones from PyPI, at Pyodide's versions, their hashes written
-    into its lock): those load, by their lock names whatever their spelling ("Jinja2"), and the page names exactly
-    the others as missing."""
+    """A distribution with three of the packages the lab needs before it is ready (pure ones from PyPI, at Pyodide's
+    versions, their hashes written into its lock): those load, by their lock names whatever their spelling
+    ("Jinja2"), and the page names exactly the others it needs as missing."""
     npm = npm_pyodide()
     full_lock = json.loads((npm / "pyodide-lock.json").read_text())
     lock = full_lock["packages"]
-    present = ("six", "pytz", "jinja2")
+    present = ("jinja2", "packaging", "typing-extensions")  # pure, and needed before the lab is ready
     dist = tmp_path / "pyodide"
     dist.mkdir()
     for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"):
@@ -451,7 +473,8 @@ def test_packages_present_load_and_only_the_absent_are_named(browser, tmp_path, 
     (dist / "pyodide-lock.json").write_text(json.dumps(full_lock))
     site = tmp_path / "dist"
     info = build_site(site, "--pyodide-dist", str(dist), "--allow-incomplete")
-    absent = [n for n in info["pyodide"]["packages"] if n not in present]
+    start = json.loads((site / "lock.json").read_text())["pyodide"]["packages"]
+    absent = [n for n in start if n not in present]
     httpd = build.serve_directory(site, 0)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     page = browser.new_page(viewport={"width": 1280, "height": 800})
