@@ -18,9 +18,9 @@ from ..errors import ScenarioError
 from .engine import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, schedule
 from .policies import Policy, make_policy
 from .scenario import MAX_SCAN_WORK, SCENARIO_FIELDS, Task, check_horizon, read_parameters, read_tasks
-from .text import render_text
+from .text import TEXT_NEEDS_STEPS, render_text
 
-__all__ = ["ALGORITHMS", "Policy", "add_cli_arguments", "cli_overrides", "render_text", "run"]
+__all__ = ["ALGORITHMS", "Policy", "TEXT_NEEDS_STEPS", "add_cli_arguments", "cli_overrides", "render_text", "run"]
 
 
 _algorithm = partial(algorithm_entry, "cpu")

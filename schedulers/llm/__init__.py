@@ -21,9 +21,9 @@ from .fairness import measure
 from .policies import POLICIES, Policy
 from .router import COMPACT, NONE, TRACE_BUDGET, Router
 from .scenario import MAX_QUANTUM_ROUNDS, Scenario, read
-from .text import render_text
+from .text import TEXT_NEEDS_STEPS, render_text
 
-__all__ = ["ALGORITHMS", "run", "render_text", "add_cli_arguments", "cli_overrides"]
+__all__ = ["ALGORITHMS", "TEXT_NEEDS_STEPS", "run", "render_text", "add_cli_arguments", "cli_overrides"]
 
 
 
