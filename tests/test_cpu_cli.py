@@ -99,8 +99,11 @@ BAD = [
     ({"tasks": [{"name": "A", "arrival": 0, "burst": 1_000_001}]}, "tasks[0].burst: must be <= 1000000"),
     ({"tasks": [{"name": f"T{i}", "arrival": 0, "burst": 1} for i in range(100_001)]},
      "tasks: must have at most 100000 items"),
-    ({"algorithm": "hrrn", "tasks": [{"name": f"T{i}", "arrival": 0, "burst": 1} for i in range(5000)]},
-     "tasks: hrrn compares every ready task"),
+    ({"algorithm": "priority", "aging": 1, "tasks": [{"name": f"T{i}", "arrival": 0, "burst": 1} for i in range(5000)]},
+     "tasks: priority compares every ready task"),
+    ({"algorithm": "hrrn", "tasks": [{"name": f"T{i}", "arrival": 0, "burst": i + 1 if i < 1000 else 1}
+                                     for i in range(20_001)]},   # 1,000 distinct bursts x 20,001 decisions
+     "tasks: hrrn compares the first ready task of each group at each decision: 1000 groups"),
     ({"quantum": 1, "tasks": [{"name": "A", "arrival": 0, "burst": 1}], "seed": 3}, "seed: unknown field"),
 ]
 

@@ -15,7 +15,7 @@ from functools import partial
 
 from ..catalog import Algorithm, algorithm_entry, json_number as number
 from ..errors import ScenarioError
-from .engine import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, schedule
+from .engine import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, queue_kind, schedule
 from .policies import Policy, make_policy
 from .scenario import MAX_SCAN_WORK, SCENARIO_FIELDS, Task, check_horizon, read_parameters, read_tasks
 from .text import TEXT_NEEDS_STEPS, render_text
@@ -96,15 +96,21 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
 
 
 def check_scan_work(policy: Policy, tasks: list[Task], makespan: int) -> None:
-    """A rule that scans the ready queue at each decision: bound its comparisons before running."""
-    if not policy.dynamic:
+    """A rule that compares ready tasks one by one at each decision (every one of them, or the first of each
+    group): bound its comparisons, counted on the worst case, before running."""
+    kind = queue_kind(policy)
+    if kind not in ("scan", "groups"):
         return
     count, quantum = len(tasks), policy.quantum(tasks[0])
     decisions = makespan if policy.preemptive else makespan // quantum + count if quantum else count
-    if count * decisions > MAX_SCAN_WORK:
-        raise ScenarioError("tasks", f"{policy.name} compares every ready task at each decision: {count} tasks "
-                                     f"x up to {decisions} decisions is over the documented limit of "
-                                     f"{MAX_SCAN_WORK} comparisons")
+    if kind == "scan":
+        compared, what = count, f"every ready task at each decision: {count} tasks"
+    else:
+        compared = len({policy.group(task) for task in tasks})
+        what = f"the first ready task of each group at each decision: {compared} groups"
+    if compared * decisions > MAX_SCAN_WORK:
+        raise ScenarioError("tasks", f"{policy.name} compares {what} x up to {decisions} decisions is over the "
+                                     f"documented limit of {MAX_SCAN_WORK} comparisons")
 
 
 def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, timeline: list[str | None],

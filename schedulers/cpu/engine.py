@@ -14,8 +14,8 @@ its state is the one after the slice.
 from __future__ import annotations
 
 import heapq
+from collections import deque
 from itertools import groupby
-from operator import ne
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,8 +78,150 @@ class HeapQueue:
         heapq.heapify(self.heap)
 
 
+class FifoQueue:
+    """The ready queue of a rule whose key is the order of joining (``queue = "fifo"``): a deque, O(1)."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.queue: deque[Task] = deque()
+
+    def __len__(self) -> int:
+        return len(self.queue)
+
+    def push(self, task: Task, now: int) -> None:
+        self.queue.append(task)
+
+    def best(self, now: int) -> Task:
+        return self.queue[0]
+
+    def take(self, task: Task) -> None:
+        self.queue.popleft()
+
+    def tasks(self) -> list[Task]:
+        return list(self.queue)
+
+    def ordered(self, now: int) -> list[Task]:
+        return list(self.queue)
+
+    def rekey(self, now: int) -> None:
+        """The order of joining never changes."""
+
+
+class TicketQueue:
+    """The ready queue of a rule that draws a ticket (``queue = "tickets"``, lottery): the tasks in queue order
+    with their tickets laid out along it, held in a Fenwick tree, so ``total`` is at hand and ``holder(w)``, the
+    task holding ticket w (0 <= w < total), is found in O(log n) instead of a walk along the queue."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.slots: list[Task | None] = []   # in queue order; None where a task was taken
+        self.tree = [0]                      # Fenwick tree over the slots' tickets (1-based)
+        self.where: dict[Task, int] = {}     # task -> its slot
+        self.total = 0
+
+    def __len__(self) -> int:
+        return len(self.where)
+
+    def push(self, task: Task, now: int) -> None:
+        if len(self.slots) > 2 * len(self.where) + 64:
+            self.compact()
+        tickets = self.policy.tickets(task)
+        self.where[task] = len(self.slots)
+        self.slots.append(task)
+        index = len(self.slots)
+        # the new node covers the slots (index - lowbit, index]: its own tickets and those before it
+        self.tree.append(tickets + self.prefix(index - 1) - self.prefix(index - (index & -index)))
+        self.total += tickets
+
+    def best(self, now: int) -> Task:
+        return self.policy.choose(self, now)
+
+    def take(self, task: Task) -> None:
+        slot = self.where.pop(task)
+        self.slots[slot] = None
+        tickets = self.policy.tickets(task)
+        self.total -= tickets
+        index = slot + 1
+        while index < len(self.tree):
+            self.tree[index] -= tickets
+            index += index & -index
+
+    def holder(self, ticket: int) -> Task:
+        """The task holding ``ticket`` when the tickets are numbered from 0 along the queue."""
+        slot, step = 0, 1 << (len(self.tree) - 1).bit_length()
+        while step:   # the last slot whose tickets before it are at most ``ticket``
+            if slot + step < len(self.tree) and self.tree[slot + step] <= ticket:
+                slot += step
+                ticket -= self.tree[slot]
+            step >>= 1
+        return self.slots[slot]
+
+    def prefix(self, index: int) -> int:
+        """The tickets of the first ``index`` slots."""
+        total = 0
+        while index:
+            total += self.tree[index]
+            index -= index & -index
+        return total
+
+    def compact(self) -> None:
+        """Drop the slots of taken tasks (amortised O(1) per push) and rebuild the tree in O(n)."""
+        self.slots = [task for task in self.slots if task is not None]
+        self.where = {task: slot for slot, task in enumerate(self.slots)}
+        self.tree = [0] + [self.policy.tickets(task) for task in self.slots]
+        for index in range(1, len(self.tree)):
+            parent = index + (index & -index)
+            if parent < len(self.tree):
+                self.tree[parent] += self.tree[index]
+
+    def tasks(self) -> list[Task]:
+        return [task for task in self.slots if task is not None]
+
+    def ordered(self, now: int) -> list[Task]:
+        return self.tasks()
+
+    def rekey(self, now: int) -> None:
+        """The queue order never changes."""
+
+
+class GroupQueue:
+    """The ready queue of a dynamic rule whose order never changes within a group (``queue = "groups"``, HRRN:
+    of two tasks with the same burst, the earlier arrival always has the higher ratio): a FIFO per group,
+    so a decision compares only the groups' heads, by the key at that time."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.groups: dict[Any, deque[Task]] = {}
+        self.count = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def push(self, task: Task, now: int) -> None:
+        self.groups.setdefault(self.policy.group(task), deque()).append(task)
+        self.count += 1
+
+    def best(self, now: int) -> Task:
+        return min((group[0] for group in self.groups.values()), key=lambda task: self.policy.key(task, now))
+
+    def take(self, task: Task) -> None:
+        group = self.policy.group(task)
+        self.groups[group].remove(task)   # the head, as the engine takes the best task: O(1)
+        if not self.groups[group]:
+            del self.groups[group]
+        self.count -= 1
+
+    def tasks(self) -> list[Task]:
+        return [task for group in self.groups.values() for task in group]
+
+    def ordered(self, now: int) -> list[Task]:
+        return sorted(self.tasks(), key=lambda task: self.policy.key(task, now))
+
+    def rekey(self, now: int) -> None:
+        """Keys are computed at every decision anyway."""
+
+
 class ScanQueue:
-    """The ready queue of a dynamic rule (aging, HRRN, lottery): a list in queue order, scanned per decision."""
+    """The ready queue of any other dynamic rule (aging, your own): a list in queue order, scanned per decision."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -105,6 +247,15 @@ class ScanQueue:
 
     def rekey(self, now: int) -> None:
         """Keys are computed at every decision anyway."""
+
+
+ReadyQueue = HeapQueue | FifoQueue | TicketQueue | GroupQueue | ScanQueue
+QUEUES = {"heap": HeapQueue, "fifo": FifoQueue, "tickets": TicketQueue, "groups": GroupQueue, "scan": ScanQueue}
+
+
+def queue_kind(policy: Policy) -> str:
+    """The ready queue a rule gets: the one it names, else a scan if its keys change while tasks wait, else a heap."""
+    return policy.queue or ("scan" if policy.dynamic else "heap")
 
 
 def event(kind: str, task: Task | None, time: int, **extra: Any) -> dict[str, Any]:
@@ -138,48 +289,47 @@ class Trace:
 def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | None], Trace]:
     """Run ``tasks`` under ``policy``; returns the per-unit timeline and the trace. Mutates the tasks."""
     arrivals = sorted(tasks, key=lambda task: (task.arrival, task.index))
-    arrival_times = [task.arrival for task in arrivals]
-    count = len(arrivals)
+    arrival_times = [task.arrival for task in arrivals] + [None]   # None: no arrival is left
     record = level != "none"
     rule_instants = type(policy).next_instant is not Policy.next_instant
     admits = type(policy).admit is not Policy.admit   # skip the no-op hook: 10^5 calls saved at the limit
-    ready = ScanQueue(policy) if policy.dynamic else HeapQueue(policy)
+    streaks = type(policy).streak is not Policy.streak
+    policy.start(tasks)
+    ready = QUEUES[queue_kind(policy)](policy)
+    push, take = ready.push, ready.take
     trace = Trace(level, tasks)
     if record:
         trace.record(0, None, [], [], "initial", say(MESSAGES, "initial", count=len(tasks)))
     timeline: list[str | None] = []
     queued = 0           # running count of joins to the ready queue: FIFO order for every rule
     next_arrival = 0     # index into ``arrivals``
-    unfinished = count
+    unfinished = len(tasks)
     running: Task | None = None
     expired: Task | None = None   # its quantum ended at t; it returns to the tail after t's arrivals
+    streak = 0           # without trace, the quantum of a running task granted several in a row (0: none)
     t = 0
 
     def least() -> Task | None:
         present = [task for task in (running, expired) if task is not None]
-        if isinstance(ready, HeapQueue) and ready:
+        if isinstance(ready, (HeapQueue, FifoQueue)) and ready:
             present.append(ready.best(t))
         return min(present, key=lambda task: policy.key(task, t), default=None)
-
-    def join_queue(task: Task) -> None:
-        nonlocal queued
-        task.queued = queued
-        queued += 1
-        ready.push(task, t)
 
     while unfinished:
         # 1. arrivals, 2. the expired task's requeue, 3. the rule's own work, 4. the decision.
         events: list[dict[str, Any]] = []
-        while next_arrival < count and arrival_times[next_arrival] == t:
+        while arrival_times[next_arrival] == t:
             task = arrivals[next_arrival]
             next_arrival += 1
             if admits:
                 policy.admit(task, t, least)
-            join_queue(task)
+            task.queued, queued = queued, queued + 1
+            push(task, t)
             if record:
                 events.append(event("arrive", task, t))
         if expired is not None:
-            join_queue(expired)
+            expired.queued, queued = queued, queued + 1
+            push(expired, t)
             if record:
                 events.append(event("requeue", expired, t))
             expired = None
@@ -189,13 +339,13 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                 ready.rekey(t)
                 events += rule_events
 
-        decision, chosen, why = decide(policy, ready, running, t, record)
-        if chosen is not None and level == "full" and policy.ties_by_arrival:
-            why = join(why, *tie_note(policy, ready, chosen, t))
+        decision, chosen = decide(policy, ready, running, t)
+        if record:
+            why = explain(policy, ready, decision, chosen, running, t, level == "full")
         if chosen is not None:
-            ready.take(chosen)
+            take(chosen)
             if running is not None:
-                ready.push(running, t)
+                push(running, t)
                 if record:
                     events.append(event("preempt", running, t))
             running = chosen
@@ -205,18 +355,25 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                 events.append(event("dispatch", running, t))
         if running is not None and running.slice_left is None:
             running.slice_left = policy.quantum(running)
-        end = stretch_end(policy, running, t, arrival_times[next_arrival] if next_arrival < count else None,
-                          rule_instants)
+            if streaks and not record and running.slice_left is not None:
+                streak = running.slice_left
+                wins = policy.streak(running, ready.best(t) if ready else None, t)
+                running.slice_left = streak * (wins or -(-running.remaining // streak))
+        end = stretch_end(policy, running, t, arrival_times[next_arrival], rule_instants)
         if running is None and record:
             events.append(event("idle", None, t, until=end))
             why = continuation(policy, None, t, end)
 
         timeline.extend([running.name if running else None] * (end - t))
-        record = record and not trace.truncated
         if record:
             record_stretch(trace, policy, ready, running, t, end, events, decision, why)
-        elif running is not None:
+            record = not trace.truncated
+        elif running is not None:   # no trace: the whole stretch at once
             advance(running, end - t)
+            if streak:   # the quanta that ended inside the stretch expire as they would have one by one
+                for boundary in range(t + streak, end, streak):
+                    policy.expire(running, boundary)
+                running.slice_left, streak = (t - end) % streak, 0
             finish(policy, running, end, record=False)
         if running is not None and running.remaining == 0:
             unfinished -= 1
@@ -228,7 +385,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
     return timeline, trace
 
 
-def record_stretch(trace: Trace, policy: Policy, ready: HeapQueue | ScanQueue, running: Task | None, t: int,
+def record_stretch(trace: Trace, policy: Policy, ready: ReadyQueue, running: Task | None, t: int,
                    end: int, events: list[dict[str, Any]], decision: str, why: dict[str, str]) -> None:
     """Run the stretch [t, end) and record its steps: all of them ("full") or the first and last ("compact")."""
     full = trace.level == "full"
@@ -248,26 +405,31 @@ def record_stretch(trace: Trace, policy: Policy, ready: HeapQueue | ScanQueue, r
                      join(step_why, *map(end_sentence, end_events)))
 
 
-def decide(policy: Policy, ready: HeapQueue | ScanQueue, running: Task | None, t: int,
-           explain: bool) -> tuple[str, Task | None, dict[str, str]]:
-    """The decision at instant t: its kind, the task to dispatch (None: keep the running one, or idle),
-    and the sentence that explains it (empty when ``explain`` is false)."""
+def decide(policy: Policy, ready: ReadyQueue, running: Task | None, t: int) -> tuple[str, Task | None]:
+    """The decision at instant t: its kind and the task to dispatch (None: keep the running one, or idle)."""
     if running is None:
-        if not ready:
-            return "idle", None, {}
-        chosen = ready.best(t)
-        return "dispatch", chosen, say(MESSAGES, "dispatch", t=t, task=chosen.name, detail=policy.detail(chosen, t),
-                                       rule=policy.rule) if explain else {}
+        return ("dispatch", ready.best(t)) if ready else ("idle", None)
     if policy.preemptive and ready:
         candidate = ready.best(t)
         if policy.preempts(candidate, running, t):
-            return "preempt", candidate, say(
-                MESSAGES, "preempt", t=t, task=candidate.name, detail=policy.detail(candidate, t),
-                old=running.name, old_detail=policy.detail(running, t), rule=policy.rule) if explain else {}
-    return "continue", None, continuation(policy, running, t, t + 1) if explain else {}
+            return "preempt", candidate
+    return "continue", None
 
 
-def tie_note(policy: Policy, ready: HeapQueue | ScanQueue, chosen: Task, t: int) -> list[dict[str, str]]:
+def explain(policy: Policy, ready: ReadyQueue, decision: str, chosen: Task | None,
+            running: Task | None, t: int, ties: bool) -> dict[str, str]:
+    """The sentence for a decision (``ties``: say when arrival or input order broke a tie)."""
+    if decision == "idle":
+        return {}
+    if decision == "continue":
+        return continuation(policy, running, t, t + 1)
+    why = say(MESSAGES, "preempt", t=t, task=chosen.name, detail=policy.detail(chosen, t), old=running.name,
+              old_detail=policy.detail(running, t), rule=policy.rule) if decision == "preempt" else \
+        say(MESSAGES, "dispatch", t=t, task=chosen.name, detail=policy.detail(chosen, t), rule=policy.rule)
+    return join(why, *tie_note(policy, ready, chosen, t)) if ties and policy.ties_by_arrival else why
+
+
+def tie_note(policy: Policy, ready: ReadyQueue, chosen: Task, t: int) -> list[dict[str, str]]:
     """A sentence when the rule's own criterion (the key's first part) ties and arrival or input order decided.
     O(ready), so only in the full trace, which is O(tasks) per step anyway."""
     criterion = policy.key(chosen, t)[0]
@@ -329,6 +491,6 @@ def end_sentence(end_event: dict[str, Any]) -> dict[str, str]:
 
 def context_switches(timeline: Iterable[str | None]) -> int:
     """Context switches: how often the CPU goes from one task to a different one (idle gaps ignored).
-    ``groupby`` folds each stretch into one name in C, so a 10^6-unit timeline costs a few milliseconds."""
-    runs = [name for name, _ in groupby(timeline) if name is not None]
-    return sum(map(ne, runs, runs[1:]))
+    Without the idle units, each run of one name is one stretch; ``groupby`` folds them in C, and they are
+    only counted, so a 10^6-unit timeline costs a few milliseconds and no memory."""
+    return max(0, sum(1 for _ in groupby(filter(None, timeline))) - 1)

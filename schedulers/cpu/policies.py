@@ -11,7 +11,13 @@ A rule is a ``Policy``:
 - ``preempts(candidate, running, now)``: asked at every decision instant while a task runs, if
   ``preemptive``; the candidate is the ready task the key prefers.
 - ``quantum(task)``: how long the task may run before it must yield (``None``: until it completes).
-- ``admit``, ``expire``, ``next_instant``/``at_instant``: hooks for rules with per-task state.
+- ``admit``, ``expire``, ``next_instant``/``at_instant``: hooks for rules with per-task state; ``start``
+  (before the run, with every task) and ``streak`` (how many quanta in a row a task keeps, so that a run
+  without trace need not decide again at each one) for speed.
+- ``queue``: the ready queue the engine keeps for the rule, when it is not the default (a heap, or a scan
+  for a dynamic rule): "fifo" (the key is ``task.queued``, the order of joining, and the rule never
+  preempts), "tickets" (``choose`` draws a ticket: ``tickets(task)`` laid out along the queue), "groups"
+  (``group(task)``: within a group the key order never changes and is the order of joining).
 - ``ties_by_arrival``: the key is ``(criterion, task.arrival, task.index)``, so the trace can say when
   arrival or input order broke a tie.
 - ``rule``/``keep``: one sentence each (en, ja) for the step explanations; ``detail(task, now)`` the
@@ -24,12 +30,16 @@ from __future__ import annotations
 
 import inspect
 import random
+from math import gcd, lcm
 from types import FunctionType
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .scenario import DEFAULT_QUANTUM, DEFAULT_TICKETS, Parameters, Task
+
+if TYPE_CHECKING:
+    from .engine import TicketQueue
 
 Text = dict[str, str]
 
@@ -39,6 +49,7 @@ class Policy:
     name = ""
     preemptive = False
     dynamic = False
+    queue = ""                # the engine's default ready queue: a heap, or a scan if dynamic
     ties_by_arrival = False   # the key is (criterion, arrival, index): explain ties the criterion leaves
     rule: Text = {"en": "", "ja": ""}
     keep: Text = {"en": "it never preempts", "ja": "横取りしない"}
@@ -63,6 +74,15 @@ class Policy:
     def expire(self, task: Task, now: int) -> list[dict[str, Any]]:
         """``task`` used up its quantum at ``now``: update its state; returns extra events."""
         return []
+
+    def start(self, tasks: list[Task]) -> None:
+        """Before the run, with every task of the scenario: what the rule may prepare from them (Stride's scale)."""
+
+    def streak(self, task: Task, rival: Task | None, now: int) -> int | None:
+        """How many quanta in a row ``task``, dispatched at ``now`` for a fresh quantum, would get if no task
+        arrived: ``rival`` is the best task waiting (None: none), None means as many as it needs. At least 1.
+        Asked only when no trace is kept: the engine then runs them as one stretch, with the same schedule."""
+        return 1
 
     def next_instant(self, now: int) -> int | None:
         """The next time after ``now`` at which ``at_instant`` must run (None: never)."""
@@ -92,6 +112,7 @@ class FCFS(Policy):
     """First come, first served: the task that joined the ready queue first runs to completion.
     Arrivals at the same time join in input order, so ties go to earlier arrival, then input order."""
     name = "fcfs"
+    queue = "fifo"
     rule = {"en": "FCFS runs the task that arrived first", "ja": "FCFSは最も早く到着したタスクを実行する"}
     keep = {"en": "FCFS never preempts", "ja": "FCFSは横取りしない"}
 
@@ -139,6 +160,7 @@ class RoundRobin(Policy):
     expires returns to the tail (after the tasks that arrive at that instant); a task that completes
     inside its quantum frees the CPU at once. Alone in the system, it starts a new quantum."""
     name = "rr"
+    queue = "fifo"
     keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っている"}
 
     def __init__(self, quantum: int) -> None:
@@ -200,6 +222,7 @@ class HRRN(Policy):
     then input order."""
     name = "hrrn"
     dynamic = True
+    queue = "groups"   # by group(): a decision compares one task per burst length, not every ready task
     ties_by_arrival = True
     rule = {"en": "HRRN runs the highest response ratio (waiting + burst) / burst",
             "ja": "HRRNは応答比（待ち時間＋実行時間）÷実行時間が最大のタスクを実行する"}
@@ -211,6 +234,11 @@ class HRRN(Policy):
 
     def key(self, task: Task, now: int) -> Any:
         return -self.ratio(task, now), task.arrival, task.index
+
+    @staticmethod
+    def group(task: Task) -> int:
+        """Of two tasks with the same burst, the earlier arrival always has the higher ratio (and joined first)."""
+        return task.burst
 
     def detail(self, task: Task, now: int) -> Text:
         ratio = self.ratio(task, now)
@@ -299,6 +327,8 @@ class EDF(Policy):
 
 
 STRIDE1 = 10_000
+MAX_SCALE = 2**64   # a larger common denominator of the strides (tickets with many distinct prime factors)
+                    # would make every pass a huge integer: Stride keeps Fractions then, slower and as exact
 
 
 class Stride(Policy):
@@ -312,11 +342,23 @@ class Stride(Policy):
 
     def __init__(self, quantum: int) -> None:
         self.q = quantum
+        self.scale = 1   # passes are counted in units of 1 / scale (see start)
         self.rule = {"en": "Stride runs the least pass", "ja": "ストライドはパス値が最小のタスクを実行する"}
 
+    def start(self, tasks: list[Task]) -> None:
+        """Count passes in units of 1 / scale, the strides' common denominator (1 when every ticket count
+        divides 10,000): they are integers then, compared exactly and fast. Past MAX_SCALE, Fractions."""
+        scale = lcm(*{tickets // gcd(STRIDE1, tickets) for tickets in map(self.tickets, tasks)})
+        self.scale = scale if scale <= MAX_SCALE else 1
+
     @staticmethod
-    def stride(task: Task) -> Fraction:
-        return Fraction(STRIDE1, task.tickets or DEFAULT_TICKETS)
+    def tickets(task: Task) -> int:
+        return task.tickets or DEFAULT_TICKETS
+
+    def stride(self, task: Task) -> int | Fraction:
+        """10,000 / tickets, in units of 1 / scale."""
+        whole, part = divmod(STRIDE1 * self.scale, self.tickets(task))
+        return Fraction(STRIDE1 * self.scale, self.tickets(task)) if part else whole
 
     def key(self, task: Task, now: int) -> Any:
         return task.pass_value, task.arrival, task.index
@@ -326,14 +368,25 @@ class Stride(Policy):
 
     def admit(self, task: Task, now: int, least: Callable[[], Task | None]) -> None:
         present = least()
-        task.pass_value = present.pass_value if present else Fraction(0)
+        task.pass_value = present.pass_value if present else 0
 
     def expire(self, task: Task, now: int) -> list[dict[str, Any]]:
         task.pass_value += self.stride(task)
         return []
 
+    def streak(self, task: Task, rival: Task | None, now: int) -> int | None:
+        """It wins again while its pass, one stride more each quantum, stays below the rival's (or equal to it
+        when it comes first in the tie-break)."""
+        if rival is None:
+            return None
+        gap, stride = rival.pass_value - task.pass_value, self.stride(task)
+        if (task.arrival, task.index) < (rival.arrival, rival.index):
+            return 1 + gap // stride
+        return -(-gap // stride)
+
     def detail(self, task: Task, now: int) -> Text:
-        return {"en": f"pass {task.pass_value}", "ja": f"パス{task.pass_value}"}
+        value = Fraction(task.pass_value, self.scale)
+        return {"en": f"pass {value}", "ja": f"パス{value}"}
 
     def parameters(self) -> dict[str, Any]:
         return {"quantum": self.q}
@@ -346,33 +399,31 @@ class Lottery(Policy):
     winning ticket runs for one quantum. Same seed, same schedule."""
     name = "lottery"
     dynamic = True
+    queue = "tickets"   # the engine keeps the tickets along the queue in a Fenwick tree: a draw is O(log n)
     keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っている"}
 
     def __init__(self, quantum: int, seed: int) -> None:
         self.q, self.seed = quantum, seed
         self.random = random.Random(seed)
-        self.last_draw: tuple[int, int] | None = None
         self.rule = {"en": "Lottery runs the holder of the winning ticket",
                      "ja": "抽選方式は当たりくじを持つタスクを実行する"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.queued
 
-    def choose(self, ready: Sequence[Task], now: int) -> Task:
-        total = sum(task.tickets or DEFAULT_TICKETS for task in ready)
-        winner = self.random.randrange(total)
-        self.last_draw = winner, total
-        for task in ready:
-            winner -= task.tickets or DEFAULT_TICKETS
-            if winner < 0:
-                return task
-        raise AssertionError("the winning ticket is always held")
+    @staticmethod
+    def tickets(task: Task) -> int:
+        return task.tickets or DEFAULT_TICKETS
+
+    def choose(self, ready: TicketQueue, now: int) -> Task:
+        """``ready`` numbers the tickets from 0 along the ready queue: draw one, its holder runs."""
+        return ready.holder(self.random.randrange(ready.total))
 
     def quantum(self, task: Task) -> int | None:
         return self.q
 
     def detail(self, task: Task, now: int) -> Text:
-        tickets = task.tickets or DEFAULT_TICKETS
+        tickets = self.tickets(task)
         return {"en": f"{tickets} tickets", "ja": f"くじ{tickets}枚"}
 
     def parameters(self) -> dict[str, Any]:
