@@ -149,7 +149,7 @@ def test_stride_runs_a_winning_streak_as_one_stretch(monkeypatch):
     [{"name": f"T{i}", "arrival": 0, "burst": 1 + i % 13, "tickets": 1 + (i * 37) % 500} for i in range(60)],
 ], ids=["arrivals", "all-at-zero"])
 def test_lottery_draws_the_same_tickets_as_a_walk_along_the_queue_for_many_seeds(tasks):
-    for seed in range(150):
+    for seed in range(100):
         for quantum in (1, 2):
             assert_same_schedule(tasks, "lottery", quantum, seed, False)
 
@@ -161,7 +161,9 @@ def test_ticket_queue_finds_every_holder_through_pushes_takes_and_compaction():
             return task.tickets
     rng = random.Random(7)
     queue, line = TicketQueue(Tickets()), []   # ``line``: the same queue as a plain list
-    for step in range(3000):
+    compactions = 0
+    for step in range(5000):
+        slots = len(queue.slots)
         if line and rng.random() < 0.5:
             task = rng.choice(line)
             queue.take(task)
@@ -170,13 +172,14 @@ def test_ticket_queue_finds_every_holder_through_pushes_takes_and_compaction():
             task = Task(step, f"T{step}", 0, 1, tickets=rng.randint(1, 9))
             queue.push(task, 0)
             line.append(task)
+            compactions += len(queue.slots) <= slots
         assert len(queue) == len(line) and queue.total == sum(task.tickets for task in line)
         assert queue.tasks() == line
         if line:
             walk = [task for task in line for _ in range(task.tickets)]
             for ticket in {0, queue.total - 1, rng.randrange(queue.total)}:
                 assert queue.holder(ticket) is walk[ticket]
-    assert len(queue.slots) < 3 * len(line) + 70   # taken slots were dropped along the way
+    assert compactions >= 2 and len(queue.slots) <= 4 * len(line) + 1025   # taken slots were dropped
 
 
 def test_hrrn_past_ten_thousand_tasks():

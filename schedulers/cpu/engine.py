@@ -49,32 +49,38 @@ MESSAGES = {
 
 
 class HeapQueue:
-    """The ready queue of a rule whose keys do not change while tasks wait: a heap, O(log n)."""
+    """The ready queue of a rule whose keys do not change while tasks wait: a heap, O(log n). An entry is one
+    flat tuple, the key's parts then the input position then the task: compared in one pass, twice as fast
+    as a key tuple nested in the entry."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
-        self.heap: list[tuple[Any, int, Task]] = []
+        self.heap: list[tuple[Any, ...]] = []
 
     def __len__(self) -> int:
         return len(self.heap)
 
+    def entry(self, task: Task, now: int) -> tuple[Any, ...]:
+        key = self.policy.key(task, now)
+        return (*key, task.index, task) if type(key) is tuple else (key, task.index, task)
+
     def push(self, task: Task, now: int) -> None:
-        heapq.heappush(self.heap, (self.policy.key(task, now), task.index, task))
+        heapq.heappush(self.heap, self.entry(task, now))
 
     def best(self, now: int) -> Task:
-        return self.heap[0][2]
+        return self.heap[0][-1]
 
     def take(self, task: Task) -> None:
-        assert heapq.heappop(self.heap)[2] is task
+        heapq.heappop(self.heap)   # the engine only ever takes the best task
 
     def tasks(self) -> list[Task]:
-        return [entry[2] for entry in self.heap]
+        return [entry[-1] for entry in self.heap]
 
     def ordered(self, now: int) -> list[Task]:
-        return [entry[2] for entry in sorted(self.heap)]
+        return [entry[-1] for entry in sorted(self.heap)]
 
     def rekey(self, now: int) -> None:
-        self.heap = [(self.policy.key(task, now), task.index, task) for _, _, task in self.heap]
+        self.heap = [self.entry(entry[-1], now) for entry in self.heap]
         heapq.heapify(self.heap)
 
 
@@ -114,6 +120,7 @@ class TicketQueue:
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
         self.slots: list[Task | None] = []   # in queue order; None where a task was taken
+        self.tickets: list[int] = []         # each slot's tickets (0 where taken)
         self.tree = [0]                      # Fenwick tree over the slots' tickets (1-based)
         self.where: dict[Task, int] = {}     # task -> its slot
         self.total = 0
@@ -122,14 +129,19 @@ class TicketQueue:
         return len(self.where)
 
     def push(self, task: Task, now: int) -> None:
-        if len(self.slots) > 2 * len(self.where) + 64:
+        if len(self.slots) > 4 * len(self.where) + 1024:
             self.compact()
         tickets = self.policy.tickets(task)
         self.where[task] = len(self.slots)
         self.slots.append(task)
-        index = len(self.slots)
-        # the new node covers the slots (index - lowbit, index]: its own tickets and those before it
-        self.tree.append(tickets + self.prefix(index - 1) - self.prefix(index - (index & -index)))
+        self.tickets.append(tickets)
+        # The new node covers the slots (index - lowbit, index]: its own tickets and the nodes below it.
+        tree, index = self.tree, len(self.slots)
+        node, child, first = tickets, index - 1, index - (index & -index)
+        while child > first:
+            node += tree[child]
+            child -= child & -child
+        tree.append(node)
         self.total += tickets
 
     def best(self, now: int) -> Task:
@@ -137,41 +149,37 @@ class TicketQueue:
 
     def take(self, task: Task) -> None:
         slot = self.where.pop(task)
-        self.slots[slot] = None
-        tickets = self.policy.tickets(task)
+        tickets = self.tickets[slot]
+        self.slots[slot], self.tickets[slot] = None, 0
         self.total -= tickets
-        index = slot + 1
-        while index < len(self.tree):
-            self.tree[index] -= tickets
+        tree, index, size = self.tree, slot + 1, len(self.tree)
+        while index < size:
+            tree[index] -= tickets
             index += index & -index
 
     def holder(self, ticket: int) -> Task:
         """The task holding ``ticket`` when the tickets are numbered from 0 along the queue."""
-        slot, step = 0, 1 << (len(self.tree) - 1).bit_length()
+        tree, size = self.tree, len(self.tree)
+        slot, step = 0, 1 << (size - 1).bit_length()
         while step:   # the last slot whose tickets before it are at most ``ticket``
-            if slot + step < len(self.tree) and self.tree[slot + step] <= ticket:
-                slot += step
-                ticket -= self.tree[slot]
+            node = slot + step
+            if node < size and tree[node] <= ticket:
+                slot = node
+                ticket -= tree[node]
             step >>= 1
         return self.slots[slot]
 
-    def prefix(self, index: int) -> int:
-        """The tickets of the first ``index`` slots."""
-        total = 0
-        while index:
-            total += self.tree[index]
-            index -= index & -index
-        return total
-
     def compact(self) -> None:
-        """Drop the slots of taken tasks (amortised O(1) per push) and rebuild the tree in O(n)."""
+        """Drop the slots of taken tasks and rebuild the tree in O(n): amortised O(1) per push."""
         self.slots = [task for task in self.slots if task is not None]
+        self.tickets = [tickets for tickets in self.tickets if tickets]
         self.where = {task: slot for slot, task in enumerate(self.slots)}
-        self.tree = [0] + [self.policy.tickets(task) for task in self.slots]
-        for index in range(1, len(self.tree)):
+        tree = self.tree = [0, *self.tickets]
+        size = len(tree)
+        for index in range(1, size):
             parent = index + (index & -index)
-            if parent < len(self.tree):
-                self.tree[parent] += self.tree[index]
+            if parent < size:
+                tree[parent] += tree[index]
 
     def tasks(self) -> list[Task]:
         return [task for task in self.slots if task is not None]
@@ -294,6 +302,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
     rule_instants = type(policy).next_instant is not Policy.next_instant
     admits = type(policy).admit is not Policy.admit   # skip the no-op hook: 10^5 calls saved at the limit
     streaks = type(policy).streak is not Policy.streak
+    expires = type(policy).expire is not Policy.expire
     policy.start(tasks)
     ready = QUEUES[queue_kind(policy)](policy)
     push, take = ready.push, ready.take
@@ -339,7 +348,10 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                 ready.rekey(t)
                 events += rule_events
 
-        decision, chosen = decide(policy, ready, running, t)
+        if running is None and not record:   # the usual decision, without a call
+            decision, chosen = "dispatch", (ready.best(t) if ready else None)
+        else:
+            decision, chosen = decide(policy, ready, running, t)
         if record:
             why = explain(policy, ready, decision, chosen, running, t, level == "full")
         if chosen is not None:
@@ -368,13 +380,18 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
         if record:
             record_stretch(trace, policy, ready, running, t, end, events, decision, why)
             record = not trace.truncated
-        elif running is not None:   # no trace: the whole stretch at once
-            advance(running, end - t)
+        elif running is not None:   # no trace: the whole stretch at once (advance and finish, inline)
+            running.remaining -= end - t
+            if running.slice_left is not None:
+                running.slice_left -= end - t
             if streak:   # the quanta that ended inside the stretch expire as they would have one by one
                 for boundary in range(t + streak, end, streak):
                     policy.expire(running, boundary)
                 running.slice_left, streak = (t - end) % streak, 0
-            finish(policy, running, end, record=False)
+            if running.remaining == 0:
+                running.completion = end
+            elif running.slice_left == 0 and expires:
+                policy.expire(running, end)
         if running is not None and running.remaining == 0:
             unfinished -= 1
             running = None
@@ -471,17 +488,16 @@ def advance(task: Task | None, ran: int) -> None:
             task.slice_left -= ran
 
 
-def finish(policy: Policy, task: Task | None, time: int, record: bool = True) -> list[dict[str, Any]]:
-    """The end of a stretch: the task completes, or its quantum expires (the rule updates its state).
-    Returns the events, when ``record``ed."""
+def finish(policy: Policy, task: Task | None, time: int) -> list[dict[str, Any]]:
+    """The end of a recorded stretch: the task completes, or its quantum expires (the rule updates its
+    state). Returns the events."""
     if task is None:
         return []
     if task.remaining == 0:
         task.completion = time
-        return [event("complete", task, time)] if record else []
+        return [event("complete", task, time)]
     if task.slice_left == 0:
-        rule_events = policy.expire(task, time)
-        return [event("expire", task, time), *rule_events] if record else []
+        return [event("expire", task, time), *policy.expire(task, time)]
     return []
 
 

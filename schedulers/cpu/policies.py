@@ -343,22 +343,22 @@ class Stride(Policy):
     def __init__(self, quantum: int) -> None:
         self.q = quantum
         self.scale = 1   # passes are counted in units of 1 / scale (see start)
+        self.strides: dict[int, int | Fraction] = {}   # by ticket count
         self.rule = {"en": "Stride runs the least pass", "ja": "ストライドはパス値が最小のタスクを実行する"}
 
     def start(self, tasks: list[Task]) -> None:
         """Count passes in units of 1 / scale, the strides' common denominator (1 when every ticket count
         divides 10,000): they are integers then, compared exactly and fast. Past MAX_SCALE, Fractions."""
-        scale = lcm(*{tickets // gcd(STRIDE1, tickets) for tickets in map(self.tickets, tasks)})
+        counts = {task.tickets or DEFAULT_TICKETS for task in tasks}
+        scale = lcm(*(tickets // gcd(STRIDE1, tickets) for tickets in counts))
         self.scale = scale if scale <= MAX_SCALE else 1
-
-    @staticmethod
-    def tickets(task: Task) -> int:
-        return task.tickets or DEFAULT_TICKETS
+        for tickets in counts:
+            stride = Fraction(STRIDE1 * self.scale, tickets)
+            self.strides[tickets] = stride.numerator if stride.denominator == 1 else stride
 
     def stride(self, task: Task) -> int | Fraction:
         """10,000 / tickets, in units of 1 / scale."""
-        whole, part = divmod(STRIDE1 * self.scale, self.tickets(task))
-        return Fraction(STRIDE1 * self.scale, self.tickets(task)) if part else whole
+        return self.strides[task.tickets or DEFAULT_TICKETS]
 
     def key(self, task: Task, now: int) -> Any:
         return task.pass_value, task.arrival, task.index
