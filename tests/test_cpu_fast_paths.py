@@ -155,31 +155,39 @@ def test_lottery_draws_the_same_tickets_as_a_walk_along_the_queue_for_many_seeds
 
 
 def test_ticket_queue_finds_every_holder_through_pushes_takes_and_compaction():
+    """As the engine uses it: a draw, then the holder taken (and often pushed back at the tail), or a push."""
     class Tickets:
         @staticmethod
         def tickets(task):
             return task.tickets
+
+    class Counted(TicketQueue):
+        compactions = 0
+
+        def compact(self):
+            self.compactions += 1
+            super().compact()
+
     rng = random.Random(7)
-    queue, line = TicketQueue(Tickets()), []   # ``line``: the same queue as a plain list
-    compactions = 0
+    queue, line = Counted(Tickets()), []   # ``line``: the same queue as a plain list
     for step in range(5000):
-        slots = len(queue.slots)
-        if line and rng.random() < 0.5:
-            task = rng.choice(line)
+        if line and rng.random() < 0.8:
+            walk = [task for task in line for _ in range(task.tickets)]
+            for ticket in {0, queue.total - 1, rng.randrange(queue.total)}:
+                assert queue.holder(ticket) is walk[ticket]
+            task = queue.holder(rng.randrange(queue.total))
             queue.take(task)
             line.remove(task)
+            if rng.random() < 0.75:   # its quantum expired: back to the tail
+                queue.push(task, 0)
+                line.append(task)
         else:
             task = Task(step, f"T{step}", 0, 1, tickets=rng.randint(1, 9))
             queue.push(task, 0)
             line.append(task)
-            compactions += len(queue.slots) <= slots
         assert len(queue) == len(line) and queue.total == sum(task.tickets for task in line)
         assert queue.tasks() == line
-        if line:
-            walk = [task for task in line for _ in range(task.tickets)]
-            for ticket in {0, queue.total - 1, rng.randrange(queue.total)}:
-                assert queue.holder(ticket) is walk[ticket]
-    assert compactions >= 2 and len(queue.slots) <= 4 * len(line) + 1025   # taken slots were dropped
+    assert queue.compactions >= 2 and len(queue.slots) <= 4 * len(line) + 1025   # taken slots were dropped
 
 
 def test_hrrn_past_ten_thousand_tasks():

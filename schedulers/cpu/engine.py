@@ -122,17 +122,16 @@ class TicketQueue:
         self.slots: list[Task | None] = []   # in queue order; None where a task was taken
         self.tickets: list[int] = []         # each slot's tickets (0 where taken)
         self.tree = [0]                      # Fenwick tree over the slots' tickets (1-based)
-        self.where: dict[Task, int] = {}     # task -> its slot
-        self.total = 0
+        self.count = self.total = 0
+        self.drawn = 0                       # the slot of the last holder found
 
     def __len__(self) -> int:
-        return len(self.where)
+        return self.count
 
     def push(self, task: Task, now: int) -> None:
-        if len(self.slots) > 4 * len(self.where) + 1024:
+        if len(self.slots) > 4 * self.count + 1024:
             self.compact()
         tickets = self.policy.tickets(task)
-        self.where[task] = len(self.slots)
         self.slots.append(task)
         self.tickets.append(tickets)
         # The new node covers the slots (index - lowbit, index]: its own tickets and the nodes below it.
@@ -142,15 +141,18 @@ class TicketQueue:
             node += tree[child]
             child -= child & -child
         tree.append(node)
+        self.count += 1
         self.total += tickets
 
     def best(self, now: int) -> Task:
         return self.policy.choose(self, now)
 
     def take(self, task: Task) -> None:
-        slot = self.where.pop(task)
+        """The engine only ever takes the best task: the holder just drawn."""
+        slot = self.drawn
         tickets = self.tickets[slot]
         self.slots[slot], self.tickets[slot] = None, 0
+        self.count -= 1
         self.total -= tickets
         tree, index, size = self.tree, slot + 1, len(self.tree)
         while index < size:
@@ -159,21 +161,19 @@ class TicketQueue:
 
     def holder(self, ticket: int) -> Task:
         """The task holding ``ticket`` when the tickets are numbered from 0 along the queue."""
-        tree, size = self.tree, len(self.tree)
-        slot, step = 0, 1 << (size - 1).bit_length()
-        while step:   # the last slot whose tickets before it are at most ``ticket``
+        tree, size, slot = self.tree, len(self.tree), 0
+        for step in STEPS[size.bit_length()]:   # the last slot whose tickets before it are at most ``ticket``
             node = slot + step
             if node < size and tree[node] <= ticket:
                 slot = node
                 ticket -= tree[node]
-            step >>= 1
+        self.drawn = slot
         return self.slots[slot]
 
     def compact(self) -> None:
         """Drop the slots of taken tasks and rebuild the tree in O(n): amortised O(1) per push."""
         self.slots = [task for task in self.slots if task is not None]
         self.tickets = [tickets for tickets in self.tickets if tickets]
-        self.where = {task: slot for slot, task in enumerate(self.slots)}
         tree = self.tree = [0, *self.tickets]
         size = len(tree)
         for index in range(1, size):
@@ -189,6 +189,10 @@ class TicketQueue:
 
     def rekey(self, now: int) -> None:
         """The queue order never changes."""
+
+
+# The steps of a descent in a Fenwick tree of fewer than 2**bits nodes: 2**(bits - 1), ..., 2, 1.
+STEPS = [tuple(1 << power for power in reversed(range(bits))) for bits in range(64)]
 
 
 class GroupQueue:
