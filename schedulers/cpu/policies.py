@@ -352,6 +352,7 @@ class Stride(Policy):
         counts = {task.tickets or DEFAULT_TICKETS for task in tasks}
         scale = lcm(*(tickets // gcd(STRIDE1, tickets) for tickets in counts))
         self.scale = scale if scale <= MAX_SCALE else 1
+        self.strides = {}
         for tickets in counts:
             stride = Fraction(STRIDE1 * self.scale, tickets)
             self.strides[tickets] = stride.numerator if stride.denominator == 1 else stride
