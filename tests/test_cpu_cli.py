@@ -156,3 +156,35 @@ def test_text_writes_exact_values_as_a_teacher_would():
     assert ratio("3") == "3"
     assert ratio("7/3") == "7/3 (2.333)"
     assert ratio("1/40") == "0.025"
+
+
+@pytest.mark.parametrize("algorithm", ["fcfs", "rr", "srtf", "mlfq", "stride", "lottery", "hrrn"])
+def test_text_is_made_without_the_trace_and_says_the_same(capsys, scenario_file, algorithm):
+    """The text path runs without a trace (and with the fast paths a run without one takes): every line,
+    both languages, a wide name included, as from the full trace; past 200 segments only their count."""
+    from schedulers.cpu import render_text, run
+    from schedulers.exercises import cpu_exercise
+    tasks = cpu_exercise(11, tasks=300, max_arrival=1000, max_burst=9)["tasks"]
+    tasks[3]["name"] = "タスク"
+    content = {"algorithm": algorithm, "tasks": tasks}
+    traced = run(content)
+    assert traced["steps"]
+    for lang in ("en", "ja"):
+        status, out, _ = cli(capsys, "--scenario", scenario_file(content), "--lang", lang)
+        assert status == 0 and out == render_text(traced, lang) + "\n"
+    assert "more segments" in out or "ほか" in out
+
+
+def test_text_summary_of_ten_thousand_jobs_stays_small(tmp_path):
+    """The issue's comparison with OSTEP's simulator: 10,000 jobs at t = 0, RR with q = 1, as a real process.
+    With the trace it took 112 MB; the text needs none (about 30 MB, most of it the interpreter)."""
+    from benchmarks import child_usage
+    bursts = [1 + (job * 7919) % 20 for job in range(10_000)]
+    path = tmp_path / "jobs.json"
+    path.write_text(json.dumps({"tasks": [{"name": str(job), "arrival": 0, "burst": burst}
+                                          for job, burst in enumerate(bursts)]}))
+    _, peak = child_usage([sys.executable, "-m", "schedulers", "cpu", "--scenario", str(path), "--algorithm", "rr",
+                           "--quantum", "1"], tmp_path / "out.txt")
+    out = (tmp_path / "out.txt").read_text()
+    assert f"makespan {sum(bursts)}, busy {sum(bursts)}, idle 0" in out and out.count("\n") > 10_000
+    assert peak < 50e6, f"peak RSS {peak / 1e6:.1f} MB"
