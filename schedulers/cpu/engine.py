@@ -340,6 +340,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
             push(task, t)
             if record:
                 events.append(event("arrive", task, t))
+        requeued = expired
         if expired is not None:
             expired.queued, queued = queued, queued + 1
             push(expired, t)
@@ -371,7 +372,9 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                 events.append(event("dispatch", running, t))
         if running is not None and running.slice_left is None:
             running.slice_left = policy.quantum(running)
-            if streaks and not record and running.slice_left is not None:
+            # Dispatched again as soon as its quantum ended: without a trace, a rule that can say for how many
+            # quanta in a row (Stride) has them run as one stretch. (Asked only then: it costs a look at the rival.)
+            if streaks and running is requeued and not record and running.slice_left is not None:
                 streak = running.slice_left
                 wins = policy.streak(running, ready.best(t) if ready else None, t)
                 running.slice_left = streak * (wins or -(-running.remaining // streak))

@@ -79,9 +79,10 @@ class Policy:
         """Before the run, with every task of the scenario: what the rule may prepare from them (Stride's scale)."""
 
     def streak(self, task: Task, rival: Task | None, now: int) -> int | None:
-        """How many quanta in a row ``task``, dispatched at ``now`` for a fresh quantum, would get if no task
-        arrived: ``rival`` is the best task waiting (None: none), None means as many as it needs. At least 1.
-        Asked only when no trace is kept: the engine then runs them as one stretch, with the same schedule."""
+        """How many quanta in a row ``task``, dispatched again at ``now`` as soon as its quantum ended, would
+        get if no task arrived: ``rival`` is the best task waiting (None: none), None means as many as it needs.
+        At least 1. Asked only when no trace is kept: the engine then runs them as one stretch, with the same
+        schedule."""
         return 1
 
     def next_instant(self, now: int) -> int | None:
