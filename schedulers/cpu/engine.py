@@ -353,10 +353,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                 ready.rekey(t)
                 events += rule_events
 
-        if running is None and not record:   # the usual decision, without a call
-            decision, chosen = "dispatch", (ready.best(t) if ready else None)
-        else:
-            decision, chosen = decide(policy, ready, running, t)
+        decision, chosen = decide(policy, ready, running, t)
         if record:
             why = explain(policy, ready, decision, chosen, running, t, level == "full")
         if chosen is not None:
