@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         module = mode_module(args.mode)
         if args.list:
-            print(algorithm_list(args.mode, args.lang))
+            emit(algorithm_list(args.mode, args.lang))
             return 0
         if args.scenario and args.seed is not None:
             raise UsageError("give either --scenario or --seed, not both")
@@ -155,9 +155,13 @@ def main(argv: list[str] | None = None) -> int:
         output = trace_json(result)
     else:
         output = module.render_text(result, args.lang)
+    emit(output)
+    return 0
+
+
+def emit(output: str) -> None:
     try:
         print(output, flush=True)
     except BrokenPipeError:
         # The reader (e.g. `| head`) left early: that is its choice, not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0

@@ -1,5 +1,6 @@
 """``python -m schedulers cpu``: text and JSON output, --list, and every kind of bad input."""
 import json
+import os
 import subprocess
 import sys
 
@@ -188,3 +189,16 @@ def test_text_summary_of_ten_thousand_jobs_stays_small(tmp_path):
     out = (tmp_path / "out.txt").read_text()
     assert f"makespan {sum(bursts)}, busy {sum(bursts)}, idle 0" in out and out.count("\n") > 10_000
     assert peak < 50e6, f"peak RSS {peak / 1e6:.1f} MB"
+
+
+@pytest.mark.parametrize("argv", [["--list"], ["--seed", "7"]], ids=["list", "text"])
+def test_a_reader_that_left_early_gets_no_traceback(argv):
+    """`python -m schedulers cpu --list | head -1`: the pipe may be closed before anything is written."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "schedulers", "cpu", *argv], stdout=write,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=60)
+    finally:
+        os.close(write)
+    assert done.returncode == 0 and done.stderr == ""
