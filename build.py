@@ -4,7 +4,8 @@
     python3 build.py test [PYTEST ARGS]   prepare everything the tests need, then run the whole suite
     python3 build.py build [OPTIONS]      compile the lab into a static site in dist/ (runs in the browser via Pyodide)
     python3 build.py serve [--port P]     build the static site and serve it locally
-    python3 build.py bench [--quick] [--only core|cli|pyodide|app|site]   measure; prints a table, writes JSON
+    python3 build.py app [--port P]       serve the lab as a Panel app (`panel serve app/lab.py` in the venv)
+    python3 build.py bench [--quick] [--only core|cli|pyodide|app|site] measure; prints a table, writes JSON
 
 It runs under any Python 3.8+ (this machine's plain ``python3`` is 3.11) and does the real work in a
 virtual environment (``.venv``, or ``$LAB_VENV``) made from a Python >= 3.12 it finds on PATH or in
@@ -28,7 +29,8 @@ CACHE = ROOT / ".cache"
 NODE_PREFIX = CACHE / "node"  # npm packages the tests use (pyodide), kept out of the top level
 TEST_OUTPUT = ROOT / "test-output"
 MIN_PYTHON = (3, 12)
-PYODIDE_VERSION = "314.0.7"  # the version Panel 1.10 targets
+sys.path.insert(0, str(ROOT / "static"))
+from panel_adapter import PYODIDE_VERSION  # noqa: E402  (the Pyodide Panel targets; no Panel needed to read it)
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 
@@ -135,9 +137,16 @@ def japanese_font_present() -> bool:
     return bool(out.stdout.strip())
 
 
+APT_LOCK_WAIT_SECONDS = 600
+
+
 def apt_install(*packages: str) -> None:
-    run(["apt-get", "update", "-qq"])
-    run(["apt-get", "install", "-y", "-qq", *packages], env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    """apt-get waits for another apt or dpkg (an unattended upgrade, a second test run) to let go of its lock."""
+    print(f"+ installing {' '.join(packages)} with apt-get; if another apt or dpkg holds its lock, waiting for it "
+          f"(up to {APT_LOCK_WAIT_SECONDS // 60} minutes)", flush=True)
+    wait = ["-o", f"DPkg::Lock::Timeout={APT_LOCK_WAIT_SECONDS}"]
+    run(["apt-get", *wait, "update", "-qq"])
+    run(["apt-get", *wait, "install", "-y", "-qq", *packages], env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
 
 
 def ensure_chromium() -> str:
@@ -197,17 +206,15 @@ def build_site(args: argparse.Namespace) -> dict:
            "--app", app, "--base-url", args.base_url]
     if args.pyodide_dist:
         cmd += ["--pyodide-dist", Path(args.pyodide_dist).resolve()]
-        if args.allow_incomplete:
-            cmd.append("--allow-incomplete")
+        cmd += ["--allow-incomplete"] * args.allow_incomplete + ["--pyodide-standin"] * args.pyodide_standin
     else:
         npm = ensure_node_packages()  # its pyodide-lock.json is the CDN's; without npm the builder fetches that
         if npm:
             cmd += ["--pyodide-lock", npm / "pyodide-lock.json"]
     print("+ building the static site", flush=True)
-    out = subprocess.run([str(c) for c in cmd], stdout=subprocess.PIPE, text=True)
-    if out.returncode:
+    if subprocess.run([str(c) for c in cmd]).returncode:
         raise BuildError("the static build failed (see the message above)")
-    info = json.loads(out.stdout.strip().splitlines()[-1])
+    info = json.loads((Path(args.out) / "build-info.json").read_text())
     sizes = info["sizes"]
     where = "self-contained" if info["pyodide"]["self_contained"] else "Pyodide from its CDN"
     print(f"built {args.out}/ (version {info['version']}, {where}): the site's own assets "
@@ -231,13 +238,21 @@ MIME_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "te
               ".webmanifest": "application/manifest+json"}
 
 
-def serve_directory(directory: Path, port: int):
-    """A ThreadingHTTPServer for a static directory on localhost, with the MIME types Pyodide needs."""
+def serve_directory(directory: Path, port: int, cors: bool = False, cache_seconds: int | None = None):
+    """A ThreadingHTTPServer for a static directory on localhost, with the MIME types Pyodide needs; ``cors`` and
+    ``cache_seconds`` make it answer as a CDN does (the tests' stand-in for Pyodide's)."""
     from functools import partial
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
     class Handler(SimpleHTTPRequestHandler):
         extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
+
+        def end_headers(self):
+            if cors:
+                self.send_header("Access-Control-Allow-Origin", "*")
+            if cache_seconds:
+                self.send_header("Cache-Control", f"public, max-age={cache_seconds}, immutable")
+            super().end_headers()
 
         def log_message(self, format, *args):  # one line per request is noise; errors still show
             if args and str(args[1]).startswith(("4", "5")):
@@ -270,6 +285,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_app(args: argparse.Namespace) -> int:
+    """The lab served by Panel (one Python process per server, one session per browser tab)."""
+    python = ensure_venv(["app"])
+    command = [str(python), "-m", "panel", "serve", str(ROOT / "app" / "lab.py"), "--port", str(args.port),
+               "--address", "127.0.0.1", *args.app_args]
+    print("+ " + " ".join(command), flush=True)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.call(command, cwd=ROOT)
+    except KeyboardInterrupt:
+        return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """The suite is tests/benchmarks.py, run with the venv's Python in the tests' environment."""
     env = test_environment()
@@ -292,17 +320,23 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--app", default=str(ROOT / "app" / "lab.py"), help="the Panel app to compile (default: app/lab.py)")
         command.add_argument("--allow-incomplete", action="store_true",
                              help="with --pyodide-dist: build even if it lacks package files (the page reports them)")
+        command.add_argument("--pyodide-standin", action="store_true",
+                             help="with --pyodide-dist: it is a stand-in for Pyodide's CDN folder (an older runtime, "
+                                  "for tests), accepted although its lock names another Python")
     build.set_defaults(func=cmd_build)
     serve.add_argument("--port", type=int, default=8000)
     serve.set_defaults(func=cmd_serve)
+    app = sub.add_parser("app", help="serve the lab as a Panel app on localhost (panel serve; Ctrl-C stops)")
+    app.add_argument("--port", type=int, default=5006)
+    app.set_defaults(func=cmd_app)
     bench = sub.add_parser("bench", help="benchmarks: the core (CPython, Pyodide), the app, the site "
                            "(options: --quick, --only PART, --out FILE; see tests/benchmarks.py)")
     bench.set_defaults(func=cmd_bench)
     # Everything build.py does not know is passed on to pytest (e.g. `test -x -k srtf`) or the benchmarks.
     args, extra = parser.parse_known_args(argv)
-    if extra and args.command not in ("test", "bench"):
+    if extra and args.command not in ("test", "bench", "app"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    args.pytest_args = args.bench_args = extra
+    args.pytest_args = args.bench_args = args.app_args = extra
     try:
         return args.func(args)
     except BuildError as error:

@@ -2,24 +2,25 @@
 together, with the differences highlighted.
 
 The right side runs the lab's own rows through ``schedulers.simulate`` with its own algorithm and parameters; it
-follows the lab's step: in CPU mode the step with the same time, in LLM mode the step after the same number of
-dispatches (both routers send one request per time unit, so "after n dispatches" is the fair moment to compare).
+follows the lab's step (``schedulers.trace.aligned_step``): in CPU mode the step with the same time, in LLM mode
+the step after the same number of dispatches.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fractions import Fraction
 from typing import Any
 
 import panel as pn
 import param
 
 from schedulers import ScenarioError, algorithms, simulate
+from schedulers.trace import aligned_step, dispatched_so_far, normalised_so_far
 
 from . import render
-from .model import parameter_text, scenario_for
+from .model import LabView, parameter_text, scenario_for
+from .panes import pane
 from .render import esc
-from .teach_text import algorithm_label, pane, t
+from .teach_text import algorithm_label, t
 from .text import t as app_t
 
 CPU_METRICS = ("waiting", "turnaround", "response")   # smaller is better
@@ -29,19 +30,6 @@ DEFAULT_OTHER = {"cpu": ("fcfs", "srtf"), "llm": ("sfq", "rr")}   # (if the lab 
 def default_other(mode: str, algorithm: str) -> str:
     first, second = DEFAULT_OTHER[mode]
     return second if algorithm == first else first
-
-
-def aligned_step(left: Mapping[str, Any], step: int, right: Mapping[str, Any]) -> int:
-    """The right run's step that matches the left's ``step`` (same time in CPU, same dispatch count in LLM)."""
-    steps = right["steps"]
-    if left["mode"] == "cpu":
-        time = left["steps"][step]["time"]
-        return max((i for i, s in enumerate(steps) if s["time"] <= time), default=0)
-    count = render.dispatched_so_far(left, step)
-    if count == 0:
-        return 0
-    dispatches = [i for i, s in enumerate(steps) if s.get("kind") == "dispatch"]
-    return dispatches[min(count, len(dispatches)) - 1]
 
 
 def delta_cell(left: float, right: float, smaller_is_better: bool | None) -> str:
@@ -75,16 +63,8 @@ def cpu_diff(left: Mapping[str, Any], right: Mapping[str, Any], lang: str) -> st
     return table(app_t(lang, "col.task"), columns, rows, lang)
 
 
-def normalised_so_far(result: Mapping[str, Any], count: int) -> dict[str, Fraction]:
-    weights = {tenant["name"]: Fraction(tenant["exact"]["weight"]) for tenant in result["tenants"]}
-    totals = dict.fromkeys(weights, Fraction(0))
-    for item in result["dispatch"][:count]:
-        totals[item["tenant"]] += Fraction(item["cost"]) / weights[item["tenant"]]
-    return totals
-
-
 def llm_diff(left: Mapping[str, Any], step: int, right: Mapping[str, Any], lang: str) -> str:
-    count = render.dispatched_so_far(left, step)
+    count = dispatched_so_far(left, step)
     mine, theirs = normalised_so_far(left, count), normalised_so_far(right, count)
     rows = [(name, [delta_cell(float(mine[name]), float(theirs[name]), None)]) for name in mine]
     fair_left, fair_right = left.get("fairness") or {}, right.get("fairness") or {}
@@ -96,19 +76,17 @@ def llm_diff(left: Mapping[str, Any], step: int, right: Mapping[str, Any], lang:
     return table(app_t(lang, "col.tenant"), [app_t(lang, "col.normalized") + f" (n = {count})"], rows, lang)
 
 
-class CompareView(param.Parameterized):
+class CompareView(LabView):
     """The right-hand run and its views; the left is the lab itself."""
 
-    lab = param.Parameter()
     other = param.Dict(default={}, doc="mode -> the right side's algorithm")
     other_parameters = param.Dict(default={}, doc="parameter -> text, for the right side")
     result = param.Dict(default=None, allow_None=True)
     error = param.String(default="")
     shown = param.Boolean(default=False, doc="on the page (set by the teaching bar): a hidden view draws nothing")
 
-    def __init__(self, lab, **params) -> None:
-        super().__init__(lab=lab, **params)
-        self._gantt: render.Gantt | None = None
+    def __init__(self, lab=None, **params) -> None:
+        super().__init__(lab, **params)
         self.run()
 
     @property

@@ -1,5 +1,5 @@
-"""Your own policy: a code editor for ``choose``, run in the core's engine (``schedulers.custom``) as the lab's
-algorithm "custom", so every view shows its run.
+"""Your own policy: a code editor for ``choose``, run in the core's engine (``simulate(..., policy_source=code)``)
+as the lab's algorithm "custom", so every view shows its run.
 
 The editor is a ``TextAreaInput`` (monospace): it needs nothing beyond Panel's own bundle, so it works the same
 served and in the static Pyodide site, offline. A mistake never reaches the page: the core turns every failure
@@ -8,61 +8,31 @@ line marked, while the last valid run stays on screen (the lab's usual rule for 
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import panel as pn
 import param
 
-from schedulers import ScenarioError, simulate
-from schedulers.custom import MAX_DECISIONS, MAX_LINES_PER_CALL, TEMPLATES, PolicyCodeError
-from schedulers.custom import run as run_policy
+from schedulers.custom import CUSTOM, MAX_DECISIONS, MAX_LINES_PER_CALL, TEMPLATES, PolicyCodeError
 
 from . import render
+from .model import LabView
+from .panes import pane
 from .render import esc
 from .source import listing
-from .teach_text import pane, t
-
-CUSTOM = "custom"
+from .teach_text import t
 
 
-def run(mode: str, scenario: Mapping[str, Any], code: Mapping[str, str]) -> dict[str, Any]:
-    """What the lab runs: a built-in algorithm through ``simulate``, or "custom" through your code."""
-    if scenario.get("algorithm") != CUSTOM:
-        return simulate(mode, scenario)
-    try:
-        return run_policy(mode, scenario, code.get(mode, TEMPLATES[mode]))
-    except ScenarioError:
-        raise
-    except Exception as error:   # a fault of ours, never to reach the page as a traceback
-        raise PolicyCodeError("raised", None, kind=type(error).__name__, detail=str(error)[:200],
-                              at={"en": "", "ja": ""}) from None
-
-
-class CustomEditor(param.Parameterized):
-    lab = param.Parameter()
+class CustomEditor(LabView):
     draft = param.Dict(default=dict(TEMPLATES), doc="mode -> the code in the editor (not yet run)")
     failure = param.Parameter(default=None, doc="the last PolicyCodeError, or None")
     failure_from_lab = param.Boolean(default=False, doc="the failure came from a run of the lab, not from Run")
 
-    def __init__(self, lab, **params) -> None:
-        super().__init__(lab=lab, **params)
-
     def submit(self) -> None:
-        """Run the editor's code: on success it becomes the lab's algorithm; else its error is shown."""
-        lab = self.lab
-        code = self.draft.get(lab.mode, "")
-        scenario = {**lab.scenario(), "algorithm": CUSTOM}
-        try:
-            run_policy(lab.mode, scenario, code)
-        except PolicyCodeError as error:
+        """Run the editor's code: on success it becomes the lab's algorithm; else its error is shown here."""
+        error = self.lab.use_policy(self.draft.get(self.lab.mode, ""))
+        if error is not None:
             self.param.update(failure=error, failure_from_lab=False)
-            return
-        except ScenarioError:
-            pass   # the scenario itself is wrong: the lab shows that by its field, as for any algorithm
-        self.failure = None
-        lab.policy_code = {**lab.policy_code, lab.mode: code}
-        lab.set_algorithm(CUSTOM)
+        else:
+            self.failure = None
 
     def reset(self) -> None:
         self.draft = {**self.draft, self.lab.mode: TEMPLATES[self.lab.mode]}

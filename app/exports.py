@@ -20,10 +20,13 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
+from schedulers.custom import CUSTOM
 from schedulers.export import metrics_csv, trace_json
 
+from .model import LabView
+from .panes import pane
 from .render import IDLE_COLOUR, colour, esc, ink, slices
-from .teach_text import algorithm_label, pane, t
+from .teach_text import algorithm_label, t
 
 ROW_HEIGHT, LEFT, TOP, UNIT_MAX, UNIT_MIN, WIDTH = 30, 110, 44, 40, 4, 960
 
@@ -130,13 +133,11 @@ class PngDownload(JSComponent):
     """
 
 
-class ExportView(param.Parameterized):
+class ExportView(LabView):
     """The export panel of one ``Lab``."""
 
-    lab = param.Parameter()
-
-    def __init__(self, lab, **params) -> None:
-        super().__init__(lab=lab, **params)
+    def __init__(self, lab=None, **params) -> None:
+        super().__init__(lab, **params)
         self.png = PngDownload(margin=(4, 4))
 
     def download(self, key: str, extension: str, make) -> pn.widgets.FileDownload:
@@ -169,7 +170,7 @@ class ExportView(param.Parameterized):
         link = pn.widgets.TextInput(label=t(lang, "export.link"), value=self.link(), css_classes=["export-link"],
                                     sizing_mode="stretch_width")
         notes = [t(lang, "export.note", mode=result["mode"])]
-        if result.get("algorithm") == "custom":
+        if result.get("algorithm") == CUSTOM:
             notes.append(t(lang, "export.custom"))
         notes_html = "".join(f'<p class="muted">{esc(note)}</p>' for note in notes)
         preview = pane(f'<h3>{esc(t(lang, "export.preview"))}</h3><div class="chart-preview">{svg}</div>',

@@ -1,9 +1,12 @@
 """The lab's state as declarative view-models: what is chosen, typed and shown, never how to schedule.
 
 ``Lab`` holds the mode, algorithm, parameters, rows, step, language and playback; whenever an input changes
-it asks the core (``schedulers.simulate``) for a new run. A run that fails keeps the last valid one on screen
-and records the core's ``ScenarioError`` in ``errors`` (field -> problem), where the editor shows it next to
-the field it names.
+it asks the core (``schedulers.simulate``, with your own policy's code when the algorithm is "custom") for a new
+run. A run that fails keeps the last valid one on screen and records the core's ``ScenarioError`` in ``errors``
+(field -> problem), where the editor shows it next to the field it names. ``LabView`` is the base of every
+feature's view-model: one ``Lab`` it reads and drives.
+
+This module imports no Panel (a test checks it): the views import the models, never the other way round.
 """
 from __future__ import annotations
 
@@ -11,13 +14,13 @@ import re
 
 import param
 
-from schedulers import ScenarioError, algorithms, simulate
-from schedulers.custom import TEMPLATES
+from schedulers import ScenarioError, algorithms, schema, simulate
+from schedulers.custom import CUSTOM, TEMPLATES, PolicyCodeError
 
-from . import custom, query
+from . import query
 from .text import LANGUAGES, t
 
-MODES = ("cpu", "llm")
+MODES = ("cpu", "llm")   # the modes the lab has views for
 DEFAULT_TASKS = [("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "3")]  # the article's
 DEFAULT_TENANTS = [("A", "8", "6", ""), ("B", "2", "6", ""), ("C", "2", "4", "6")]  # the contract's reference
 SPEEDS = (0.5, 1.0, 2.0, 4.0)
@@ -48,14 +51,26 @@ def parameter_text(value: object) -> str:
     return str(value)
 
 
+def editable_fields(mode: str) -> tuple[str, ...]:
+    """The fields the editor offers for one task or tenant, from the core's schema: every one-value field, and a
+    list that stands for required fields (a tenant's ``costs``, typed as ``8 8 2`` instead of cost and count). A
+    list that refines an optional field (a tenant's ``arrivals`` for ``join``) is left to JSON and the command
+    line."""
+    fields = schema(mode)
+    return tuple(f.name for f in fields.item_fields
+                 if f.type != "integers" or all(fields.field(name).required for name in f.instead_of))
+
+
 class Row(param.Parameterized):
     """One editable task or tenant: every field is the text the user typed.
 
     The name lives in ``label`` (``name`` is param's own, read-only, identifier); ``text(field)`` and
-    ``as_text`` speak the scenario's field names.
+    ``as_text`` speak the scenario's field names. ``row_class`` makes one subclass per mode, with a String
+    parameter per field of the core's schema.
     """
 
     label = param.String(default="")
+    mode = ""
     _fields: tuple[str, ...] = ("name",)
 
     def __init__(self, name: str = "", **params) -> None:
@@ -70,41 +85,41 @@ class Row(param.Parameterized):
     def as_text(self) -> dict[str, str]:
         return {k: self.text(k) for k in self._fields}
 
-
-class TaskRow(Row):
-    arrival = param.String(default="0")
-    burst = param.String(default="1")
-    deadline = param.String(default="")
-    priority = param.String(default="")
-    tickets = param.String(default="")
-    _fields = ("name", "arrival", "burst", *query.TASK_OPTIONAL)
-
     def scenario(self) -> dict[str, object]:
-        item: dict[str, object] = {"name": self.label, "arrival": number(self.arrival), "burst": number(self.burst)}
-        item.update({f: number(getattr(self, f)) for f in query.TASK_OPTIONAL if getattr(self, f).strip()})
-        return item
-
-
-class TenantRow(Row):
-    cost = param.String(default="1")
-    count = param.String(default="1")
-    costs = param.String(default="")
-    join = param.String(default="")
-    weight = param.String(default="")
-    _fields = ("name", "cost", "count", "costs", *query.TENANT_OPTIONAL)
-
-    def scenario(self) -> dict[str, object]:
+        """The item as the core reads it: required fields always, optional ones when typed, a list (costs) in
+        place of the fields it replaces."""
         item: dict[str, object] = {"name": self.label}
-        costs = query.split_costs(self.costs)
-        if costs:
-            item["costs"] = [number(c) for c in costs]
-        else:
-            item.update(cost=number(self.cost), count=number(self.count))
-        if self.join.strip():
-            item["join"] = number(self.join)
-        if self.weight.strip():
-            item["weight"] = number(self.weight)
+        replaced: set[str] = set()
+        for field in schema(self.mode).item_fields:
+            if field.name == "name" or field.name not in self._fields:
+                continue
+            text = self.text(field.name)
+            if field.type == "integers":
+                values = query.split_costs(text)
+                if values:
+                    item[field.name] = [number(value) for value in values]
+                    replaced.update(field.instead_of)
+            elif field.required or text.strip():
+                item[field.name] = number(text)
+        for name in replaced:
+            item.pop(name, None)
         return item
+
+
+def row_class(mode: str) -> type[Row]:
+    """The row of ``mode``: a String per editable field; a required number starts at its least valid value."""
+    fields = editable_fields(mode)
+    parameters = {f.name: param.String(default=str(f.minimum) if f.required and f.minimum is not None else "")
+                  for f in map(schema(mode).field, fields) if f.name != "name"}
+    kind = param.parameterized_class(f"{schema(mode).items[:-1].capitalize()}Row", parameters, Row)
+    kind.mode, kind._fields, kind.__module__ = mode, fields, __name__
+    return kind
+
+
+TaskRow = row_class("cpu")
+TenantRow = row_class("llm")
+ROWS = {"cpu": "tasks", "llm": "tenants"}   # mode -> the Lab parameter that holds its rows
+ROW_CLASSES = {"cpu": TaskRow, "llm": TenantRow}
 
 
 def scenario_for(mode: str, algorithm: str, parameters: dict[str, str], rows: list[Row]) -> dict[str, object]:
@@ -113,12 +128,12 @@ def scenario_for(mode: str, algorithm: str, parameters: dict[str, str], rows: li
     scenario: dict[str, object] = {"algorithm": algorithm}
     scenario.update({name: parameter_value(parameters[name]) for name in (info.parameters if info else ())
                      if parameters.get(name, "").strip()})
-    scenario["tasks" if mode == "cpu" else "tenants"] = [row.scenario() for row in rows]
+    scenario[schema(mode).items] = [row.scenario() for row in rows]
     return scenario
 
 
 def rows_from_text(mode: str, texts: list[dict[str, str]]) -> list[Row]:
-    kind = TaskRow if mode == "cpu" else TenantRow
+    kind = ROW_CLASSES[mode]
     return [kind(**{k: v for k, v in text.items() if k in kind._fields}) for text in texts]
 
 
@@ -151,6 +166,7 @@ class Lab(param.Parameterized):
                                          for n, c, k, j in DEFAULT_TENANTS])
         self._valid: dict[str, tuple[dict, dict]] = {}  # mode -> (result, setup) of its last valid run
         self._watched: list[Row] = []  # rows whose edits re-run (ids could be reused, the rows cannot)
+        self._prepared: tuple[tuple, dict] | None = None  # (mode, scenario, code) -> result, from use_policy
         self.last_error: ScenarioError | None = None
         super().__init__(**params)
         self._watch_rows()
@@ -167,7 +183,7 @@ class Lab(param.Parameterized):
 
     @property
     def rows(self) -> list[Row]:
-        return self.tasks if self.mode == "cpu" else self.tenants
+        return getattr(self, ROWS[self.mode])
 
     @property
     def last_step(self) -> int:
@@ -184,7 +200,7 @@ class Lab(param.Parameterized):
         """The current inputs as text, in the shape ``query.encode`` takes."""
         return {"mode": self.mode, "algorithm": self.algorithm,
                 "parameters": {k: v for k, v in self.parameters.items() if k in self.used_parameters()},
-                "tasks" if self.mode == "cpu" else "tenants": [row.as_text() for row in self.rows]}
+                schema(self.mode).items: [row.as_text() for row in self.rows]}
 
     def link(self) -> str:
         """The URL query of the last valid run at the current step: what a shared link restores."""
@@ -202,11 +218,20 @@ class Lab(param.Parameterized):
                 names = [row.widget_param(f).name for f in row._fields]
                 row.param.watch(lambda _: self.param.trigger("edited"), names)
 
+    def policy_source(self) -> str | None:
+        """The code of your own policy when the algorithm is "custom", else None (a built-in rule runs)."""
+        return self.policy_code.get(self.mode, TEMPLATES[self.mode]) if self.algorithm == CUSTOM else None
+
     @param.depends("mode", "cpu_algorithm", "llm_algorithm", "parameters", "tasks", "tenants", "edited",
                    "policy_code", watch=True)
     def run(self) -> None:
+        scenario, source = self.scenario(), self.policy_source()
+        prepared, self._prepared = self._prepared, None
         try:
-            result = custom.run(self.mode, self.scenario(), self.policy_code)
+            if prepared is not None and prepared[0] == (self.mode, scenario, source):
+                result = prepared[1]   # use_policy ran exactly this a moment ago
+            else:
+                result = simulate(self.mode, scenario, policy_source=source)
         except ScenarioError as error:
             self.last_error = error   # its messages in every language (your policy's), for the views
             previous = self._valid.get(self.mode)
@@ -228,6 +253,19 @@ class Lab(param.Parameterized):
     def set_algorithm(self, name: str) -> None:
         setattr(self, f"{self.mode}_algorithm", name)
 
+    def use_policy(self, code: str) -> PolicyCodeError | None:
+        """Make ``code`` the current mode's policy (the algorithm "custom") if it runs, and show that very run: the
+        code runs once. A mistake in the code is returned, and the lab keeps its algorithm and its run."""
+        scenario = scenario_for(self.mode, CUSTOM, self.parameters, self.rows)
+        try:
+            self._prepared = ((self.mode, scenario, code), simulate(self.mode, scenario, policy_source=code))
+        except PolicyCodeError as error:
+            return error
+        except ScenarioError:
+            pass   # the scenario's own problem: the lab's run shows it by its field, as for any algorithm
+        self.param.update({"policy_code": {**self.policy_code, self.mode: code}, f"{self.mode}_algorithm": CUSTOM})
+        return None
+
     def set_parameter(self, name: str, text: str) -> None:
         self.parameters = {**self.parameters, name: text}
 
@@ -238,16 +276,10 @@ class Lab(param.Parameterized):
         taken = {row.label for row in self.rows}
         name = next(n for n in (chr(c) for c in range(ord("A"), ord("Z") + 1)) if n not in taken) \
             if len(taken) < 26 else f"T{len(taken) + 1}"
-        if self.mode == "cpu":
-            self.tasks = [*self.tasks, TaskRow(name=name, arrival="0", burst="1")]
-        else:
-            self.tenants = [*self.tenants, TenantRow(name=name, cost="1", count="1")]
+        setattr(self, ROWS[self.mode], [*self.rows, ROW_CLASSES[self.mode](name=name)])
 
     def remove_row(self, row: Row) -> None:
-        if self.mode == "cpu":
-            self.tasks = [r for r in self.tasks if r is not row]
-        else:
-            self.tenants = [r for r in self.tenants if r is not row]
+        setattr(self, ROWS[self.mode], [r for r in self.rows if r is not row])
 
     # --- stepping -------------------------------------------------------------------------------------
     def go(self, step: int) -> None:
@@ -287,9 +319,9 @@ class Lab(param.Parameterized):
             problems.append(("mode", f"must be one of {', '.join(MODES)}, not {mode!r}"))
             mode = self.mode
         candidate = {"algorithm": setup.get("algorithm"), "parameters": setup.get("parameters", {}),
-                     "rows": setup.get("tasks" if mode == "cpu" else "tenants")}
+                     "rows": setup.get(schema(mode).items)}
         if candidate["rows"] is not None and len(candidate["rows"]) > MAX_ROWS:
-            problems.append((listing := "tasks" if mode == "cpu" else "tenants",
+            problems.append((listing := schema(mode).items,
                              {lang: t(lang, "limit.rows", limit=MAX_ROWS, what=listing, count=len(candidate["rows"]))
                               for lang in LANGUAGES}))
             candidate["rows"] = candidate["rows"][:MAX_ROWS]
@@ -299,7 +331,7 @@ class Lab(param.Parameterized):
         # Try the link's setup in the core first; drop whatever it rejects, one part at a time.
         while True:
             rows = rows_from_text(mode, candidate["rows"]) if candidate["rows"] is not None else \
-                (self.tasks if mode == "cpu" else self.tenants)
+                getattr(self, ROWS[mode])
             try:
                 simulate(mode, scenario_for(mode, candidate["algorithm"] or getattr(self, f"{mode}_algorithm"),
                                             {**self.parameters, **candidate["parameters"]}, rows))
@@ -316,11 +348,7 @@ class Lab(param.Parameterized):
             if candidate["parameters"]:
                 self.parameters = {**self.parameters, **candidate["parameters"]}
             if candidate["rows"] is not None:
-                rows = rows_from_text(mode, candidate["rows"])
-                if mode == "cpu":
-                    self.tasks = rows
-                else:
-                    self.tenants = rows
+                setattr(self, ROWS[mode], rows_from_text(mode, candidate["rows"]))
             if lang is not None:
                 if lang in self.param.lang.objects:
                     self.lang = lang
@@ -339,7 +367,7 @@ class Lab(param.Parameterized):
     def _drop(candidate: dict, field: str) -> bool:
         """Forget the part of a link the core rejected (the current inputs stay); False if none was to blame."""
         head = re.split(r"[\[.]", field, maxsplit=1)[0]
-        if head in ("tasks", "tenants") and candidate["rows"] is not None:
+        if head in {schema(mode).items for mode in MODES} and candidate["rows"] is not None:
             candidate["rows"] = None
         elif head in candidate["parameters"]:
             candidate["parameters"].pop(head)
@@ -350,3 +378,14 @@ class Lab(param.Parameterized):
         else:
             return False
         return True
+
+
+class LabView(param.Parameterized):
+    """The base of a feature's view-model: the ``Lab`` it shows and drives (``View(lab)`` or ``View(lab=lab)``)."""
+
+    lab = param.ClassSelector(class_=Lab)
+
+    def __init__(self, lab: Lab | None = None, **params) -> None:
+        if lab is not None:
+            params["lab"] = lab
+        super().__init__(**params)

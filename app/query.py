@@ -8,6 +8,8 @@
   fields an algorithm reads (``deadline``, ``priority``, ``tickets``).
 - ``tenants``: ``name:COSTxCOUNT`` (``A:8x6``: six requests of cost 8) or ``name:C1+C2+C3`` (one cost per
   request, in FIFO order), then optional ``:join=T`` and ``:weight=W``.
+- The required and optional fields are the core's (``schedulers.schema``): a new optional field of the core
+  travels in links without a change here.
 - Parameters (``quantum``, ...) are keys of their own; ``step`` is the number on screen (1 = the initial state).
 
 Every name and value is percent-encoded on its own (``urllib.parse.quote`` with no safe characters), so
@@ -20,9 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from urllib.parse import quote, unquote
 
-TASK_FIELDS = ("name", "arrival", "burst")
-TASK_OPTIONAL = ("deadline", "priority", "tickets")
-TENANT_OPTIONAL = ("join", "weight")
+from schedulers import schema
+
+TASK_FIELDS = schema("cpu").required         # name:arrival:burst
+TASK_OPTIONAL = schema("cpu").optional       # :deadline=... :priority=... :tickets=...
+TENANT_OPTIONAL = schema("llm").optional     # :join=... :weight=...
 SETUP_KEYS = ("mode", "algorithm", "tasks", "tenants", "step", "lang")
 MAX_QUERY_LENGTH = 16_384
 

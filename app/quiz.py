@@ -13,25 +13,17 @@ from typing import Any
 import panel as pn
 import param
 
-from schedulers import ScenarioError
-from schedulers.exercises import MAX_SEED, cpu_exercise, llm_exercise
-from schedulers.quiz import Question, question
+from schedulers import MODES, ScenarioError, schema
+from schedulers.custom import CUSTOM
+from schedulers.exercises import MAX_SEED
+from schedulers.quiz import next_question, question
+from schedulers.trace import dispatches_so_far
 
 from . import render
-from .model import parameter_value, rows_from_text
+from .model import ROWS, LabView, parameter_value, rows_from_text
+from .panes import pane
 from .render import esc
-from .teach_text import pane, t
-
-EXERCISES = {"cpu": cpu_exercise, "llm": llm_exercise}
-
-
-def next_question(result: dict[str, Any], after: int) -> Question | None:
-    """The first question whose step comes after step ``after``."""
-    for step in range(after + 1, len(result["steps"])):
-        found = question(result, step)
-        if found is not None:
-            return found
-    return None
+from .teach_text import t
 
 
 def command_line(mode: str, seed: int, algorithm: str, parameters: dict[str, str]) -> str:
@@ -43,8 +35,7 @@ def command_line(mode: str, seed: int, algorithm: str, parameters: dict[str, str
     return " ".join(words)
 
 
-class QuizView(param.Parameterized):
-    lab = param.Parameter()
+class QuizView(LabView):
     seed = param.String(default="42")
     exercise = param.Integer(default=None, allow_None=True, doc="the seed of the exercise loaded, if any")
     right = param.Integer(default=0)
@@ -53,8 +44,8 @@ class QuizView(param.Parameterized):
     problem = param.String(default="")
     shown = param.Boolean(default=False, doc="on the page (set by the teaching bar): a hidden view draws nothing")
 
-    def __init__(self, lab, **params) -> None:
-        super().__init__(lab=lab, **params)
+    def __init__(self, lab=None, **params) -> None:
+        super().__init__(lab, **params)
         self._answered: set[tuple[int, int]] = set()   # (id of the run, step): each question counts once
 
     # --- actions ------------------------------------------------------------------------------------------
@@ -64,18 +55,15 @@ class QuizView(param.Parameterized):
         try:
             if not (text.isascii() and text.isdigit()) or int(text) > MAX_SEED:
                 raise ScenarioError("seed", f"must be a whole number from 0 to 2**63 - 1, not {text[:40]!r}")
-            scenario = EXERCISES[self.lab.mode](int(text))
+            scenario = MODES[self.lab.mode].exercise(int(text))
         except ScenarioError as error:
             self.problem = f"{error.field}: {error.problem}"
             return
-        items = scenario["tasks" if self.lab.mode == "cpu" else "tenants"]
+        items = scenario[schema(self.lab.mode).items]
         rows = rows_from_text(self.lab.mode, [{k: str(v) for k, v in item.items()} for item in items])
         with param.parameterized.batch_call_watchers(self):
             self.param.update(seed=text, exercise=int(text), problem="")
-        if self.lab.mode == "cpu":
-            self.lab.tasks = rows
-        else:
-            self.lab.tenants = rows
+        setattr(self.lab, ROWS[self.lab.mode], rows)
         self.restart()
 
     def random_seed(self) -> None:
@@ -137,10 +125,10 @@ class QuizView(param.Parameterized):
 
     def cli_note(self, lang: str) -> str:
         lab = self.lab
-        if self.exercise is None or lab.algorithm == "custom":
+        if self.exercise is None or lab.algorithm == CUSTOM:
             return ""
-        rows = "tasks" if lab.mode == "cpu" else "tenants"
-        if lab.scenario()[rows] != EXERCISES[lab.mode](self.exercise)[rows]:
+        rows = schema(lab.mode).items
+        if lab.scenario()[rows] != MODES[lab.mode].exercise(self.exercise)[rows]:
             return ""   # edited since: no longer the seeded exercise
         parameters = {k: v for k, v in lab.parameters.items() if k in lab.used_parameters() and v.strip()}
         command = command_line(lab.mode, self.exercise, lab.algorithm, parameters)
@@ -163,7 +151,7 @@ class QuizView(param.Parameterized):
             parts.append(pane('<div class="grid">' + render.ready_queue(now, render.indexes(result["tasks"]), lang)
                               + render.remaining_bars(now, result["tasks"], lang) + "</div>"))
         else:
-            past = {**result, "dispatch": result["dispatch"][:render.dispatched_so_far(result, step)]}
+            past = {**result, "dispatch": dispatches_so_far(result, step)}
             parts.append(pane(render.dispatch_strip(past, step, lang) + '<div class="grid">'
                               + render.tenant_queues(result, step, lang) + render.meters(result, step, lang)
                               + "</div>"))

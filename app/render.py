@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from itertools import groupby
 from typing import Any
 
 from bokeh.models import BoxAnnotation, ColumnDataSource, FactorRange, HoverTool, Span
 from bokeh.plotting import figure
 from bokeh.transform import dodge
+
+from schedulers import schema
+from schedulers.trace import dispatched_so_far, pending, span
 
 from .text import TEXT, t
 
@@ -64,14 +68,18 @@ def why(step: Mapping[str, Any], lang: str) -> str:
 
 
 def step_counter(index: int, total: int, step: Mapping[str, Any], lang: str) -> str:
-    """"step 1/16 · t = 0", plus the kind of an LLM step (dispatch, join, idle reset) as its own word."""
+    """"step 6/16 · t=4 → 5" (a CPU slice), "t=6" (an LLM instant) or "before t=0" (the initial state), as
+    ``trace.span`` says, plus the kind of an LLM step (dispatch, join, idle reset) as its own word."""
+    start, end = span(step)
+    when = (t(lang, "step.before", t=end) if start is None else t(lang, "step.time", t=end) if start == end
+            else t(lang, "step.span", start=start, end=end))
     kind = step.get("kind")
     kind_text = ""
     if kind:
         name = t(lang, f"kind.{kind}") if f"kind.{kind}" in TEXT else kind
         kind_text = f' <span class="kind kind-{esc(kind)}">{esc(name)}</span>'
     return (f'<p class="counter" aria-live="polite"><strong>{esc(t(lang, "step.counter", k=index + 1, n=total))}'
-            f'</strong> <span class="muted">{esc(t(lang, "step.time", t=step.get("time", index)))}</span>'
+            f'</strong> <span class="muted">{esc(when)}</span>'
             f'{kind_text}</p>')
 
 
@@ -88,11 +96,11 @@ def error_note(message: str) -> str:
 def slices(timeline: Sequence[str | None]) -> list[tuple[str | None, int, int]]:
     """Runs of the same entry in the timeline: (task or None for idle, start, end)."""
     runs: list[tuple[str | None, int, int]] = []
-    for time, name in enumerate(timeline):
-        if runs and runs[-1][0] == name and runs[-1][2] == time:
-            runs[-1] = (name, runs[-1][1], time + 1)
-        else:
-            runs.append((name, time, time + 1))
+    start = 0
+    for name, run in groupby(timeline):
+        end = start + sum(1 for _ in run)
+        runs.append((name, start, end))
+        start = end
     return runs
 
 
@@ -149,7 +157,8 @@ class Gantt:
 
 def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) -> str:
     running = step.get("running")
-    run_html = chip(running, where[running]) if running is not None else esc(t(lang, "running.none"))
+    nothing = "running.before" if span(step)[0] is None else "running.none"
+    run_html = chip(running, where[running]) if running is not None else esc(t(lang, nothing))
     queue = step.get("ready")
     if queue is None:
         listing = f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>'
@@ -208,12 +217,6 @@ def pending_legend(lang: str) -> str:
     return f'<p class="muted legend" aria-hidden="true">* {esc(t(lang, "metrics.pending"))}</p>'
 
 
-def finished_by(result: Mapping[str, Any], step: int) -> set[str]:
-    """Tasks complete at the current step: their completion time is not after the step's time."""
-    time = result["steps"][step]["time"]
-    return {task["name"] for task in result["tasks"] if task["completion"] <= time}
-
-
 def results_table(first: str, columns: Sequence[str], rows: Sequence[tuple[str, int, bool, Sequence[str]]],
                   lang: str, foot: Sequence[str] | None = None, note: str = "") -> str:
     """The whole run's results as a real table: rows are (name, colour index, not finished yet, cell texts)."""
@@ -235,18 +238,17 @@ def results_table(first: str, columns: Sequence[str], rows: Sequence[tuple[str, 
 def cpu_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
     tasks = result["tasks"]
     columns = ["arrival", "burst", "completion", "turnaround", "waiting", "response"]
-    columns += [c for c in ("priority", "tickets", "deadline") if any(c in task for task in tasks)]
+    columns += [c for c in schema("cpu").optional if any(c in task for task in tasks)]
     if "deadline" in columns:
         columns.append("missed")
-    done = finished_by(result, step)
+    left = pending(result, step)
 
     def cell(task: Mapping[str, Any], column: str) -> str:
         if column == "missed":
             return t(lang, "yes" if task.get("missed") else "no") if "deadline" in task else "—"
         return number(task.get(column))
 
-    rows = [(task["name"], i, task["name"] not in done, [cell(task, c) for c in columns])
-            for i, task in enumerate(tasks)]
+    rows = [(task["name"], i, task["name"] in left, [cell(task, c) for c in columns]) for i, task in enumerate(tasks)]
     averages = result.get("averages", {})
     foot = [number(averages[c]) if c in averages else "" for c in columns]
     summary = result.get("summary") or {}
@@ -258,10 +260,6 @@ def cpu_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
 
 
 # --- LLM mode -----------------------------------------------------------------------------------------
-
-def dispatched_so_far(result: Mapping[str, Any], step: int) -> int:
-    return sum(1 for s in result["steps"][1:step + 1] if s.get("kind") == "dispatch")
-
 
 def dispatch_strip(result: Mapping[str, Any], step: int, lang: str) -> str:
     where = indexes(result["tenants"])
@@ -361,10 +359,8 @@ def fairness(result: Mapping[str, Any], lang: str) -> str:
 
 
 def llm_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
-    counts: dict[str, int] = {}
-    for item in result["dispatch"][:dispatched_so_far(result, step)]:
-        counts[item["tenant"]] = counts.get(item["tenant"], 0) + 1
     columns = ["weight", "requests", "dispatched", "charged", "normalized"]
-    rows = [(tenant["name"], i, counts.get(tenant["name"], 0) < tenant["requests"],
-             [number(tenant.get(c)) for c in columns]) for i, tenant in enumerate(result["tenants"])]
+    left = pending(result, step)
+    rows = [(tenant["name"], i, tenant["name"] in left, [number(tenant.get(c)) for c in columns])
+            for i, tenant in enumerate(result["tenants"])]
     return results_table("tenant", columns, rows, lang)

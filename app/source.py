@@ -3,81 +3,85 @@
 with the lines your ``choose`` ran at this step."""
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
 import param
 
-from schedulers.rule import RuleSource, deciding_lines, rule_source, step_uses
+from schedulers.custom import CUSTOM
+from schedulers.rule import RuleSource, asked, deciding_lines, rule_source
+from schedulers.trace import policy_lines, resumes_quantum
 
+from .model import LabView
+from .panes import pane
 from .render import esc
-from .teach_text import pane, t
+from .teach_text import t
 
 
 @lru_cache(maxsize=64)
-def cached_source(mode: str, algorithm: str) -> RuleSource:
-    return rule_source(mode, algorithm)
+def cached_source(mode: str, algorithm: str, parameters: str) -> RuleSource:
+    """``rule_source`` for a run's algorithm and its parameters (as JSON text: a cache key)."""
+    return rule_source(mode, algorithm, json.loads(parameters))
 
 
-def listing(lines: Iterable[tuple[int, str]], marked: set[int], css: str = "mark") -> str:
-    """Numbered lines; the ``marked`` numbers get the class ``css``."""
-    return "".join(f'<span class="line{" " + css if number in marked else ""}" data-line="{number}">'
+def listing(lines: Iterable[tuple[int, str]], marked: set[int], css: str = "mark",
+            quiet: frozenset[int] = frozenset()) -> str:
+    """Numbered lines; the ``marked`` numbers get the class ``css``, the ``quiet`` ones (a rule's menu entry,
+    not its code) the class ``menu``."""
+    def classes(number: int) -> str:
+        return "".join((f" {css}" if number in marked else "", " menu" if number in quiet else ""))
+    return "".join(f'<span class="line{classes(number)}" data-line="{number}">'
                    f'<span class="no">{number}</span>{esc(text)}</span>' for number, text in lines)
 
 
-def rule_html(source: RuleSource, step: Mapping[str, Any], lang: str) -> str:
-    marks = deciding_lines(source, step)
+def rule_html(source: RuleSource, result: Mapping[str, Any], index: int, lang: str) -> str:
+    step, resumed = result["steps"][index], resumes_quantum(result, index)
+    marks = deciding_lines(source, step, resumed)
     body = []
     for index, section in enumerate(source.sections):
         if index:
             body.append(f'<span class="section">{esc(section.title.replace("(inherited)", ""))}'
                         f'({esc(t(lang, "rule.inherited"))}) — {esc(section.path)}</span>')
         numbered = ((section.first + i, text) for i, text in enumerate(section.lines))
-        body.append(listing(numbered, marks.get(section.path, set())))
+        body.append(listing(numbered, marks.get(section.path, set()), quiet=source.menu_lines if index == 0
+                            else frozenset()))
     first = source.sections[0]
     head = f'<p class="muted">{esc(t(lang, "rule.from", path=first.path, first=first.first))}</p>'
-    asked = [name for name in step_uses(source.mode, step) if name in source.methods]
     if marks:
-        section_note = t(lang, "rule.marked", methods=", ".join(f"{name}()" for name in asked))
+        methods = ", ".join(f"{name}()" for name in asked(source, step, resumed))
+        section_note = t(lang, "rule.marked", methods=methods)
     elif step.get("decision") == "continue":
-        section_note = t(lang, "rule.unasked", reason=t(lang, "rule.unasked.continue"))
+        reason = "rule.unasked.quiet" if source.preemptive else "rule.unasked.continue"
+        section_note = t(lang, "rule.unasked", reason=t(lang, reason))
     else:
         section_note = t(lang, "rule.unasked", reason=t(lang, "rule.unasked.other"))
     return f'{head}<p class="rule-note">{esc(section_note)}</p><pre class="source">{"".join(body)}</pre>'
 
 
-def custom_html(result: Mapping[str, Any], code: str, step: Mapping[str, Any], lang: str) -> str:
-    """Your code; the lines ``choose`` ran for the decision of this step (CPU: at its slice's start)."""
-    time = step.get("time", 0) - 1 if result["mode"] == "cpu" else step.get("time")
-    ran: set[int] = set()
-    if result["mode"] == "cpu" or step.get("kind") == "dispatch":
-        for call in result.get("custom", {}).get("lines", []):
-            if call["time"] == time:
-                ran = set(call["lines"])
+def custom_html(result: Mapping[str, Any], code: str, step: int, lang: str) -> str:
+    """Your code; the lines ``choose`` ran for the decision of this step."""
+    ran = policy_lines(result, step)
     note = t(lang, "rule.custom") if ran else t(lang, "rule.custom.none")
     numbered = enumerate(code.splitlines(), start=1)
     return f'<p class="rule-note">{esc(note)}</p><pre class="source">{listing(numbered, ran)}</pre>'
 
 
-class SourceView(param.Parameterized):
+class SourceView(LabView):
     """The code that decides, for the lab's current algorithm and step."""
-
-    lab = param.Parameter()
-
-    def __init__(self, lab, **params) -> None:
-        super().__init__(lab=lab, **params)
 
     def html(self) -> str:
         lab, lang = self.lab, self.lab.lang
         result = lab.result
         if not result:
             return ""
-        step = result["steps"][min(lab.step, len(result["steps"]) - 1)]
+        index = min(lab.step, len(result["steps"]) - 1)
         title = f'<h3>{esc(t(lang, "rule.title"))}</h3>'
-        if result.get("algorithm") == "custom":
-            return title + custom_html(result, lab.policy_code.get(result["mode"], ""), step, lang)
-        return title + rule_html(cached_source(result["mode"], result["algorithm"]), step, lang)
+        if result.get("algorithm") == CUSTOM:
+            return title + custom_html(result, lab.policy_code.get(result["mode"], ""), index, lang)
+        source = cached_source(result["mode"], result["algorithm"], json.dumps(result["parameters"], sort_keys=True))
+        return title + rule_html(source, result, index, lang)
 
     @param.depends("lab.result", "lab.step", "lab.lang")
     def section(self) -> str:

@@ -3,36 +3,33 @@
 (``compare``, ``quiz``, ``source``, ``custom``, ``exports``) with a view-model on the same ``Lab``.
 
 The bar is a row of buttons rebuilt in the lab's language (as the app's header is), and only the chosen view is on
-the page: a hidden view costs nothing, and the quiz's hidden future is really not in the page.
+the page: a hidden view costs nothing, and the quiz's hidden future is really not in the page. A view is imported
+and built when it is first opened: the page the lab starts with needs none of them (the static site starts sooner).
 """
 from __future__ import annotations
 
 import panel as pn
 import param
 
-from .compare import CompareView
-from .custom import CustomEditor
-from .exports import ExportView
-from .quiz import QuizView
+# exports defines a custom model (PngDownload, a JSComponent): under Pyodide, Panel sends the definitions of custom
+# models with the first page only, so its class must exist before the page is written, even if the view is not.
+from . import exports  # noqa: F401
+from .model import LabView
 from .source import SourceView
 from .teach_text import t
 
 VIEWS = ("lab", "compare", "quiz", "custom", "export")
 
 
-class Teaching(param.Parameterized):
-    lab = param.Parameter()
+class Teaching(LabView):
     view = param.Selector(objects=list(VIEWS), default="lab")
 
-    def __init__(self, lab, **params) -> None:
-        super().__init__(lab=lab, **params)
-        self.source = SourceView(lab)
-        self.compare = CompareView(lab)
-        self.quiz = QuizView(lab)
-        self.custom = CustomEditor(lab)
-        self.export = ExportView(lab)
-        self._show()
+    def __init__(self, lab=None, **params) -> None:
+        super().__init__(lab, **params)
+        self.source = SourceView(self.lab)  # beside the timeline: part of the lab's own view
+        self.features: dict[str, param.Parameterized] = {}  # the views opened so far, by key
         self._panels: dict[str, object] = {}
+        self._controls = None
 
     @param.depends("lab.lang", "view")
     def bar(self):
@@ -50,16 +47,39 @@ class Teaching(param.Parameterized):
     @param.depends("view", watch=True)
     def _show(self) -> None:
         """Only the chosen view draws: the others would rebuild their charts on every step for nobody."""
-        self.compare.shown = self.view == "compare"
-        self.quiz.shown = self.view == "quiz"
+        for key, feature in self.features.items():
+            if "shown" in feature.param:
+                feature.shown = key == self.view
+
+    def _compare(self):
+        from .compare import CompareView
+        self.features["compare"] = CompareView(self.lab)
+        self._show()
+        return pn.Column(self._controls, self.features["compare"].panel(), sizing_mode="stretch_width")
+
+    def _quiz(self):
+        from .quiz import QuizView
+        self.features["quiz"] = QuizView(self.lab)
+        self._show()
+        return self.features["quiz"].panel()
+
+    def _custom(self):
+        from .custom import CustomEditor
+        self.features["custom"] = CustomEditor(self.lab)
+        return self.features["custom"].panel()
+
+    def _export(self):
+        self.features["export"] = exports.ExportView(self.lab)
+        return self.features["export"].panel
 
     @param.depends("view")
     def body(self):
+        if self.view not in self._panels:  # first opened: import and build it
+            self._panels[self.view] = getattr(self, f"_{self.view}")()
         return self._panels[self.view]
 
     def views(self, step_through, controls) -> pn.Column:
         """The lab's own view first, the features after it; ``controls`` (the step buttons) also lead compare."""
-        self._panels = {"lab": step_through,
-                        "compare": pn.Column(controls, self.compare.panel(), sizing_mode="stretch_width"),
-                        "quiz": self.quiz.panel(), "custom": self.custom.panel(), "export": self.export.panel}
+        self._panels = {"lab": step_through}
+        self._controls = controls
         return pn.Column(self.bar, self.body, sizing_mode="stretch_width")

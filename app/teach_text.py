@@ -1,6 +1,9 @@
 """Every word of the teaching features (compare, quiz, the rule, your own policy, exports), in English and
-Japanese, and their few styles. ``t`` works as ``app.text.t``: callers that build HTML escape the result."""
+Japanese. ``t`` works as ``app.text.t``: callers that build HTML escape the result."""
 from __future__ import annotations
+
+from schedulers import algorithms
+from schedulers.custom import CUSTOM
 
 TEXT: dict[str, dict[str, str]] = {
     "tab.lab": {"en": "Step through", "ja": "ステップ実行"},
@@ -18,11 +21,16 @@ TEXT: dict[str, dict[str, str]] = {
                      "ja": "このステップでは規則は呼ばれません: {reason}"},
     "rule.unasked.continue": {"en": "it never preempts, so the running task simply continues.",
                               "ja": "横取りしない規則なので、実行中のタスクがそのまま続きます。"},
+    "rule.unasked.quiet": {"en": "the engine asks only when something could change who runs (an arrival, a boost, "
+                                 "or waiting tasks whose order moves with time); here nothing could, so the running "
+                                 "task continues.",
+                           "ja": "エンジンが規則に尋ねるのは、実行するタスクが変わりうるとき（到着、ブースト、時間とともに順位が"
+                                 "変わる待ちタスク）だけです。ここでは何も変わりえないので、実行中のタスクがそのまま続きます。"},
     "rule.unasked.other": {"en": "nothing is chosen here.", "ja": "ここでは何も選びません。"},
     "rule.custom": {"en": "Your policy: the lines your choose() ran at this step are highlighted.",
                     "ja": "あなたのポリシー: このステップで choose() が実行した行をハイライトしています。"},
     "rule.custom.none": {"en": "Your choose() was not called at this step (no choice to make).",
-                         "ja": "このステップでは choose() は呼ばれていません（選ぶものがない）。"},
+                         "ja": "このステップでは choose() は呼ばれていません（選ぶものがありません）。"},
     "rule.inherited": {"en": "inherited", "ja": "継承"},
     # compare
     "compare.title": {"en": "Compare two algorithms on the same scenario", "ja": "同じシナリオで 2 つのアルゴリズムを比較"},
@@ -31,13 +39,27 @@ TEXT: dict[str, dict[str, str]] = {
     "compare.right": {"en": "Right: {name}", "ja": "右: {name}"},
     "compare.same": {"en": "Both sides step together: the step control above moves both.",
                      "ja": "両側は一緒に進みます。上のステップ操作で両方が動きます。"},
-    "compare.diff": {"en": "Differences (right − left); green: the right side is better for that row, red: worse.",
-                     "ja": "差（右 − 左）。緑: 右が良い、赤: 右が悪い。"},
+    "compare.diff": {"en": "Differences (right − left); green: the right side is better on that row, red: worse.",
+                     "ja": "差（右 − 左）。緑は右が良い行、赤は右が悪い行です。"},
+    "compare.like": {"en": "Each row measures both runs over the same stretch: the same dispatches, or the same "
+                           "interval. No colour where neither side is better.",
+                     "ja": "各行は両方の実行を同じ範囲（同じ送出、または同じ区間）で比べています。色がない行は、"
+                           "どちらが良いとも言えません。"},
+    "compare.whole": {"en": "Whole runs, from the first step to the last", "ja": "実行全体（最初から最後まで）"},
+    "compare.normalised": {"en": "Cost ÷ weight received so far (the first {count} dispatches of each run)",
+                           "ja": "これまでに受けたコスト ÷ 重み（各実行の最初の {count} 件の送出）"},
+    "compare.interval": {"en": "While every tenant was waiting in both runs: t={start} … {end} ({count} dispatches)",
+                         "ja": "両方の実行で全テナントが待っていた間: t={start} … {end}（送出 {count} 件）"},
+    "compare.interval.none": {"en": "No fairness figures to compare yet: so far no dispatch had every tenant waiting "
+                                    "in both runs.",
+                              "ja": "比べられる公平性の値はまだありません。これまでのところ、両方の実行で全テナントが"
+                                    "待っていた送出はありません。"},
     "compare.error": {"en": "The right side does not run: {problem}", "ja": "右側は実行できません: {problem}"},
     "compare.average": {"en": "Average", "ja": "平均"},
     "compare.metric": {"en": "Metric", "ja": "指標"},
-    "compare.jain": {"en": "Jain's index", "ja": "Jain 指数"},
-    "compare.gap": {"en": "Largest normalised gap", "ja": "正規化コストの最大差"},
+    "compare.jain": {"en": "How even, by Jain's index (1 = perfectly even)", "ja": "均等さ（Jain 指数。1 = 完全に均等）"},
+    "compare.gap": {"en": "Largest difference in cost ÷ weight between two tenants",
+                    "ja": "2 テナント間のコスト ÷ 重みの最大差"},
     "compare.switches": {"en": "Context switches", "ja": "コンテキストスイッチ"},
     # quiz
     "quiz.title": {"en": "Predict the next step", "ja": "次のステップを予想"},
@@ -48,10 +70,10 @@ TEXT: dict[str, dict[str, str]] = {
     "quiz.random": {"en": "Random seed", "ja": "ランダムなシード"},
     "quiz.restart": {"en": "Start over", "ja": "最初から"},
     "quiz.cli": {"en": "Same exercise on the command line: {command}", "ja": "コマンドラインで同じ演習: {command}"},
-    "quiz.question.cpu": {"en": "t = {t}: which task runs over [{t}, {next})?",
-                          "ja": "t = {t}: 区間 [{t}, {next}) で実行されるのはどのタスク？"},
-    "quiz.question.llm": {"en": "t = {t}: which tenant's request is dispatched?",
-                          "ja": "t = {t}: どのテナントのリクエストが送出される？"},
+    "quiz.question.cpu": {"en": "Which task runs over t={t} → {next}?",
+                          "ja": "t={t} → {next} に実行されるのはどのタスクですか？"},
+    "quiz.question.llm": {"en": "t={t}: which tenant's request is dispatched?",
+                          "ja": "t={t}: どのテナントのリクエストが送出されますか？"},
     "quiz.right": {"en": "Right: {answer}.", "ja": "正解: {answer}。"},
     "quiz.wrong": {"en": "Not {choice}: {answer} runs.", "ja": "{choice} ではありません。{answer} です。"},
     "quiz.score": {"en": "Score: {right} of {asked}", "ja": "得点: {asked} 問中 {right} 問"},
@@ -107,8 +129,10 @@ TEXT: dict[str, dict[str, str]] = {
     "export.svg": {"en": "Chart (SVG)", "ja": "図（SVG）"},
     "export.png": {"en": "Chart (PNG)", "ja": "図（PNG）"},
     "export.link": {"en": "Permalink (this setup and step)", "ja": "パーマリンク（この設定とステップ）"},
-    "export.note": {"en": "The JSON is exactly what `python -m schedulers {mode} --json` prints for this scenario.",
-                    "ja": "JSON はこのシナリオに対する `python -m schedulers {mode} --json` の出力と同じです。"},
+    "export.note": {"en": "The JSON is byte for byte what the command “python -m schedulers {mode} --json” prints for "
+                          "this scenario.",
+                    "ja": "JSON は、このシナリオに対するコマンド「python -m schedulers {mode} --json」の出力とバイト単位で"
+                          "同じです。"},
     "export.custom": {"en": "A link cannot carry your own policy's code: it opens the default algorithm.",
                       "ja": "リンクには自作ポリシーのコードは入りません。既定のアルゴリズムで開きます。"},
     "export.preview": {"en": "Preview of the chart", "ja": "図のプレビュー"},
@@ -117,26 +141,6 @@ TEXT: dict[str, dict[str, str]] = {
     "chart.time": {"en": "time", "ja": "時刻"},
     "chart.idle": {"en": "idle", "ja": "アイドル"},
 }
-
-CSS = """
-.source { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85em;
-          line-height: 1.35; margin: 0.3em 0; padding: 0.3em 0; background: #fafafa; border: 1px solid #ddd;
-          border-radius: 4px; overflow-x: auto; }
-.source .line { display: block; white-space: pre-wrap; overflow-wrap: anywhere; padding: 0 0.6em 0 4em;
-                text-indent: -4em; }
-.source .no { display: inline-block; width: 3.2em; color: #777; text-align: right; margin-right: 0.8em;
-              text-indent: 0; user-select: none; }
-.source .line.mark { background: #fff2b3; box-shadow: inset 4px 0 0 #E69F00; }
-.source .line.bad { background: #ffe0e0; box-shadow: inset 4px 0 0 #a40000; }
-.source .section { display: block; color: #555; font-style: italic; padding: 0.3em 0.6em 0.1em; white-space: normal; }
-.diff-better { background: #e3f4ea; color: #00512e; font-weight: 700; }
-.diff-worse { background: #fde6e6; color: #7a0000; font-weight: 700; }
-.quiz-feedback.right { border-left: 4px solid #009E73; background: #e9f7f1; padding: 0.3em 0.6em; }
-.quiz-feedback.wrong { border-left: 4px solid #D55E00; background: #fdeee6; padding: 0.3em 0.6em; }
-.score { font-size: 1.2em; font-weight: 700; }
-.chart-preview svg { max-width: 100%; height: auto; border: 1px solid #ddd; }
-code.cli { background: #f3f3f3; padding: 0.1em 0.3em; border-radius: 3px; }
-"""
 
 
 def t(lang: str, key: str, **values: object) -> str:
@@ -147,21 +151,7 @@ def t(lang: str, key: str, **values: object) -> str:
 
 def algorithm_label(result, lang: str) -> str:
     """A run's algorithm as the menu names it ("Round Robin"); your own policy by its own label."""
-    from schedulers import algorithms
     info = algorithms(result["mode"]).get(result["algorithm"])
     if info is not None:
         return info.label.get(lang, info.name)
-    return t(lang, "custom.label") if result["algorithm"] == "custom" else result["algorithm"]
-
-
-def stylesheets() -> list[str]:
-    """The app's stylesheet and these features' own (read when a pane is made: ``ui`` imports the features)."""
-    from .ui import CSS as APP_CSS
-    return [APP_CSS, CSS]
-
-
-def pane(content, **kwargs):
-    """An HTML pane with both stylesheets; ``content`` is markup built with ``render.esc``."""
-    import panel as pn
-    return pn.pane.HTML(content, stylesheets=stylesheets(), **{"sizing_mode": "stretch_width", "margin": (4, 4),
-                                                                 **kwargs})
+    return t(lang, "custom.label") if result["algorithm"] == CUSTOM else result["algorithm"]

@@ -6,50 +6,33 @@ methods, the playback timer and the keyboard listener; everything shown follows 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import panel as pn
 import param
 from panel.custom import JSComponent
 
-from . import query, render
-from .custom import CUSTOM
-from .model import MAX_ROWS, SPEEDS, Lab, Row
+from schedulers import schema
+from schedulers.custom import CUSTOM
+
+from . import render
+from .model import MAX_ROWS, MODES, SPEEDS, LabView, Row
+from .panes import SCALED, pane
 from .teach import Teaching
 from .teach_text import t as teach_t
 from .text import LANGUAGES, TEXT, t
 
-CSS_FILE = Path(__file__).resolve().parent.parent / "static" / "lab.css"
-
-
-def site_css() -> str:
-    """static/lab.css as text, read once at import and handed to each pane as a stylesheet.
-
-    Panel renders every component in its own shadow root, so a page-wide <link> cannot style the HTML the
-    panes hold; a stylesheet string travels with the pane instead and needs no server (Pyodide included).
-    Where the file is not beside the code (a bundle without ``static/``), the pane links ``lab.css`` instead,
-    relative to the page, which the static site ships next to its HTML.
-    """
-    try:
-        return CSS_FILE.read_text(encoding="utf-8")
-    except OSError:
-        return "lab.css"
-
-
-CSS = site_css()
-# Panel's bootstrap buttons size their text in rem (the page root); in em they follow presenter mode.
-SCALED = [".bk-btn { --bs-btn-font-size: 0.95em; --bs-btn-padding-x: 0.6em; --bs-btn-padding-y: 0.3em; }"]
-FIELD_ERROR = re.compile(r"^(?P<list>tasks|tenants)\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
-
-
-def html(content, **kwargs) -> pn.pane.HTML:
-    """An HTML pane with the lab's stylesheet; ``content`` is markup from ``render`` (already escaped)."""
-    kwargs = {"sizing_mode": "stretch_width", "margin": (4, 4), **kwargs}
-    return pn.pane.HTML(content, stylesheets=[CSS], **kwargs)
+ITEM_LISTS = "|".join(schema(mode).items for mode in MODES)   # tasks|tenants: where a row's error is
+FIELD_ERROR = re.compile(rf"^(?P<list>{ITEM_LISTS})\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
+WIDTHS = {"name": 104, "costs": 140}   # of a row's fields in the editor, in pixels; others 64
 
 
 def label(lang: str, field: str) -> str:
     return t(lang, f"field.{field}") if f"field.{field}" in TEXT else field
+
+
+def placeholder(field) -> str:
+    """What an empty field of the editor means: the core's default (weight 1, join 0, tickets 100, ...)."""
+    return "" if field.required or field.default is None else str(field.default)
 
 
 class Keyboard(JSComponent):
@@ -81,7 +64,7 @@ class Keyboard(JSComponent):
     }
     """
 
-    def __init__(self, lab: Lab, **params) -> None:
+    def __init__(self, lab, **params) -> None:
         super().__init__(**params)
         self._lab = lab  # a plain attribute: nothing of the state is sent to the browser
 
@@ -93,14 +76,12 @@ class Keyboard(JSComponent):
             actions[msg]()
 
 
-class LabUI(param.Parameterized):
+class LabUI(LabView):
     """The views of one ``Lab``: header, editor, step controls, and each mode's pictures and table."""
 
-    lab = param.ClassSelector(class_=Lab)
-
-    def __init__(self, lab: Lab, **params) -> None:
-        super().__init__(lab=lab, **params)
-        self.teaching = Teaching(lab)
+    def __init__(self, lab=None, **params) -> None:
+        super().__init__(lab, **params)
+        self.teaching = Teaching(self.lab)
         self._timer = None
         self._gantt: render.Gantt | None = None
 
@@ -108,20 +89,20 @@ class LabUI(param.Parameterized):
     @param.depends("lab.lang", "lab.mode")
     def header(self):
         lab, lang = self.lab, self.lab.lang
-        modes = pn.widgets.RadioButtonGroup(options={t(lang, f"mode.{m}"): m for m in ("cpu", "llm")},
-                                            value=lab.mode, button_type="primary", button_style="outline",
-                                            name=t(lang, "mode"), margin=(4, 4), stylesheets=SCALED)
+        modes = pn.widgets.RadioButtonGroup(options={t(lang, f"mode.{m}"): m for m in MODES},
+                                            value=lab.mode, color="primary", variant="outline",
+                                            label=t(lang, "mode"), margin=(4, 4), stylesheets=SCALED)
         modes.link(lab, value="mode")
         language = pn.widgets.RadioButtonGroup(options={v: k for k, v in LANGUAGES.items()}, value=lang,
-                                               name=t(lang, "language"), margin=(4, 4), stylesheets=SCALED)
+                                               label=t(lang, "language"), margin=(4, 4), stylesheets=SCALED)
         language.link(lab, value="lang")
-        presenter = pn.widgets.Toggle.from_param(lab.param.presenter, name=t(lang, "presenter"), margin=(4, 4),
-                                                 button_type="default", stylesheets=SCALED)
+        presenter = pn.widgets.Toggle.from_param(lab.param.presenter, label=t(lang, "presenter"), margin=(4, 4),
+                                                 color="default", stylesheets=SCALED)
         help_key = "help" if lab.mode == "cpu" else "help.llm"
         help_html = (f'<details class="help"><summary>?</summary><p>{render.esc(t(lang, help_key))}</p>'
                      f'<p>{render.esc(t(lang, "keys"))}</p></details>')
-        title = html(f'<h1 class="title">{render.esc(t(lang, "title"))}</h1>', sizing_mode=None)
-        return pn.FlexBox(title, modes, language, presenter, html(help_html, sizing_mode=None), align_items="center",
+        title = pane(f'<h1 class="title">{render.esc(t(lang, "title"))}</h1>', sizing_mode=None)
+        return pn.FlexBox(title, modes, language, presenter, pane(help_html, sizing_mode=None), align_items="center",
                           sizing_mode="stretch_width")
 
     @param.depends("lab.notices", "lab.lang")
@@ -131,7 +112,7 @@ class LabUI(param.Parameterized):
             return problem.get(lang, problem["en"]) if isinstance(problem, dict) else problem
         items = "".join(f"<li>{render.esc(t(lang, 'url.ignored', field=f, problem=in_lang(p)))}</li>"
                         for f, p in self.lab.notices)
-        return html(f'<ul class="notice" role="status">{items}</ul>' if items else "")
+        return pane(f'<ul class="notice" role="status">{items}</ul>' if items else "")
 
     # --- editor --------------------------------------------------------------------------------------
     @param.depends("lab.mode", "lab.cpu_algorithm", "lab.llm_algorithm", "lab.lang", "lab.tasks", "lab.tenants")
@@ -143,51 +124,50 @@ class LabUI(param.Parameterized):
             group = t(lang, f"group.{algorithm.group}") if f"group.{algorithm.group}" in TEXT else algorithm.group
             groups.setdefault(group, {})[algorithm.label.get(lang, algorithm.name)] = algorithm.name
         groups[teach_t(lang, "group.custom")] = {teach_t(lang, "custom.label"): CUSTOM}
-        select = pn.widgets.Select(name=t(lang, "algorithm"), groups=groups, value=lab.algorithm,
+        select = pn.widgets.Select(label=t(lang, "algorithm"), groups=groups, value=lab.algorithm,
                                    sizing_mode="stretch_width")
         pn.bind(lab.set_algorithm, select, watch=True)
         info = catalog.get(lab.algorithm)
-        parts = [select, html(f'<p class="muted">{render.esc(info.summary.get(lang, "")) if info else ""}</p>'),
+        parts = [select, pane(f'<p class="muted">{render.esc(info.summary.get(lang, "")) if info else ""}</p>'),
                  self._error_pane(lambda field: field == "algorithm")]
         for name in lab.used_parameters():
-            box = pn.widgets.TextInput(name=label(lang, name), value=lab.parameters.get(name, ""), width=160,
+            box = pn.widgets.TextInput(label=label(lang, name), value=lab.parameters.get(name, ""), width=160,
                                        css_classes=[f"param-{name}"],
                                        description=t(lang, f"help.{name}") if f"help.{name}" in TEXT else None)
             pn.bind(lab.set_parameter, name, box, watch=True)
             parts += [box, self._error_pane(lambda field, name=name: field == name)]
-        extra = info.item_fields if info else ()
-        heading = t(lang, "tasks" if lab.mode == "cpu" else "tenants")
-        parts.append(html(f"<h2>{render.esc(heading)}</h2>"))
+        reads = info.item_fields if info else ()
+        heading = t(lang, schema(lab.mode).items)
+        parts.append(pane(f"<h2>{render.esc(heading)}</h2>"))
         for index, row in enumerate(lab.rows):
-            parts.append(self._row_editor(row, index, extra))
+            parts.append(self._row_editor(row, index, reads))
         full = len(lab.rows) >= MAX_ROWS
-        add = pn.widgets.Button(name=t(lang, "add.task" if lab.mode == "cpu" else "add.tenant"), disabled=full,
-                                button_type="primary", button_style="outline", stylesheets=SCALED)
+        add = pn.widgets.Button(label=t(lang, "add.task" if lab.mode == "cpu" else "add.tenant"), disabled=full,
+                                color="primary", variant="outline", stylesheets=SCALED)
         add.on_click(lambda _: lab.add_row())
-        limit = t(lang, "limit.full", limit=MAX_ROWS, what="tasks" if lab.mode == "cpu" else "tenants")
-        parts += [add, html(f'<p class="muted row-limit" role="status">{render.esc(limit)}</p>' if full else ""),
+        limit = t(lang, "limit.full", limit=MAX_ROWS, what=schema(lab.mode).items)
+        parts += [add, pane(f'<p class="muted row-limit" role="status">{render.esc(limit)}</p>' if full else ""),
                   self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
                                         and field not in lab.used_parameters())]
         return pn.Column(*parts, sizing_mode="stretch_width", css_classes=["editor"])
 
-    def _row_editor(self, row: Row, index: int, extra: tuple[str, ...]):
+    def _row_editor(self, row: Row, index: int, reads: tuple[str, ...]):
         lab, lang = self.lab, self.lab.lang
-        # Optional fields appear when the algorithm reads them, or when the row already has a value there.
-        base, optional = (["arrival", "burst"], query.TASK_OPTIONAL) if lab.mode == "cpu" else \
-            (["cost", "count", "costs", "join"], ("weight",))
-        fields = [*base, *[f for f in optional if f in extra or row.text(f).strip()]]
-        widths = {"name": 104, "costs": 140}
-        placeholders = {"join": "0", "weight": "1"}  # the core's defaults
-        widgets = [pn.widgets.TextInput.from_param(row.widget_param(f), name=label(lang, f),
-                                                   width=widths.get(f, 64), css_classes=[f"field-{f}"],
-                                                   margin=(2, 4), placeholder=placeholders.get(f, ""),
-                                                   description=t(lang, f"help.{f}") if f"help.{f}" in TEXT else None)
-                   for f in ["name", *fields]]
-        remove = pn.widgets.Button(name="✕", description=t(lang, "remove.row", name=row.label), width=40,
-                                   margin=(2, 4), align="end", button_type="danger", button_style="outline",
+        # A field every algorithm reads is always there; one only some read appears when the algorithm reads
+        # it, or when the row already has a value there. An empty optional field shows the core's default.
+        fields = [field for field in map(schema(lab.mode).field, row._fields)
+                  if not field.read_by or field.name in reads or row.text(field.name).strip()]
+        widgets = [pn.widgets.TextInput.from_param(row.widget_param(f.name), label=label(lang, f.name),
+                                                   width=WIDTHS.get(f.name, 64), css_classes=[f"field-{f.name}"],
+                                                   margin=(2, 4), placeholder=placeholder(f),
+                                                   description=t(lang, f"help.{f.name}") if f"help.{f.name}" in TEXT
+                                                   else None)
+                   for f in fields]
+        remove = pn.widgets.Button(label="✕", description=t(lang, "remove.row", name=row.label), width=40,
+                                   margin=(2, 4), align="end", color="danger", variant="outline",
                                    disabled=len(lab.rows) <= 1)
         remove.on_click(lambda _: lab.remove_row(row))
-        listing = "tasks" if lab.mode == "cpu" else "tenants"
+        listing = schema(lab.mode).items
 
         def mine(field: str) -> bool:
             match = FIELD_ERROR.match(field)
@@ -206,7 +186,7 @@ class LabUI(param.Parameterized):
                     where = label(lang, match["field"]) if match else field
                     notes.append(render.error_note(t(lang, "invalid", problem=f"{where} ({field}): {problem}")))
             return "".join(notes)
-        return html(pn.bind(message, self.lab.param.errors, self.lab.param.lang))
+        return pane(pn.bind(message, self.lab.param.errors, self.lab.param.lang))
 
     # --- step controls -------------------------------------------------------------------------------
     @param.depends("lab.lang")
@@ -214,21 +194,21 @@ class LabUI(param.Parameterized):
         lab, lang = self.lab, self.lab.lang
         buttons = []
         for key, action in (("first", lab.first), ("prev", lab.prev), ("next", lab.next), ("last", lab.last)):
-            button = pn.widgets.Button(name=t(lang, key), css_classes=[f"step-{key}"], margin=(4, 2),
+            button = pn.widgets.Button(label=t(lang, key), css_classes=[f"step-{key}"], margin=(4, 2),
                                        stylesheets=SCALED)
             button.on_click(lambda _, action=action: action())
             buttons.append(button)
-        play = pn.widgets.Button(name=pn.bind(lambda p: t(lang, "pause" if p else "play"), lab.param.playing),
-                                 button_type="primary", css_classes=["step-play"], margin=(4, 2),
+        play = pn.widgets.Button(label=pn.bind(lambda p: t(lang, "pause" if p else "play"), lab.param.playing),
+                                 color="primary", css_classes=["step-play"], margin=(4, 2),
                                  stylesheets=SCALED)
         play.on_click(lambda _: lab.toggle_play())
         speed = pn.widgets.Select(options={f"{s:g}×": s for s in SPEEDS}, value=lab.speed,
-                                  name=t(lang, "speed"), width=130, margin=(0, 4))
+                                  label=t(lang, "speed"), width=130, margin=(0, 4))
         speed.link(lab, value="speed")
-        slider = pn.widgets.IntSlider.from_param(lab.param.step, name=t(lang, "step"), show_value=False,
+        slider = pn.widgets.IntSlider.from_param(lab.param.step, label=t(lang, "step"), show_value=False,
                                                  sizing_mode="stretch_width", margin=(4, 10))
         return pn.Column(pn.FlexBox(*buttons, play, speed, align_items="end", gap="0 2px"), slider,
-                         html(f'<p class="muted keys">{render.esc(t(lang, "keys"))}</p>'),
+                         pane(f'<p class="muted keys">{render.esc(t(lang, "keys"))}</p>'),
                          sizing_mode="stretch_width")
 
     @param.depends("lab.step", "lab.result", "lab.lang")
@@ -249,7 +229,7 @@ class LabUI(param.Parameterized):
     @param.depends("lab.result", "lab.lang", "lab.presenter")
     def gantt(self):
         if not self.lab.result or self.lab.result.get("mode") != "cpu":
-            return html("")
+            return pane("")
         self._gantt = render.Gantt(self.lab.result, self.lab.lang, self.lab.presenter)
         self._gantt.move(self._time())
         return pn.pane.Bokeh(self._gantt.plot, sizing_mode="stretch_width", css_classes=["gantt"])
@@ -297,14 +277,14 @@ class LabUI(param.Parameterized):
     def visuals(self):
         # The step's views are HTML panes bound to methods that return markup: a step sends new text to the same
         # panes instead of building new ones (and the Gantt chart only moves its cursor).
-        views = [self.gantt, html(self.cpu_state)] if self.lab.mode == "cpu" else [html(self.llm_state)]
+        views = [self.gantt, pane(self.cpu_state)] if self.lab.mode == "cpu" else [pane(self.llm_state)]
         # The rule's own code beside the timeline (below it when the screen is narrow).
         beside = pn.FlexBox(pn.Column(*views, sizing_mode="stretch_width", styles={"flex": "3 1 420px", "min-width": "0"}),
                             pn.Column(self.teaching.source.panel, sizing_mode="stretch_width",
                                       styles={"flex": "2 1 320px", "min-width": "0"}),
                             sizing_mode="stretch_width", gap="4px")
-        return pn.Column(html(self.invalid_banner), html(self.counter), beside,
-                         html(self.metrics, css_classes=["metrics-pane"]), sizing_mode="stretch_width")
+        return pn.Column(pane(self.invalid_banner), pane(self.counter), beside,
+                         pane(self.metrics, css_classes=["metrics-pane"]), sizing_mode="stretch_width")
 
     # --- playback --------------------------------------------------------------------------------------
     @param.depends("lab.playing", "lab.speed", watch=True)

@@ -1,14 +1,26 @@
-"""What an algorithm is, for the CLI's ``--list`` and the app's menus, and how exact numbers are written out."""
+"""What an algorithm and a mode are, for the command line, ``simulate`` and the app's menus, and how exact numbers
+are written out.
+
+Every rule class carries its own menu entry as class attributes (``name``, ``group``, ``label``, ``summary``,
+``parameter_names``, ``item_fields``); ``catalogue`` reads them, so a new rule is one class in its mode's
+``policies.py``.
+"""
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .schema import Schema
 
 
 @dataclass(frozen=True)
 class Algorithm:
     name: str                      # the CLI/JSON/URL name, e.g. "srtf"
-    mode: str                      # "cpu" or "llm"
+    mode: str                      # "cpu", "llm" or "engine"
     group: str                     # "article" (the article's four) or "more"
     label: dict[str, str]          # {"en": ..., "ja": ...}, short, for menus
     summary: dict[str, str]        # {"en": ..., "ja": ...}, one line: the exact rule and tie-breaks
@@ -16,11 +28,28 @@ class Algorithm:
     item_fields: tuple[str, ...] = field(default=())  # optional task/tenant fields it reads, e.g. ("deadline",)
 
 
-def algorithm_entry(mode: str, name: str, group: str, label: tuple[str, str], summary: tuple[str, str],
-                    parameters: tuple[str, ...] = (), item_fields: tuple[str, ...] = ()) -> Algorithm:
-    """An ``Algorithm`` from (en, ja) pairs: how both modes write their menus compactly."""
-    return Algorithm(name=name, mode=mode, group=group, label={"en": label[0], "ja": label[1]},
-                     summary={"en": summary[0], "ja": summary[1]}, parameters=parameters, item_fields=item_fields)
+def catalogue(mode: str, rules: Iterable[type]) -> dict[str, Algorithm]:
+    """The menu of ``mode``, in the order of ``rules``, from each rule class's own entry."""
+    return {rule.name: Algorithm(name=rule.name, mode=mode, group=rule.group, label=dict(rule.label),
+                                 summary=dict(rule.summary), parameters=rule.parameter_names,
+                                 item_fields=rule.item_fields)
+            for rule in rules}
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One mode of the lab as ``simulate``, ``algorithms``, ``schema`` and ``python -m schedulers`` reach it
+    (``schedulers.modes.MODES``); each mode package defines its ``MODE``."""
+    name: str                                          # "cpu": the CLI's sub-command, the JSON's "mode"
+    description: str                                   # one line, for --help
+    algorithms: Mapping[str, Algorithm]                # menu order, the article's first
+    schema: Schema                                     # the scenario's fields
+    run: Callable[..., dict[str, Any]]                 # run(scenario, trace=True, policy=None) -> the JSON result
+    render_text: Callable[[Mapping[str, Any], str], str]   # the result as text, in "en" or "ja"
+    exercise: Callable[[int], dict[str, Any]]          # the seeded random scenario (--seed)
+    add_cli_arguments: Callable[[argparse.ArgumentParser], None]   # the mode's own options (--quantum, ...)
+    cli_overrides: Callable[[argparse.Namespace], dict[str, Any]]  # those options as scenario fields
+    text_needs_steps: bool                             # render_text prints the steps: else the CLI runs without them
 
 
 def json_number(value: Fraction | int) -> int | float:
@@ -28,3 +57,14 @@ def json_number(value: Fraction | int) -> int | float:
     if isinstance(value, int):
         return value
     return value.numerator if value.denominator == 1 else value.numerator / value.denominator
+
+
+def json_plain(value: Any) -> Any:
+    """``value`` (maps and lists of anything) with every Fraction written as a JSON number."""
+    if isinstance(value, Fraction):
+        return json_number(value)
+    if isinstance(value, dict):
+        return {k: json_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_plain(v) for v in value]
+    return value

@@ -1,24 +1,23 @@
 """``python -m schedulers``: run a scenario file and print a text timeline or the JSON trace.
 
-Every mode module (``cpu``, ``llm``) provides ``ALGORITHMS``, ``run(scenario, trace) -> dict``,
-``render_text(result, lang) -> str`` and ``TEXT_NEEDS_STEPS`` (whether that text prints the trace's steps: if
-not, the text is made from a run without them), ``add_cli_arguments(parser)`` and ``cli_overrides(args) -> dict``.
+One sub-command per mode of the registry (``schedulers.modes.MODES``): its description, algorithms, options
+(``add_cli_arguments``/``cli_overrides``), seeded exercise and text rendering all come from there. A text whose
+mode says it prints no steps (``Mode.text_needs_steps``) is made from a run without a trace, and only the mode
+named on the command line is imported (interpreter start counts: a text run pays for no other).
 Bad input never shows a traceback: one ``error:`` line naming the field on stderr, exit status 2.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
 from typing import Any, NoReturn
 
+from . import custom, simulate
 from .errors import ScenarioError
+from .modes import MODES, meant_for
 
-# Only what every run needs is imported here: a mode's module, your own policy (``custom``), the exercises and
-# the JSON export are imported when used, so a text run pays for no other (interpreter start counts).
-MODES = {"cpu": "single CPU, integer time", "llm": "LLM router: order of dispatch to a server fleet"}
 MAX_SCENARIO_BYTES = 64 * 1024 * 1024
 
 
@@ -33,12 +32,8 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def mode_module(mode: str):
-    return importlib.import_module(f"{__package__}.{mode}")
-
-
 def algorithm_list(mode: str, lang: str = "en") -> str:
-    algorithms = mode_module(mode).ALGORITHMS.values()
+    algorithms = MODES[mode].algorithms.values()
     width = max(len(a.name) for a in algorithms)
     rows = [f"  {a.name:<{width}}  {a.summary[lang]}" for a in algorithms]
     return "\n".join(rows)
@@ -49,26 +44,27 @@ def build_parser(argv: list[str]) -> Parser:
     parser = Parser(prog="python -m schedulers", description="The scheduling lab's core, on the command line.")
     modes = parser.add_subparsers(dest="mode", required=True, parser_class=Parser)
     wanted = argv[:1] if argv[:1] and argv[0] in MODES else list(MODES)
-    for mode, description in MODES.items():
-        if mode not in wanted:
-            modes.add_parser(mode, help=description)
+    for name in MODES:
+        if name not in wanted:
+            modes.add_parser(name)   # only its name, for the usage line: its module is not imported
             continue
-        module = mode_module(mode)
-        sub = modes.add_parser(mode, help=description, description=description,
-                               epilog="algorithms:\n" + algorithm_list(mode),
+        mode = MODES[name]
+        sub = modes.add_parser(mode.name, help=mode.description, description=mode.description,
+                               epilog="algorithms:\n" + algorithm_list(mode.name),
                                formatter_class=argparse.RawDescriptionHelpFormatter)
         sub.add_argument("--scenario", metavar="FILE.json", help="the scenario file (JSON); '-' reads stdin")
         sub.add_argument("--seed", metavar="N", help="instead of a file, the seeded random exercise N "
                          "(the lab shows the same one for the same seed)")
         sub.add_argument("--algorithm", metavar="NAME", help="overrides the file's algorithm: "
-                         + " ".join(module.ALGORITHMS))
-        sub.add_argument("--policy", metavar="FILE.py", help="a policy of your own: a Python file defining "
-                         + ("choose(ready, running, time, state)" if mode == "cpu" else "choose(waiting, time, state)")
-                         + " (see schedulers/custom.py); replaces --algorithm")
+                         + " ".join(mode.algorithms))
+        if mode.name in custom.PARAMETERS:
+            sub.add_argument("--policy", metavar="FILE.py", help="a policy of your own: a Python file defining "
+                             f"choose({', '.join(custom.PARAMETERS[mode.name])}) (see schedulers/custom.py); "
+                             "replaces --algorithm")
         sub.add_argument("--json", action="store_true", help="print one JSON object (the full trace)")
         sub.add_argument("--lang", choices=("en", "ja"), default="en", help="language of the text output")
         sub.add_argument("--list", action="store_true", help="list the algorithms with their rules and exit")
-        module.add_cli_arguments(sub)
+        mode.add_cli_arguments(sub)
     return parser
 
 
@@ -125,43 +121,46 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
-        module = mode_module(args.mode)
+        mode = MODES[args.mode]
         if args.list:
             emit(algorithm_list(args.mode, args.lang))
             return 0
         if args.scenario and args.seed is not None:
             raise UsageError("give either --scenario or --seed, not both")
         if args.seed is not None:
-            from .exercises import cpu_exercise, llm_exercise
-            scenario = {"cpu": cpu_exercise, "llm": llm_exercise}[args.mode](parse_seed(args.seed))
+            scenario = mode.exercise(parse_seed(args.seed))
         elif args.scenario:
             scenario = read_scenario(args.scenario)
         else:
             raise UsageError("--scenario FILE.json or --seed N is required (or --list)")
         overrides = {"algorithm": args.algorithm} if args.algorithm is not None else {}
-        overrides.update(module.cli_overrides(args))
-        if args.policy is not None:
-            from . import custom
-            result = custom.run(args.mode, {**scenario, **overrides}, read_text(args.policy, "policy",
-                                                                               custom.MAX_SOURCE_CHARS * 4))
-        else:
-            # The text shows no steps: no trace is made for it (a tenth of the time and memory on 10^5 slices).
-            result = module.run({**scenario, **overrides}, trace=args.json or module.TEXT_NEEDS_STEPS)
+        overrides.update(mode.cli_overrides(args))
+        policy = getattr(args, "policy", None)
+        source = None if policy is None else read_text(policy, "policy", custom.MAX_SOURCE_CHARS * 4)
+        try:
+            # A text that shows no steps is made without a trace (a tenth of the time and memory on 10^5 slices).
+            result = simulate(mode.name, {**scenario, **overrides}, policy_source=source,
+                              trace=args.json or mode.text_needs_steps)
+        except ScenarioError as error:
+            other = meant_for(mode.name, scenario)
+            if other is None:
+                raise
+            raise ScenarioError(error.field, f"{error.problem}; this file is a scenario of the {other} mode: "
+                                f"run python -m schedulers {other} --scenario {args.scenario}") from None
     except (UsageError, ScenarioError) as error:
         print(f"error: {one_line(str(error))}", file=sys.stderr)
         return 2
     if args.json:
-        from .export import trace_json
-        output = trace_json(result)
+        from .export import trace_json   # only here: it reads the CPU mode's schema
+        emit(trace_json(result), end="")   # trace_json ends with its newline
     else:
-        output = module.render_text(result, args.lang)
-    emit(output)
+        emit(mode.render_text(result, args.lang))
     return 0
 
 
-def emit(output: str) -> None:
+def emit(output: str, end: str = "\n") -> None:
     try:
-        print(output, flush=True)
+        print(output, end=end, flush=True)
     except BrokenPipeError:
         # The reader (e.g. `| head`) left early: that is its choice, not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

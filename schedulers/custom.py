@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ MAX_LINES_PER_RUN = 2_000_000   # lines executed by a whole run
 MAX_RANGE = 1_000_000           # items of one range(): a C-level loop is not counted line by line
 MAX_VALUE_SIZE = 1_000_000      # bits of an int, items of a list or characters of a string made by * ** <<
 PARAMETERS = {"cpu": ("ready", "running", "time", "state"), "llm": ("waiting", "time", "state")}
+CUSTOM = "custom"   # the algorithm name of a policy of your own, in results and in the app's menu
 
 MESSAGES = {
     "type": {"en": "the policy must be Python source text", "ja": "ポリシーは Python のソースコードで書きます"},
@@ -67,7 +69,7 @@ MESSAGES = {
               "ja": "{line} 行目: choose の引数はちょうど {count} 個です: ({params})"},
     "raised": {"en": "line {line}: {kind}: {detail}{at}", "ja": "{line} 行目: {kind}: {detail}{at}"},
     "too_long": {"en": "line {line}: more than {limit} lines executed in one call{at}: a loop that never ends?",
-                 "ja": "{line} 行目: 1 回の呼び出しで {limit} 行を超えて実行しました{at}。終わらないループでは？"},
+                 "ja": "{line} 行目: 1 回の呼び出しで {limit} 行を超えて実行しました{at}。終わらないループではありませんか？"},
     "run_too_long": {"en": "line {line}: more than {limit} lines executed in this run{at}",
                      "ja": "{line} 行目: この実行で {limit} 行を超えて実行しました{at}"},
     "decisions": {"en": "more than {limit} decisions{at}: a policy of your own runs at most {limit} (the step limit)",
@@ -82,8 +84,8 @@ MESSAGES = {
                    "while a task is ready", "ja": "{line} 行目: choose が None を返しました{at}が、実行可能なタスク"
                    "（{names}）があります。実行可能なタスクがある間 CPU は空きません"},
     "at": {"en": " at t={time}", "ja": "（t={time}）"},
-    "rule": {"en": "your choose() picked it", "ja": "あなたの choose() が選んだ"},
-    "keep": {"en": "your choose() kept it", "ja": "あなたの choose() が続行を選んだ"},
+    "rule": {"en": "your choose() picked it", "ja": "あなたの choose() が選びました"},
+    "keep": {"en": "your choose() kept it", "ja": "あなたの choose() が続行を選びました"},
     "picked": {"en": "t={t}: your choose() picked {tenant}; its head request (cost {cost}) is dispatched.",
                "ja": "t={t}: あなたの choose() が {tenant} を選び、先頭リクエスト（コスト {cost}）を送ります。"},
 }
@@ -219,7 +221,8 @@ class Program:
         if not isinstance(choose, FunctionType):
             raise PolicyCodeError("missing", params=", ".join(params))
         code = choose.__code__
-        if code.co_argcount != len(params) or code.co_kwonlyargcount or code.co_flags & 0x0C:  # *args, **kwargs
+        if code.co_argcount != len(params) or code.co_kwonlyargcount \
+                or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
             raise PolicyCodeError("arity", code.co_firstlineno, count=len(params), params=", ".join(params))
         self.choose = choose
 
@@ -341,7 +344,7 @@ def cpu_policy(program: Program, names: Sequence[str]):
                         now - task.arrival - ran, task.deadline, task.priority, task.tickets)
 
     class YourPolicy(Policy):
-        name = "custom"
+        name = CUSTOM
         preemptive = True
         dynamic = True     # asked at every time unit, the ready queue scanned
         rule = MESSAGES["rule"]
@@ -414,7 +417,7 @@ def llm_policy(program: Program):
     from .llm.policies import Decision, Policy
 
     class YourPolicy(Policy):
-        name = "custom"
+        name = CUSTOM
 
         def __init__(self, router: Any) -> None:
             super().__init__(router)
@@ -445,20 +448,28 @@ def llm_policy(program: Program):
 
 
 def run(mode: str, scenario: Mapping[str, Any], source: str) -> dict[str, Any]:
-    """Run ``scenario`` under the policy in ``source``: ``simulate``'s result, with ``algorithm`` "custom" and
-    ``custom.lines`` (the lines of your code each call ran, by time). Raises ScenarioError (PolicyCodeError
-    for the code)."""
-    from . import cpu, llm
+    """Run ``scenario`` under the policy in ``source`` (``simulate(mode, scenario, policy_source=source)``): the
+    result has ``algorithm`` "custom" and ``custom.lines`` (the lines of your code each call ran, by time).
+    Raises ScenarioError (PolicyCodeError for the code, and for any fault of ours while it ran: never a
+    traceback)."""
+    from .cpu import run as run_cpu
     from .cpu.scenario import read_tasks
+    from .llm import run as run_llm
     if mode not in PARAMETERS:
         raise ScenarioError("mode", f"must be cpu or llm, not {describe(mode)}")
-    program = Program(source, mode)
-    scenario = {key: value for key, value in mapping(scenario, "scenario").items() if key != "algorithm"}
-    if mode == "cpu":
-        names = [task.name for task in read_tasks(scenario.get("tasks"))]   # checked again by run
-        result = cpu.run(scenario, policy=cpu_policy(program, names))
-    else:
-        result = llm.run(scenario, policy=llm_policy(program))
+    try:
+        program = Program(source, mode)
+        scenario = {key: value for key, value in mapping(scenario, "scenario").items() if key != "algorithm"}
+        if mode == "cpu":
+            names = [task.name for task in read_tasks(scenario.get("tasks"))]   # checked again by run
+            result = run_cpu(scenario, policy=cpu_policy(program, names))
+        else:
+            result = run_llm(scenario, policy=llm_policy(program))
+    except ScenarioError:
+        raise
+    except Exception as error:   # a fault of ours while your code ran: a message, never a traceback
+        raise PolicyCodeError("raised", None, kind=type(error).__name__, detail=str(error)[:200],
+                              at={"en": "", "ja": ""}) from None
     result["custom"] = {"lines": program.lines}
     return result
 

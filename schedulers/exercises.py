@@ -61,3 +61,20 @@ def llm_exercise(seed: int, tenants: int = 3, max_cost: int = 8, max_count: int 
         result.append({"name": name, "cost": cost, "count": drawn if requests is None else share + (index < extra),
                        "join": join, "weight": 1})
     return {"tenants": result}
+
+
+def engine_exercise(seed: int, tenants: int = 2, max_requests: int = 5, max_input: int = 8, max_output: int = 12,
+                    max_arrival: int = 6) -> dict[str, Any]:
+    """``tenants`` tenants of the inference engine, each with 2 .. ``max_requests`` requests in FIFO order; the
+    first tenant's first request arrives at iteration 0, so the engine starts busy."""
+    rng = random.Random(integer(seed, "seed", minimum=0, maximum=MAX_SEED))
+    count = integer(tenants, "tenants", minimum=1, maximum=MAX_EXERCISE_ITEMS)
+    result = []
+    for index, name in enumerate(letter_names(count)):
+        arrivals = sorted(rng.randint(0, max_arrival) for _ in range(rng.randint(2, max_requests)))
+        if index == 0:
+            arrivals[0] = 0
+        result.append({"name": name, "requests": [
+            {"arrival": arrival, "input": rng.randint(1, max_input), "output": rng.randint(1, max_output)}
+            for arrival in arrivals]})
+    return {"slots": 2, "tenants": result}

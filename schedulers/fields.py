@@ -9,9 +9,12 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ScenarioError
+
+if TYPE_CHECKING:
+    from .schema import Field
 
 MAX_NAME_LENGTH = 64
 # "1e99999999" is 10 characters, but Fraction() would build a 10^8-digit integer (minutes of work): exponents
@@ -31,6 +34,22 @@ def integer(value: Any, field: str, minimum: int | None = None, maximum: int | N
     if maximum is not None and value > maximum:
         raise ScenarioError(field, f"must be <= {maximum}, not {describe(value)} (the documented limit)")
     return value
+
+
+def integer_text(text: str, name: str, field: Field) -> int:
+    """A whole number typed on the command line (``--quantum 3``, shown as ``name``); the scenario's reader then
+    checks it against ``field``'s range. A typo is told the range; so is a number too long to be worth reading
+    (CPython refuses past 4,300 digits)."""
+    text = text.strip()
+    digits = text[1:] if text.startswith(("-", "+")) else text
+    if not (digits.isascii() and digits.isdigit()):
+        raise ScenarioError(name, f"must be an integer from {field.minimum} to {field.maximum}, not {text[:40]!r}")
+    if len(digits) > 40 and text.startswith("-"):
+        raise ScenarioError(name, f"must be >= {field.minimum}, not a negative integer of {len(digits)} digits")
+    if len(digits) > 40:
+        raise ScenarioError(name, f"must be <= {field.maximum}, not an integer of {len(digits)} digits "
+                                  "(the documented limit)")
+    return int(text)
 
 
 def positive_rational(value: Any, field: str, maximum: int | None = None) -> Fraction:
@@ -96,6 +115,20 @@ def unique_names(names: Sequence[str], field: str) -> None:
         if item in seen:
             raise ScenarioError(f"{field}[{index}].name", f"duplicate name {item!r}")
         seen.add(item)
+
+
+def known_names(value: Any, field: str, names: Sequence[str], minimum: int, maximum: int, what: str) -> list[int]:
+    """A list of distinct names, each one of ``names`` (the ``what``s' names): their positions, sorted."""
+    listed = sequence(value, field, minimum=minimum, maximum=maximum)
+    positions = {name: index for index, name in enumerate(names)}
+    chosen: list[int] = []
+    for k, item in enumerate(listed):
+        if not isinstance(item, str) or item not in positions:
+            raise ScenarioError(f"{field}[{k}]", f"must be a {what}'s name, not {describe(item)}")
+        if positions[item] in chosen:
+            raise ScenarioError(f"{field}[{k}]", f"duplicate name {item!r}")
+        chosen.append(positions[item])
+    return sorted(chosen)
 
 
 def known_keys(obj: Mapping[str, Any], field: str, allowed: Sequence[str]) -> None:

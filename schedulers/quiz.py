@@ -10,6 +10,8 @@ At step k the student sees step k - 1 (and the scenario: who arrives when) and p
 - LLM: at a dispatch step, the candidates are the tenants with waiting requests just before it (step
   k - 1's queues), in tenant order; the answer is the tenant dispatched. Only dispatches with at least two
   waiting tenants are questions.
+- Engine: at an admission step, the candidates are the tenants with waiting requests just before it (step
+  k - 1's ``waiting``), in tenant order; the answer is the tenant whose request takes the slot.
 
 The explanation is the core's own ``why`` for step k. A quiz needs the full trace (its queues and ready
 lists); a compact one has no questions.
@@ -24,7 +26,7 @@ from typing import Any
 @dataclass(frozen=True)
 class Question:
     step: int                    # the step whose outcome is asked (the student sees step - 1)
-    time: int                    # the instant of the decision
+    time: int                    # the instant (CPU), logical time (LLM) or iteration (engine) of the decision
     candidates: tuple[str, ...]
     answer: str
     why: Mapping[str, str]       # the core's explanation of step ``step``
@@ -48,6 +50,11 @@ def question(result: Mapping[str, Any], step: int) -> Question | None:
         candidates = tuple(task["name"] for task in result["tasks"] if task["name"] in present)
         return ask(step, step - 1, candidates, now["running"], now["why"])
     now, before = steps[step], steps[step - 1]
+    if result["mode"] == "engine":
+        if now["kind"] != "admit":
+            return None
+        candidates = tuple(name for name, queue in before["waiting"].items() if queue)
+        return ask(step, now["iteration"], candidates, now["tenant"], now["why"])
     if now["kind"] != "dispatch":
         return None
     candidates = tuple(name for name, costs in before["queues"].items() if costs)
@@ -62,3 +69,9 @@ def questions(result: Mapping[str, Any]) -> list[Question]:
     """Every question of a run, in step order."""
     found = (question(result, step) for step in range(1, len(result["steps"])))
     return [q for q in found if q is not None]
+
+
+def next_question(result: Mapping[str, Any], after: int) -> Question | None:
+    """The first question whose step comes after step ``after``."""
+    found = (question(result, step) for step in range(after + 1, len(result["steps"])))
+    return next((q for q in found if q is not None), None)

@@ -1,27 +1,51 @@
-// The site's page script, loaded after Panel's pyodide handler (which creates `pyodideWorker`) and Panel's loader
-// (which defines `window.panelLoader`). It
-//   - shows the boot as stages with a progress bar (from the worker's 'progress' messages) instead of a spinner,
-//     and a clear message, not a hang, when something cannot be loaded;
-//   - sends the page's URL to the worker at once, so the app starts from the query (mode, algorithm, scenario, step);
+// The site's page script, loaded after Panel's pyodide handler (which adopts the worker early.js started as
+// `pyodideWorker`) and Panel's loader (which defines `window.panelLoader`). It
+//   - shows the boot as stages with a progress bar (from the worker's 'progress' messages, including those that
+//     arrived before this script ran), down to the parts of "Starting the app", and a clear message, not a hang,
+//     when something cannot be loaded; in the page's language (early.js set <html lang>);
+//   - keeps what the visitor does before the lab is ready: a click on a button of the prerendered lab, or a step key
+//     (← → Space Home End), is shown as waiting and done once the lab is ready;
+//   - records when each stage began (`window.labBoot.timeline`, milliseconds since navigation), for the benchmarks;
+//   - keeps <html lang> on the app's language after it starts (the app writes `lang=` into the address);
 //   - registers the service worker (offline after the first visit);
-//   - on embed.html, tells the host page its height (postMessage {type: 'schedlab:height', height}).
+//   - on embed.html, tells the host page its height (postMessage {type: 'schedlab:height', height}), never less
+//     than what is on screen while Python takes over from the prerender.
 (function () {
   'use strict'
-  const site = window.labSite || {embed: false, base: ''}
+  const site = window.labSite
+  const root = document.documentElement
   const STAGES = ['Downloading Pyodide', 'Loading packages', 'Installing wheels', 'Starting the app']  // worker's keys
-  // The display speaks the lab's language: `lang=` in the query, else the browser's (details stay in English).
-  const queryLang = new URLSearchParams(window.location.search).get('lang')
-  const ja = queryLang ? queryLang === 'ja' : (navigator.language || '').toLowerCase().startsWith('ja')
-  const TEXT = ja ? {
-    title: 'スケジューリング・ラボをブラウザで起動しています',
-    stages: ['Pyodide をダウンロード', 'パッケージを読み込み', 'ホイールをインストール', 'アプリを起動'],
-    step: (i, n) => `手順 ${i}/${n}`,
-  } : {
-    title: 'Starting the scheduling lab in your browser',
-    stages: STAGES,
-    step: (i, n) => `Step ${i} of ${n}`,
+  const TEXT = {
+    en: {
+      title: 'Starting the scheduling lab in your browser',
+      stages: STAGES,
+      step: (i, n) => `Step ${i} of ${n}`,
+      count: (i, n) => `${i} of ${n}`,
+      part: {panel: () => 'importing Panel and Bokeh', import: (m) => `importing ${m}`,
+             build: () => 'building the page', draw: () => 'drawing the page'},
+      waiting: (what, n) => `Not ready yet: ${what} will be done as soon as the lab is ready` +
+                            (n > 1 ? ` (${n} actions waiting).` : '.'),
+      notYet: 'Not ready yet: the lab is still starting. Buttons you click and step keys you press now are done ' +
+              'as soon as it is ready.',
+      dropped: (what) => `${what} was not done: the lab, now ready, has no such control here.`,
+    },
+    ja: {
+      title: 'スケジューリング実験室をブラウザで起動しています',
+      stages: ['Pyodide をダウンロード', 'パッケージを読み込み', 'ホイールをインストール', 'アプリを起動'],
+      step: (i, n) => `手順 ${i}/${n}`,
+      count: (i, n) => `${i}/${n}`,
+      part: {panel: () => 'Panel と Bokeh を読み込み中', import: (m) => `${m} を読み込み中`,
+             build: () => 'ページを組み立て中', draw: () => 'ページを描画中'},
+      waiting: (what, n) => `まだ準備中です。${what}は準備ができしだい実行します` + (n > 1 ? `（${n} 件待機中）。` : '。'),
+      notYet: 'まだ準備中です。今押したボタンやステップのキーは、準備ができしだい実行します。',
+      dropped: (what) => `${what}は実行しませんでした（準備ができた画面にその操作がありません）。`,
+    },
   }
+  const text = () => TEXT[root.lang === 'ja' ? 'ja' : 'en']
   const SILENCE_MS = 240000  // no word from the worker for this long: say so rather than spin
+  const timeline = []
+  window.labBoot = {timeline}
+  const mark = (what) => timeline.push({...what, at: Math.round(performance.now())})
 
   // --- the boot display, inside Panel's #loader overlay ---
   const loader = document.getElementById('loader')
@@ -30,12 +54,10 @@
   box.setAttribute('role', 'status')
   box.setAttribute('aria-live', 'polite')
   box.innerHTML = '<div class="lab-boot-title"></div><ol></ol><div class="lab-boot-bar"><div></div></div>' +
-    '<div class="lab-boot-detail"></div>'
-  box.querySelector('.lab-boot-title').textContent = TEXT.title
+    '<div class="lab-boot-detail"></div><div class="lab-boot-waiting"></div>'
   const list = box.querySelector('ol')
-  STAGES.forEach((stage, i) => {
+  STAGES.forEach((stage) => {
     const item = document.createElement('li')
-    item.textContent = TEXT.stages[i]
     item.dataset.stage = stage
     list.appendChild(item)
   })
@@ -45,41 +67,147 @@
   }
   const bar = box.querySelector('.lab-boot-bar > div')
   const detail = box.querySelector('.lab-boot-detail')
+  const waitingNote = box.querySelector('.lab-boot-waiting')
   let current = -1
+  let shown = null  // the last progress message, to redraw in another language
   let lastWord = Date.now()
   let failed = false
 
-  function showStage(stage, text, done, total) {
-    const index = STAGES.indexOf(stage)
-    if (index < 0 || failed) return
-    lastWord = Date.now()
-    current = index
+  function draw() {
+    const words = text()
+    box.querySelector('.lab-boot-title').textContent = words.title
     list.querySelectorAll('li').forEach((item, i) => {
-      item.className = i < index ? 'done' : i === index ? 'active' : ''
+      item.textContent = words.stages[i]
+      item.className = i < current ? 'done' : i === current ? (failed ? 'failed' : 'active') : ''
     })
+    if (!shown || failed) return
+    const {done, total, part, module} = shown
     if (total) {
       bar.parentElement.classList.remove('indeterminate')
-      bar.style.width = `${Math.round(100 * done / total)}%`
+      bar.style.transform = `scaleX(${Math.min(1, done / total)})`
     } else {
       bar.parentElement.classList.add('indeterminate')
-      bar.style.width = ''
+      bar.style.transform = ''
     }
-    const label = `${TEXT.step(index + 1, STAGES.length)}: ${TEXT.stages[index]}`
-    detail.textContent = text ? `${label} — ${text}` : label
+    const label = `${words.step(current + 1, STAGES.length)}: ${words.stages[current]}`
+    const megabytes = (n) => `${(n / 1e6).toFixed(1)} MB`
+    const what = part ? `${words.part[part](module)} (${done + 1}/${total})`
+      : shown.count ? words.count(done, total)
+        : shown.bytes ? `${megabytes(done)} / ${megabytes(total)}` : shown.detail
+    detail.textContent = what ? `${label} — ${what}` : label
+  }
+
+  function showStage(msg) {
+    const index = STAGES.indexOf(msg.stage)
+    if (index < 0 || failed) return
+    lastWord = Date.now()
+    const last = timeline[timeline.length - 1]
+    if (!last || last.stage !== msg.stage || last.part !== msg.part || last.module !== msg.module) {
+      mark({stage: msg.stage, part: msg.part, module: msg.module})
+    }
+    current = index
+    shown = msg
+    draw()
   }
 
   function showError(message) {
+    if (failed) return
     failed = true
+    mark({stage: 'error'})
     if (loader) loader.style.display = 'flex'
-    const item = list.querySelectorAll('li')[Math.max(current, 0)]
-    if (item) item.className = 'failed'
+    draw()
     bar.parentElement.classList.remove('indeterminate')
     box.classList.add('error')
     const error = document.getElementById('loader-error') || detail
     error.style.display = 'block'
     error.textContent = message
     box.appendChild(error)
+    waitingNote.textContent = ''
     document.body.dataset.labBoot = 'error'
+  }
+
+  // --- what the visitor does before the lab is ready ---
+  const KEYS = new Set(['ArrowLeft', 'ArrowRight', ' ', 'Home', 'End'])
+  const KEY_NAMES = {ArrowLeft: '←', ArrowRight: '→', ' ': 'Space', Home: 'Home', End: 'End'}
+  const pending = []  // {kind: 'click', cls, label} or {kind: 'key', key}
+  const describe = (action) => action.kind === 'key' ? KEY_NAMES[action.key] : `“${action.label}”`
+
+  function keep(action) {
+    if (failed) return
+    pending.push(action)
+    waitingNote.textContent = text().waiting(describe(action), pending.length)
+    mark({stage: 'waiting', action: describe(action)})
+  }
+
+  // Panel draws every widget inside its own shadow root: look through them (a shadow root's elementsFromPoint
+  // also lists the elements around it, hence the set).
+  function deepElementsAt(x, y) {
+    const seen = new Set()
+    const visit = (scope) => {
+      for (const el of scope.elementsFromPoint(x, y)) {
+        if (seen.has(el)) continue
+        seen.add(el)
+        if (el.shadowRoot) visit(el.shadowRoot)
+      }
+    }
+    visit(document)
+    return [...seen]
+  }
+  // The class the app gave a button's Panel component (e.g. `step-next`): the first that is not Bokeh's or Panel's.
+  function componentClass(el) {
+    for (let node = el; node; node = node.parentElement || node.getRootNode().host) {
+      const own = [...(node.classList || [])].find((c) => !/^(bk|pn|bk-panel|solid|outline)(-|$)/.test(c))
+      if (own) return own
+    }
+    return null
+  }
+  function deepQueryAll(selector, scope = document) {
+    const found = [...scope.querySelectorAll(selector)]
+    for (const el of scope.querySelectorAll('*')) if (el.shadowRoot) found.push(...deepQueryAll(selector, el.shadowRoot))
+    return found
+  }
+
+  if (loader) {
+    loader.addEventListener('click', (event) => {
+      if (event.target.closest('#lab-boot') || document.body.dataset.labBoot !== 'starting') return
+      const button = deepElementsAt(event.clientX, event.clientY).find((el) => el.tagName === 'BUTTON')
+      if (button) keep({kind: 'click', cls: componentClass(button), label: button.textContent.trim()})
+      else if (!pending.length) waitingNote.textContent = text().notYet
+    })
+  }
+  window.addEventListener('keydown', (event) => {
+    if (document.body.dataset.labBoot !== 'starting' || !KEYS.has(event.key)) return
+    if (event.altKey || event.ctrlKey || event.metaKey) return
+    event.preventDefault()
+    event.stopImmediatePropagation()  // the prerendered lab's keyboard listener would send it nowhere
+    keep({kind: 'key', key: event.key})
+  }, true)
+
+  function replay() {
+    const dropped = []
+    for (const action of pending.splice(0)) {
+      if (action.kind === 'key') {
+        document.dispatchEvent(new KeyboardEvent('keydown', {key: action.key, bubbles: true, composed: true}))
+        continue
+      }
+      const hosts = action.cls ? deepQueryAll(`.${CSS.escape(action.cls)}`) : []
+      const button = hosts.flatMap((host) => deepQueryAll('button', host.shadowRoot || host))
+        .find((el) => el.textContent.trim() === action.label)
+      if (button) button.click()
+      else dropped.push(describe(action))
+    }
+    waitingNote.textContent = ''
+    if (dropped.length) toast(text().dropped(dropped.join(', ')))
+  }
+
+  // A note over the ready lab that goes by itself (what could not be done of what was kept).
+  function toast(message) {
+    const note = document.createElement('div')
+    note.id = 'lab-toast'
+    note.setAttribute('role', 'status')
+    note.textContent = message
+    document.body.appendChild(note)
+    setTimeout(() => note.remove(), 8000)
   }
 
   const panelHide = window.panelLoader ? window.panelLoader.hide : () => { if (loader) loader.style.display = 'none' }
@@ -87,21 +215,35 @@
     status() {},  // the stages above say more than Panel's one-line status
     error: showError,
     hide() {
+      mark({stage: 'ready'})
       document.body.dataset.labBoot = 'ready'
+      root.classList.remove('lab-starting')
       panelHide()
+      // After Panel's handler has linked the page to Python (the rest of its render step, right after this call).
+      setTimeout(replay, 0)
     },
   }
   document.body.dataset.labBoot = 'starting'
+  draw()
 
+  // --- the worker's messages: those early.js kept, then the rest as they come ---
+  function onMessage(msg) {
+    if (msg.type === 'progress') showStage(msg)
+    else if (msg.type === 'render') mark({stage: 'render'})
+    else if (msg.type === 'bytecode') Object.assign(window.labBoot, {bytecode: msg})
+    else if (msg.type === 'error') showError(msg.msg)
+    else if (msg.type === 'fetched' && 'serviceWorker' in navigator) {
+      navigator.serviceWorker.ready.then((registration) => {
+        registration.active?.postMessage({type: 'cache', urls: msg.urls})
+      })
+    }
+  }
   if (typeof pyodideWorker !== 'undefined') {
-    pyodideWorker.addEventListener('message', (event) => {
-      const msg = event.data
-      if (msg.type === 'progress') showStage(msg.stage, msg.detail, msg.done, msg.total)
-    })
+    window.labEarlyMessages.splice(0).forEach(onMessage)
+    window.labOnMessage = onMessage
     pyodideWorker.addEventListener('error', (event) => {
       showError(`The Python worker (lab.js) could not run: ${event.message || 'it failed to load'}.`)
     })
-    pyodideWorker.postMessage({type: 'location', location: JSON.stringify(window.location)})
     const watchdog = setInterval(() => {
       if (failed || document.body.dataset.labBoot === 'ready') return clearInterval(watchdog)
       if (Date.now() - lastWord > SILENCE_MS) {
@@ -110,6 +252,19 @@
                   'the network may be too slow or offline. Reload to try again.')
       }
     }, 1000)
+  }
+
+  // --- the page's language follows the app's (it writes `lang=` into the address as it changes) ---
+  for (const method of ['pushState', 'replaceState']) {
+    const original = history[method].bind(history)
+    history[method] = (...args) => {
+      original(...args)
+      const lang = new URLSearchParams(window.location.search).get('lang')
+      if (lang && lang !== root.lang) {
+        root.lang = lang === 'ja' ? 'ja' : 'en'
+        draw()
+      }
+    }
   }
 
   // --- offline after the first visit ---
@@ -127,7 +282,9 @@
 
   // --- embed.html: report the height to the host page (see embed-host.js) ---
   // The height of the content, not of the body: Panel's page makes the body as tall as the viewport (the iframe),
-  // so the body never grows; the overlay (#loader) is fixed and does not count.
+  // so the body never grows; the overlay (#loader) is fixed and does not count. Until the lab is ready the height
+  // only grows: when Python takes over, the prerendered content is removed before the live one is drawn, and a
+  // host that followed that would collapse the frame and make its text jump.
   if (site.embed && window.parent !== window) {
     // The boxes that make the page's height: Panel's roots are `display: contents`, so their children count.
     const boxes = (parent) => [...parent.children].flatMap((el) => {
@@ -139,8 +296,9 @@
       .map((el) => el.getBoundingClientRect().bottom + window.scrollY)))
     let sent = 0
     const report = () => {
-      const height = contentHeight()
-      if (height !== sent) {
+      const measured = contentHeight()
+      const height = document.body.dataset.labBoot === 'ready' ? measured : Math.max(measured, sent)
+      if (height !== sent && height > 0) {
         sent = height
         window.parent.postMessage({type: 'schedlab:height', height, href: window.location.href}, '*')
       }

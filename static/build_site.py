@@ -8,13 +8,16 @@ Runs with the virtual environment's Python (Panel, Bokeh and packaging come from
 What ``dist/`` holds, and where it comes from:
 
 - ``index.html``, ``embed.html``: ``panel convert``'s pyodide-worker page for the app (prerendered, so the default view
-  shows before Python starts), plus the site's boot display (``boot.js``/``boot.css``); the embed page has no footer
-  and reports its height to the host page.
-- ``lab.js``: the web worker, rendered by Panel from ``static/worker.js`` instead of its own template.
+  shows before Python starts; with the Japanese prerender beside it, which the page takes before it paints when its
+  language is Japanese), plus the site's boot (``early.js`` inlined first in the head: it starts the worker;
+  ``boot.js``/``boot.css``: the boot display); the embed page has no footer and reports its height to the host page.
+  What this takes from Panel beyond its public API is in ``panel_adapter.py``, checked against one Panel version.
+- ``lab.js``: the web worker, ``static/worker.js`` with the Python it runs (``panel_adapter.WORKER_PYTHON``).
 - ``lock.json``: the pre-resolved environment: the Pyodide packages to ``loadPackage`` and this site's pure-Python
-  wheels in install order (with sizes and sha256), so start-up makes no PyPI round trip.
-- ``wheels/``: this project's wheel (``schedulers`` + ``app``) and the pure wheels of Panel, Bokeh, param and their
-  dependencies that Pyodide does not ship, trimmed of the JS bundles the page loads separately.
+  wheels in install order (with sizes and sha256), so start-up makes no PyPI round trip; and the app's module.
+- ``wheels/``: this project's wheel (``schedulers`` + ``app``, built by ``pip wheel`` from ``pyproject.toml``) and the
+  pure wheels of Panel, Bokeh, param and their dependencies that Pyodide does not ship, trimmed of the JS bundles
+  the page loads separately.
 - ``bokeh/``, ``panel/``: BokehJS and Panel's JS/CSS, copied from the installed packages (no CDN).
 - ``pyodide/`` (only with ``--pyodide-dist``): the Pyodide runtime and the packages the app needs, so the site needs
   no network at all; without it Pyodide comes from its official CDN.
@@ -24,8 +27,8 @@ What ``dist/`` holds, and where it comes from:
 from __future__ import annotations
 
 import argparse
+import ast
 import base64
-import contextlib
 import csv
 import hashlib
 import io
@@ -37,15 +40,18 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import tomllib
 import urllib.request
 import zipfile
 from importlib import metadata
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
+
+import panel_adapter  # noqa: E402  (static/, this script's folder, is first on sys.path)
+from panel_adapter import PYODIDE_CDN, PYODIDE_VERSION  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-PYODIDE_VERSION = "314.0.7"
-PYODIDE_CDN = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"  # the form Panel 1.10 uses
 # Where Pyodide 314 (Python 3.14, emscripten) evaluates dependency markers.
 PYODIDE_MARKERS = {"sys_platform": "emscripten", "platform_system": "Emscripten", "os_name": "posix",
                    "platform_machine": "wasm32", "python_version": "3.14", "python_full_version": "3.14.2",
@@ -58,7 +64,7 @@ TRIM_PREFIXES = ("bokeh/server/static/", "panel/dist/panel.", "panel/dist/bundle
                  "panel/dist/dts/", "panel/dist/images/", "panel/tests/", "panel_material_ui/dist/")
 TRIM_SUFFIXES = (".map", ".ts", ".tsbuildinfo", ".woff", ".woff2", ".ttf", ".eot")
 KEEP_IN_TRIMMED_DIRS = (".css",)  # Panel checks some bundled stylesheets exist before it links them
-BUILD_FILES = {"build_site.py", "worker.js", "service-worker.js"}  # static/ files that are templates or code
+BUILD_FILES = {"build_site.py", "panel_adapter.py", "worker.js", "early.js", "service-worker.js"}  # static/ files that are templates or code
 TEXT_SUFFIXES = {".html", ".js", ".mjs", ".css", ".json", ".txt", ".svg", ".webmanifest"}
 
 
@@ -177,22 +183,42 @@ def trimmed_wheel(source: Path, dest_dir: Path) -> Path:
     return dest
 
 
+def project_packages(config: dict) -> list[str]:
+    """The top-level packages of this project's wheel (pyproject.toml's setuptools `find` patterns)."""
+    patterns = config["tool"]["setuptools"]["packages"]["find"]["include"]
+    return sorted({pattern.split(".")[0] for pattern in patterns})
+
+
 def project_wheel(root: Path, dest_dir: Path) -> Path:
-    """This project's wheel, from pyproject.toml's [project] and [tool.setuptools] packages (standard library only)."""
+    """This project's wheel, built by ``pip wheel`` with the backend ``pyproject.toml`` names, from a clean copy of
+    the sources (nothing stale from an earlier build, no ``build/`` left in the checkout). The backend's wheel is kept
+    in .cache/wheels (fetched from PyPI once), so later builds need no network; SOURCE_DATE_EPOCH makes the same
+    sources give the same bytes (a stable hash, a stable service-worker version)."""
     config = tomllib.loads((root / "pyproject.toml").read_text())
-    project = config["project"]
-    name, version = project["name"], project["version"]
-    members: dict[str, bytes] = {}
-    for package in config["tool"]["setuptools"]["packages"]:
-        for path in sorted((root / package).rglob("*.py")):
-            members[path.relative_to(root).as_posix()] = path.read_bytes()
-    dist_info = f"{name}-{version}.dist-info"
-    members[f"{dist_info}/METADATA"] = (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-                                        f"Summary: {project['description']}\n").encode()
-    members[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: schedlab build\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    dest = dest_dir / f"{name}-{version}-py3-none-any.whl"
-    write_wheel(dest, members)
-    return dest
+    cache = root / ".cache" / "wheels"
+    cache.mkdir(parents=True, exist_ok=True)
+
+    def pip(*args: str) -> None:
+        done = subprocess.run([sys.executable, "-m", "pip", *args, "--quiet", "--disable-pip-version-check"],
+                              capture_output=True, text=True, env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"})
+        if done.returncode:
+            raise BuildError(f"pip {args[0]} failed for this project's wheel:\n{done.stderr.strip()[-2000:]}")
+
+    backend = config["build-system"]["requires"]
+    if not any(cache.glob("setuptools-*.whl")):
+        pip("download", "--only-binary=:all:", "--no-deps", "--dest", str(cache), *backend)
+    with tempfile.TemporaryDirectory(prefix="lab-project-") as folder:
+        source = Path(folder) / "source"
+        source.mkdir()
+        for name in ("pyproject.toml", config["project"]["readme"]):
+            shutil.copyfile(root / name, source / name)
+        for package in project_packages(config):
+            shutil.copytree(root / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+        built = Path(folder) / "wheel"
+        pip("wheel", "--no-deps", "--no-index", "--find-links", str(cache), "--wheel-dir", str(built), str(source))
+        [wheel] = built.glob("*.whl")
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        return Path(shutil.copyfile(wheel, dest_dir / wheel.name))
 
 
 # --- Pyodide: from its CDN, or copied from a local distribution --------------------------------------
@@ -211,6 +237,9 @@ class PyodideDist:
         elif not location.is_dir():
             raise BuildError(f"--pyodide-dist {location}: no such directory or tarball")
 
+    def has(self, name: str) -> bool:
+        return name in self.names if self.tar else (self.location / name).is_file()
+
     def read(self, name: str) -> bytes | None:
         if self.tar:
             member = self.names.get(name)
@@ -219,17 +248,25 @@ class PyodideDist:
         return path.read_bytes() if path.is_file() else None
 
 
-def pyodide_files(lock: dict, packages: list[str]) -> list[str]:
+def pyodide_files(lock: dict, packages: list[str], runtime: tuple[str, ...]) -> list[str]:
     """The files of a Pyodide distribution this site loads: the runtime and the packages' wheels."""
-    return [*PYODIDE_RUNTIME, *(lock["packages"][p]["file_name"] for p in packages)]
+    return [*runtime, *(lock["packages"][p]["file_name"] for p in packages)]
 
 
-def copy_pyodide(dist: PyodideDist, lock: dict, packages: list[str], out: Path, allow_incomplete: bool) -> list[str]:
+def runtime_files(dist: PyodideDist, standin: bool) -> tuple[str, ...]:
+    """Pyodide 314's runtime files; a stand-in's (an older Pyodide) may have pyodide.asm.js for pyodide.asm.mjs."""
+    if standin and not dist.has("pyodide.asm.mjs") and dist.has("pyodide.asm.js"):
+        return tuple("pyodide.asm.js" if name == "pyodide.asm.mjs" else name for name in PYODIDE_RUNTIME)
+    return PYODIDE_RUNTIME
+
+
+def copy_pyodide(dist: PyodideDist, lock: dict, packages: list[str], out: Path, allow_incomplete: bool,
+                 runtime: tuple[str, ...]) -> list[str]:
     """Copy the runtime and the packages' files; returns what the distribution lacks."""
     target = out / "pyodide"
     target.mkdir()
     missing = []
-    for name in pyodide_files(lock, packages):
+    for name in pyodide_files(lock, packages, runtime):
         data = dist.read(name)
         if data is None:
             missing.append(name)
@@ -243,52 +280,25 @@ def copy_pyodide(dist: PyodideDist, lock: dict, packages: list[str], out: Path, 
 
 # --- the pages ------------------------------------------------------------------------------------------
 
-@contextlib.contextmanager
-def lab_worker_templates(cdn_root: str, app_path: str):
-    """Swap in our worker template and prelude for the duration of one ``script_to_html`` call.
-
-    Panel builds the worker from ``WEB_WORKER_TEMPLATE`` and the code it runs from ``PRE + app source + POST``.
-    Ours differ in three small ways: Panel's CSS/JS URLs point at this site (``PANEL_CDN_ROOT``, set before Panel
-    is imported in the worker); ``__file__`` is the app's file in the installed wheel, as when a script is run; and
-    right after Panel's ``init_doc()`` the page's URL (``labPageLocation``, sent by boot.js) is put into
-    ``pn.state.location`` so the app reads its query while it builds (Pyodide runs ``pn.state.onload`` at once).
-    """
-    from panel.io import convert
-    from panel.io.resources import _env
-    template = _env.from_string((HERE / "worker.js").read_text())
-    prelude = ("import os, js\n"  # Panel needs an absolute URL: resolve the site's one against the worker's
-               f"os.environ['PANEL_CDN_ROOT'] = js.URL.new({cdn_root!r}, js.location.href).href\n"
-               f"import sysconfig\n__file__ = sysconfig.get_path('purelib') + {'/' + app_path!r}\n" + convert.PRE +
-               "import json, js\n"
-               "from panel.io.state import state as _state\n"
-               "from panel.util import edit_readonly as _edit_readonly\n"
-               "if getattr(js, 'labPageLocation', None) and _state.location is not None:\n"
-               "    with _edit_readonly(_state.location):\n"
-               "        _state.location.param.update({k: v for k, v in json.loads(js.labPageLocation).items()\n"
-               "                                      if k in _state.location.param})\n")
-    saved = convert.WEB_WORKER_TEMPLATE, convert.PRE
-    convert.WEB_WORKER_TEMPLATE, convert.PRE = template, prelude
-    try:
-        yield
-    finally:
-        convert.WEB_WORKER_TEMPLATE, convert.PRE = saved
-
-
 # Panel resolves its resources only under an absolute CDN URL, so the build renders with this one and then writes
 # the site's own (relative, or under --base-url) into the page.
 BUILD_PANEL_ROOT = "https://panel.schedlab-build.invalid/"
+# The prerendered views besides the default one, as the query that shows them (the page picks one before it paints).
+PRERENDERS = {"ja": "lang=ja"}
 
 
-def convert_app(app: Path, root: Path, cdn_root: str) -> tuple[str, str]:
-    from panel.io.convert import script_to_html
-    from panel.io.resources import set_resource_mode
-    app_path = app.relative_to(root).as_posix() if app.is_relative_to(root) else app.name
-    with lab_worker_templates(cdn_root, app_path), set_resource_mode("cdn"):
-        html, worker = script_to_html(str(app), requirements=[], runtime="pyodide-worker", prerender=True)
-    html = html.replace(BUILD_PANEL_ROOT, cdn_root)
-    # Panel's handler starts ./<app name>.js; both pages share one worker, lab.js.
-    html = html.replace(f'new Worker("./{app.stem}.js"', 'new Worker("./lab.js"')
-    return html, worker
+class Prerenders(NamedTuple):
+    """The page's prerendered document (the id of its JSON script) and the other views' documents, by language."""
+    json_id: str
+    documents: dict[str, str]
+
+
+def convert_app(app: Path) -> tuple[str, Prerenders]:
+    """Panel's prerendered page for the app, and the prerenders of the other languages."""
+    html = panel_adapter.convert(app)
+    rendered = {lang: panel_adapter.prerender(app, html, query) for lang, query in PRERENDERS.items()}
+    [json_id] = {json_id for json_id, _ in rendered.values()}
+    return html, Prerenders(json_id, {lang: document for lang, (_, document) in rendered.items()})
 
 
 BOKEH_CDN = re.compile(r"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-([0-9.]+)(?:\.min)?\.js")
@@ -309,14 +319,33 @@ def localise_bokeh(html: str, base: str, out: Path) -> str:
     return BOKEH_CDN.sub(local, html)
 
 
-def page(html: str, base: str, embed: bool) -> str:
-    """Panel's page plus the site's boot display; the embed page has no footer and reports its height."""
+FOOTER = {
+    "en": 'The scheduling lab runs entirely in your browser (Python through Pyodide).',
+    "ja": 'スケジューリング実験室はすべてブラウザの中で動きます（Python は Pyodide で実行）。',
+}
+EMBED_LINK = {"en": "Embed this view", "ja": "この表示を埋め込む"}
+
+
+def in_languages(texts: dict[str, str]) -> str:
+    """One span per language; boot.css shows the page's (``<html lang>``, set before the first paint)."""
+    return "".join(f'<span class="lab-lang-{lang}">{text}</span>' for lang, text in texts.items())
+
+
+def page(html: str, app: Path, base: str, embed: bool, prerenders: Prerenders, panel_root: str) -> str:
+    """Panel's page plus the site's boot: the worker started first thing in the head (``early.js``, which also picks
+    the prerender of the page's language), the boot display, and the footer (not on the embed page, which reports
+    its height instead)."""
+    site = {"embed": embed, "base": base, "prerender": {"json": prerenders.json_id, "langs": list(prerenders.documents)}}
+    early = f"window.labSite = {json.dumps(site)};\n" + (HERE / "early.js").read_text(encoding="utf-8")
+    html = panel_adapter.adopt_worker(html, app, early)
+    html = html.replace(BUILD_PANEL_ROOT, panel_root)
     head = f'<link rel="stylesheet" href="{base}boot.css">\n'
     footer = "" if embed else (
-        '<footer id="lab-footer">The scheduling lab runs entirely in your browser (Python through Pyodide). '
-        f'<a id="lab-embed-link" href="{base}embed.html">Embed this view</a></footer>\n')
-    tail = (f'{footer}<script>window.labSite = {json.dumps({"embed": embed, "base": base})};</script>\n'
-            f'<script src="{base}boot.js"></script>\n')
+        f'<footer id="lab-footer">{in_languages(FOOTER)} '
+        f'<a id="lab-embed-link" href="{base}embed.html">{in_languages(EMBED_LINK)}</a></footer>\n')
+    others = "".join(f'<script type="application/json" id="lab-prerender-{lang}">{text}</script>\n'
+                     for lang, text in prerenders.documents.items())
+    tail = f'{footer}{others.replace(BUILD_PANEL_ROOT, panel_root)}<script src="{base}boot.js"></script>\n'
     html = html.replace("</head>", head + "</head>", 1)
     html = html.replace("<body>", '<body class="lab-embed">' if embed else "<body>", 1)
     return html.replace("</body>", tail + "</body>", 1)
@@ -330,18 +359,18 @@ REFERENCE = re.compile(r"""(?:src|href)\s*=\s*["']([^"'#]+)["']|url\(\s*["']?([^
 def copy_panel_assets(texts: list[str], panel_prefix: str, out: Path) -> None:
     """Panel's files the pages refer to (found by prefix), with what their CSS refers to, plus all of Panel's small
     stylesheets (components shown later add theirs at run time)."""
-    from panel.io.resources import DIST_DIR, JS_VERSION
-    local_prefix = f"panel/{JS_VERSION}/dist/"
+    dist_dir, js_version = panel_adapter.panel_dist()
+    local_prefix = f"panel/{js_version}/dist/"
     wanted = {"panel.min.js"}
     for directory in ("css", "assets", "bundled/theme"):
-        wanted |= {p.relative_to(DIST_DIR).as_posix() for p in (DIST_DIR / directory).rglob("*") if p.is_file()}
-    pattern = re.compile(re.escape(panel_prefix + f"{JS_VERSION}/dist/") + r"([^\"'\s)\\]+)")
+        wanted |= {p.relative_to(dist_dir).as_posix() for p in (dist_dir / directory).rglob("*") if p.is_file()}
+    pattern = re.compile(re.escape(panel_prefix + f"{js_version}/dist/") + r"([^\"'\s)\\]+)")
     for text in texts:
         wanted |= set(pattern.findall(text))
     done: set[str] = set()
     while wanted:
         rel = wanted.pop()
-        source = DIST_DIR / rel
+        source = dist_dir / rel
         if rel in done or not source.is_file():
             continue
         done.add(rel)
@@ -417,30 +446,34 @@ def content_version(out: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def write_service_worker(out: Path, version: str, remote_index: str | None, remote_files: list[str]) -> None:
+def write_service_worker(out: Path, version: str, remote_index: str | None) -> None:
     precache = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
                       if p.is_file() and p.name not in ("build-info.json",))
     text = (HERE / "service-worker.js").read_text()
-    config = {"version": version, "precache": ["./", *precache], "remote": remote_index,
-              "remote_precache": [remote_index + name for name in remote_files] if remote_index else []}
+    config = {"version": version, "precache": ["./", *precache], "remote": remote_index}
     (out / "service-worker.js").write_text(text.replace("/*SITE*/null", json.dumps(config, separators=(",", ":"))))
 
 
 # --- the build -------------------------------------------------------------------------------------------
 
-def build(args: argparse.Namespace) -> dict:
-    root, out = args.root.resolve(), args.out.resolve()
-    base = args.base_url
-    if base and not base.endswith("/"):
-        base += "/"
-    panel_root = f"{base or './'}panel/"
-    os.environ["PANEL_CDN_ROOT"] = BUILD_PANEL_ROOT  # before Panel is imported (see convert_app)
-    sys.path.insert(0, str(root))
-    if out.exists():
-        shutil.rmtree(out)
-    (out / "wheels").mkdir(parents=True)
+def app_entry(app: Path, root: Path, packages: list[str], panel_root: str) -> dict:
+    """The app as the worker runs it: its module in the project's wheel, its own imports in order (the boot display
+    shows each one), and where Panel's files are (for Panel in the worker)."""
+    rel = app.relative_to(root) if app.is_relative_to(root) else None
+    if rel is None or rel.parts[0] not in packages:
+        raise BuildError(f"--app {app}: the site runs the app from this project's wheel, which holds the packages "
+                         f"{', '.join(packages)} of {root}: the app must be a file in one of them")
+    imports: list[str] = []
+    for node in ast.parse(app.read_text(encoding="utf-8")).body:
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
+        imports += [n for n in names if n.split(".")[0] not in sys.stdlib_module_names and n not in imports]
+    return {"module": ".".join(rel.with_suffix("").parts), "imports": imports, "panel_root": panel_root}
 
-    dist = PyodideDist(args.pyodide_dist) if args.pyodide_dist else None
+
+def read_pyodide_lock(args: argparse.Namespace, dist: PyodideDist | None) -> dict:
+    """The Pyodide lock the site is resolved against; a distribution for another Python is refused, except a
+    stand-in for Pyodide's CDN folder that the build is told about (--pyodide-standin)."""
     if dist:
         lock_bytes = dist.read("pyodide-lock.json")
         if lock_bytes is None:
@@ -451,38 +484,71 @@ def build(args: argparse.Namespace) -> dict:
         with urllib.request.urlopen(PYODIDE_CDN + "pyodide-lock.json", timeout=60) as response:
             lock_bytes = response.read()
     lock = json.loads(lock_bytes)
-    if not lock["info"]["python"].startswith(PYODIDE_MARKERS["python_version"] + "."):
-        raise BuildError(f"that Pyodide runs Python {lock['info']['python']}; the lab is built for Pyodide "
-                         f"{PYODIDE_VERSION} (Python {PYODIDE_MARKERS['python_version']})")
+    python = lock["info"]["python"]
+    if not python.startswith(PYODIDE_MARKERS["python_version"] + "."):
+        if not (dist and args.pyodide_standin):
+            raise BuildError(f"that Pyodide runs Python {python}; the lab is built for Pyodide {PYODIDE_VERSION} "
+                             f"(Python {PYODIDE_MARKERS['python_version']})"
+                             + (" (a stand-in for it is accepted with --pyodide-standin)" if dist else ""))
+        print(f"note: {args.pyodide_dist} is a stand-in (Pyodide {lock['info'].get('version')}, Python {python}) "
+              f"for Pyodide {PYODIDE_VERSION}, as --pyodide-standin says", file=sys.stderr)
+    return lock
 
-    app_requirements = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]["app"]
-    packages, pure = resolve_environment(lock, app_requirements)
+
+def build(args: argparse.Namespace) -> dict:
+    root, out = args.root.resolve(), args.out.resolve()
+    base = args.base_url
+    if base and not base.endswith("/"):
+        base += "/"
+    panel_root = f"{base or './'}panel/"
+    panel_adapter.with_panel_root(BUILD_PANEL_ROOT)  # before Panel is imported (see BUILD_PANEL_ROOT)
+    try:
+        panel_adapter.check_panel()
+    except panel_adapter.AdapterError as error:
+        raise BuildError(str(error)) from None
+    sys.path.insert(0, str(root))
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "wheels").mkdir(parents=True)
+
+    dist = PyodideDist(args.pyodide_dist) if args.pyodide_dist else None
+    lock = read_pyodide_lock(args, dist)
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    app = args.app.resolve()
+    app_info = app_entry(app, root, project_packages(project), panel_root)
+    packages, pure = resolve_environment(lock, project["project"]["optional-dependencies"]["app"])
     downloaded = download_wheels(pure, root / ".cache" / "wheels")
     shipped = [trimmed_wheel(downloaded[name], out / "wheels") for name, _ in pure]
     shipped.append(project_wheel(root, out / "wheels"))
 
-    html, worker = convert_app(args.app.resolve(), root, panel_root)
-    html = localise_bokeh(html, base, out)
-    (out / "lab.js").write_text(worker, encoding="utf-8")
-    (out / "index.html").write_text(page(html, base, embed=False), encoding="utf-8")
-    (out / "embed.html").write_text(page(html, base, embed=True), encoding="utf-8")
+    try:
+        html, prerenders = convert_app(app)
+        (out / "lab.js").write_text(panel_adapter.render_worker((HERE / "worker.js").read_text(encoding="utf-8")),
+                                    encoding="utf-8")
+        html = localise_bokeh(html, base, out)
+        for name, embed in (("index.html", False), ("embed.html", True)):
+            (out / name).write_text(page(html, app, base, embed, prerenders, panel_root), encoding="utf-8")
+    except panel_adapter.AdapterError as error:
+        raise BuildError(str(error)) from None
     for asset in sorted(HERE.iterdir()):  # the site's own assets: static/ but for the build's own files
         if asset.is_file() and asset.name not in BUILD_FILES:
             shutil.copyfile(asset, out / asset.name)
-    copy_panel_assets([html], panel_root, out)
+    copy_panel_assets([(out / "index.html").read_text(encoding="utf-8")], panel_root, out)
 
-    missing = copy_pyodide(dist, lock, packages, out, args.allow_incomplete) if dist else []
+    missing = copy_pyodide(dist, lock, packages, out, args.allow_incomplete,
+                           runtime_files(dist, args.pyodide_standin)) if dist else []
     index_url = "pyodide/" if dist else PYODIDE_CDN
     site_lock = {
         "pyodide": {"version": PYODIDE_VERSION, "index_url": index_url, "packages": packages,
                     "files": {p: lock["packages"][p]["file_name"] for p in packages}},
         "wheels": [{"name": w.name.split("-")[0], "file": f"wheels/{w.name}", "size": w.stat().st_size,
                     "sha256": hashlib.sha256(w.read_bytes()).hexdigest()} for w in shipped],
+        "app": app_info,
     }
     (out / "lock.json").write_text(json.dumps(site_lock, indent=1) + "\n")
 
     version = content_version(out)
-    write_service_worker(out, version, None if dist else PYODIDE_CDN, pyodide_files(lock, packages))
+    write_service_worker(out, version, None if dist else PYODIDE_CDN)
     problems = check_site(out, base, () if dist else (PYODIDE_CDN,), panel_root)
     if problems:
         raise BuildError("the built site is broken:\n  " + "\n  ".join(problems))
@@ -503,14 +569,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", default="", help="the URL the site is served from (default: relative)")
     parser.add_argument("--allow-incomplete", action="store_true",
                         help="build even when --pyodide-dist lacks package files (the page then reports them)")
+    parser.add_argument("--pyodide-standin", action="store_true",
+                        help="--pyodide-dist is a stand-in for Pyodide's CDN folder whose lock names another Python")
     args = parser.parse_args(argv)
     try:
-        info = build(args)
+        build(args)
     except BuildError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    json.dump(info, sys.stdout)
-    print()
     return 0
 
 

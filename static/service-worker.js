@@ -1,31 +1,39 @@
 // The lab's service worker: after the first visit the site works offline.
-// The build replaces SITE with {version, precache, remote, remote_precache}: version is a hash of the site's
-// content, so a new build is a new service worker; it caches the new files and deletes the old cache when it takes
-// over. Without a local Pyodide (remote = its CDN), the runtime and packages the lab loads are cached too: the first
-// visit's worker starts before this service worker controls it, so they would not be caught on the way.
+// The build replaces SITE with {version, precache, remote}: version is a hash of the site's content, so a new build
+// is a new service worker; it caches the new files and deletes the old cache when it takes over. Without a local
+// Pyodide (remote = its CDN), the runtime and packages the lab loads are cached too: as they go through here, and on
+// the first visit (whose Python worker starts before this service worker controls anything) from the list of what
+// that worker fetched, which the page sends once the lab is ready.
 const SITE = /*SITE*/null
 const CACHE = `schedlab-${SITE.version}`
 const RUNTIME = 'schedlab-pyodide'          // Pyodide from its CDN: versioned URLs, cached as first fetched
+const BYTECODE = 'schedlab-bytecode'        // the lab's Python worker keeps its compiled modules here (lab.js)
 const ENTRY = /(\/|\.html|lock\.json|lab\.js|boot\.js)$/  // network first (fresh after an update), cache when offline
 const NETWORK_WAIT_MS = 4000
 
-async function cacheRemote() {  // best effort: offline use is a bonus of the CDN build, not a condition
+async function cacheRemote(urls) {  // best effort: offline use is a bonus of the CDN build, not a condition
   const cache = await caches.open(RUNTIME)
-  await Promise.allSettled(SITE.remote_precache.map(async (url) => (await cache.match(url)) || cache.add(url)))
+  const remote = urls.filter((url) => SITE.remote && url.startsWith(SITE.remote))
+  await Promise.allSettled(remote.map(async (url) => (await cache.match(url)) || cache.add(url)))
 }
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     await (await caches.open(CACHE)).addAll(SITE.precache)
-    await cacheRemote()
     await self.skipWaiting()
   })())
+})
+
+self.addEventListener('message', (event) => {
+  if (event.data && event.data.type === 'cache' && Array.isArray(event.data.urls)) {
+    event.waitUntil(cacheRemote(event.data.urls))
+  }
 })
 
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     for (const name of await caches.keys()) {
-      if (name.startsWith('schedlab-') && name !== CACHE && name !== RUNTIME) await caches.delete(name)
+      if (name.startsWith('schedlab-') && ![CACHE, RUNTIME, BYTECODE].includes(name)) await caches.delete(name)
     }
     await self.clients.claim()
   })())

@@ -1,28 +1,31 @@
-// The lab's Pyodide web worker. Rendered by `panel convert` (static/build_site.py swaps it in for Panel's
-// panel/_templates/pyodide_worker.js; Panel fills in {{ '{{ code }}' }}: the app's source between its own
-// init_doc()/write_doc() lines). It keeps Panel's message protocol with pyodide_handler.js (status, error, render,
-// patch, idle, rendered, location) and changes how the environment is made:
-//   - what to load comes from lock.json, written by the build: where Pyodide is, the Pyodide packages (loadPackage),
-//     and the site's own pure-Python wheels in install order (unpacked straight into site-packages, no micropip,
-//     no PyPI round trip);
-//   - every download has a timeout and a failure names the file, the URL and the reason, so the page says which
-//     asset is missing instead of spinning;
-//   - 'progress' messages (stage, done, total) drive the staged boot display in boot.js;
-//   - the page's URL arrives before the app runs (a 'location' message from boot.js), so the app builds its
-//     widgets from the query (mode, algorithm, scenario, step) exactly as under `panel serve`.
+// The lab's Pyodide web worker (lab.js). The build writes the Python it runs into the PYTHON line below
+// (static/panel_adapter.py's WORKER_PYTHON: one JSON object of named code strings, each compiled on its own).
+// It keeps Panel's message protocol with pyodide_handler.js (status, error, render, patch, idle, rendered,
+// location) and changes how the environment is made and the app is started:
+//   - what to load comes from lock.json, written by the build: where Pyodide is, the Pyodide packages, the site's
+//     own wheels (unpacked straight into site-packages: no micropip, no PyPI round trip), and the app's module;
+//   - the wheels download while Pyodide starts, and the packages load in one loadPackage call (in parallel);
+//   - every download has a timeout, and a failure names the file, the URL and the reason;
+//   - 'progress' messages (stage, part, done, total) drive the boot display in boot.js, down to which of the app's
+//     imports is under way;
+//   - the bytecode Python writes while the lab starts is kept (Cache Storage) for the next visit, whose imports
+//     then skip compiling;
+//   - the page's URL arrives before the app runs (a 'location' message from the page's head), so the app builds
+//     its widgets from the query (mode, algorithm, scenario, step) exactly as under `panel serve`.
+
+const PYTHON = /*PYTHON*/null
 
 const FETCH_TIMEOUT_MS = 30000      // no answer (or no new bytes) for this long: the fetch failed
 const PYODIDE_TIMEOUT_MS = 180000   // the whole of loadPyodide, which fetches its runtime itself
-const PACKAGE_TIMEOUT_MS = 180000   // one Pyodide package (pandas is the largest, about 5 MB)
+const PACKAGES_TIMEOUT_MS = 300000  // all Pyodide packages (pandas is the largest, about 5 MB)
 
 class BootError extends Error {}
 
 let pageLocation = null
 let appStarted = false
 
-function progress(stage, detail, done, total) {
-  self.postMessage({type: 'progress', stage, detail, done, total})
-  self.postMessage({type: 'status', msg: detail ? `${stage}: ${detail}` : stage})
+function progress(stage, fields = {}) {
+  self.postMessage({type: 'progress', stage, ...fields})
 }
 
 function withTimeout(promise, ms, what) {
@@ -66,7 +69,7 @@ async function download(url, what, onBytes) {
       timer = setTimeout(() => controller.abort(), FETCH_TIMEOUT_MS)
       chunks.push(value)
       received += value.length
-      onBytes?.(received)
+      onBytes?.(value.length)
     }
     const bytes = new Uint8Array(received)
     let offset = 0
@@ -84,13 +87,13 @@ async function sha256(bytes) {
 
 async function loadRuntime(lock) {
   const indexURL = new URL(lock.pyodide.index_url, self.location).href
-  progress('Downloading Pyodide', `runtime ${lock.pyodide.version}`)
-  // A small probe first: an unreachable Pyodide shows up here as a clear message within the fetch timeout.
-  await download(indexURL + 'pyodide-lock.json', 'the Pyodide package index')
+  progress('Downloading Pyodide', {detail: lock.pyodide.version})
   let loadPyodide
   try {
     ({loadPyodide} = await withTimeout(import(indexURL + 'pyodide.mjs'), FETCH_TIMEOUT_MS, 'Loading pyodide.mjs'))
   } catch (e) {
+    // A failed import says little ("Failed to fetch dynamically imported module"): ask for the file ourselves.
+    await download(indexURL + 'pyodide.mjs', 'the Pyodide runtime')
     throw new BootError(`Could not load ${indexURL}pyodide.mjs: ${e.message || e}.${offlineHint(indexURL)}`)
   }
   return await withTimeout(loadPyodide({indexURL}), PYODIDE_TIMEOUT_MS, `Starting Pyodide from ${indexURL}`)
@@ -98,35 +101,39 @@ async function loadRuntime(lock) {
 
 const normalize = (name) => name.toLowerCase().replace(/[-_.]+/g, '-')
 
-// One package per loadPackage call, in dependency order (the lock's): the display counts them, a slow one is timed
-// out, and a missing one is named. (loadedPackages is keyed by the package's own spelling, e.g. "MarkupSafe".)
+// All packages in one loadPackage call: Pyodide downloads them in parallel and installs each as its dependencies
+// are in. The count on the display follows pyodide.loadedPackages (keyed by each package's own spelling, e.g.
+// "MarkupSafe"); a missing one is named, with the HTTP status of its file.
 async function loadPyodidePackages(pyodide, lock) {
   const names = lock.pyodide.packages
   const base = new URL(lock.pyodide.index_url, self.location).href
   const loaded = () => new Set(Object.keys(pyodide.loadedPackages).map(normalize))
-  const missing = []
-  let firstError = ''
-  for (const [i, name] of names.entries()) {
-    progress('Loading packages', `${i + 1} of ${names.length}: ${name}`, i, names.length)
-    const errors = []
-    try {
-      await withTimeout(pyodide.loadPackage(name, {messageCallback: () => {}, errorCallback: (m) => errors.push(m)}),
-                        PACKAGE_TIMEOUT_MS, `Loading ${name}`)
-    } catch (e) {
-      errors.push(e.message || `${e}`)
-    }
-    if (!loaded().has(normalize(name))) {
-      missing.push(name)
-      firstError ||= errors.join(' ')
-    }
+  const count = () => names.filter((name) => loaded().has(normalize(name))).length
+  let shown = -1
+  const report = () => {
+    const done = count()
+    if (done !== shown) progress('Loading packages', {done, total: names.length, count: true})
+    shown = done
   }
+  report()
+  const ticker = setInterval(report, 100)
+  const errors = []
+  try {
+    await withTimeout(pyodide.loadPackage(names, {messageCallback: () => {}, errorCallback: (m) => errors.push(m)}),
+                      PACKAGES_TIMEOUT_MS, `Loading ${names.length} packages`)
+  } catch (e) {
+    errors.push(e.message || `${e}`)
+  } finally {
+    clearInterval(ticker)
+  }
+  const missing = names.filter((name) => !loaded().has(normalize(name)))
   if (missing.length) {
     // Ask for the first missing file ourselves: its HTTP status or network error says why.
     const firstURL = new URL(lock.pyodide.files[missing[0]], base).href
     let why
     try {
       await download(firstURL, `the package ${missing[0]}`)
-      why = firstError || 'Pyodide could not load it.'
+      why = errors.find((m) => m.includes(missing[0])) || errors[0] || 'Pyodide could not load it.'
     } catch (e) {
       why = e.message
     }
@@ -135,63 +142,147 @@ async function loadPyodidePackages(pyodide, lock) {
       (new URL(base).origin === self.location.origin
         ? ': it was built from an incomplete Pyodide distribution; rebuild with a full one.' : '.'))
   }
-  progress('Loading packages', `${names.length} of ${names.length}`, names.length, names.length)
+  report()
 }
 
-async function installWheels(pyodide, lock) {
-  const wheels = lock.wheels
-  const totalBytes = wheels.reduce((sum, w) => sum + w.size, 0)
-  // Into site-packages: by default unpackArchive puts a wheel in the current directory.
-  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')")
-  let doneBytes = 0
-  for (const [i, wheel] of wheels.entries()) {
+// The site's wheels, all at once, checked against the lock; started before Pyodide so that they are in by the
+// time it is. `received` counts bytes for the display of the stage that waits for them.
+function downloadWheels(lock) {
+  const state = {received: 0, total: lock.wheels.reduce((sum, w) => sum + w.size, 0)}
+  state.all = Promise.all(lock.wheels.map(async (wheel) => {
     const url = new URL(wheel.file, new URL('lock.json', self.location)).href
-    const bytes = await download(url, `the wheel ${wheel.name}`, (n) =>
-      progress('Installing wheels', `${i + 1} of ${wheels.length}: ${wheel.name}`, doneBytes + n, totalBytes))
+    const bytes = await download(url, `the wheel ${wheel.name}`, (n) => { state.received += n })
     // crypto.subtle exists only in secure contexts (https, localhost); on plain http the size has to do.
     const intact = self.crypto?.subtle ? (await sha256(bytes)) === wheel.sha256 : bytes.length === wheel.size
     if (!intact) {
       throw new BootError(`The wheel ${wheel.name} at ${url} is not the one this site was built with ` +
                           '(checksum mismatch): reload the page; if it persists, rebuild the site.')
     }
-    pyodide.unpackArchive(bytes, 'wheel', {extractDir: sitePackages})
-    doneBytes += wheel.size
-  }
-  pyodide.runPython('import importlib; importlib.invalidate_caches()')
-  progress('Installing wheels', `${wheels.length} of ${wheels.length}`, totalBytes, totalBytes)
+    return bytes
+  }))
+  state.all.catch(() => {})  // awaited (and reported) in installWheels
+  return state
 }
+
+async function installWheels(pyodide, wheels) {
+  const report = () => progress('Installing wheels', {done: wheels.received, total: wheels.total, bytes: true})
+  report()
+  const ticker = setInterval(report, 100)
+  let all
+  try {
+    all = await wheels.all
+  } finally {
+    clearInterval(ticker)
+  }
+  report()
+  // Into site-packages: by default unpackArchive puts a wheel in the current directory.
+  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')")
+  for (const bytes of all) pyodide.unpackArchive(bytes, 'wheel', {extractDir: sitePackages})
+  pyodide.runPython('import importlib; importlib.invalidate_caches()')
+}
+
+// --- the bytecode of an earlier visit (PYTHON.bytecode says how it is made) ---
+const BYTECODE_CACHE = 'schedlab-bytecode'  // service-worker.js keeps it; entries are keyed by what made them
+
+// The same lock.json (so the same wheels and packages) in the same runtime: the same bytecode.
+async function bytecodeKey(pyodide, lockText) {
+  if (!self.caches || !self.crypto?.subtle) return null  // secure contexts only (https, localhost)
+  const runtime = `${pyodide.version} ${pyodide.runPython('import sys; sys.version')}`
+  const digest = await sha256(new TextEncoder().encode(`${lockText}\n${runtime}`))
+  return new URL(`bytecode-${digest.slice(0, 16)}.zip`, self.location).href
+}
+
+// A bonus, never a condition: whatever goes wrong here, Python compiles from the sources as on a first visit.
+async function restoreBytecode(pyodide, key) {
+  try {
+    const cached = key && await (await caches.open(BYTECODE_CACHE)).match(key)
+    if (!cached) return false
+    const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')")
+    pyodide.unpackArchive(new Uint8Array(await cached.arrayBuffer()), 'zip', {extractDir: sitePackages})
+    pyodide.runPython('import importlib; importlib.invalidate_caches()')
+    return true
+  } catch (e) {
+    return false
+  }
+}
+
+async function storeBytecode(pyodide, key) {
+  const cache = await caches.open(BYTECODE_CACHE)
+  for (const old of await cache.keys()) await cache.delete(old)
+  const bundle = pyodide.runPython(PYTHON.bytecode)
+  const bytes = bundle.toJs()
+  bundle.destroy()
+  await cache.put(key, new Response(bytes, {headers: {'Content-Type': 'application/zip'}}))
+}
+
+async function forgetBytecode(key) {
+  if (key) await (await caches.open(BYTECODE_CACHE)).delete(key).catch(() => {})
+}
+
+// Panel, then each of the app's own imports, then the app itself, then its document: one part each on the display.
+async function startApp(pyodide, lock) {
+  const modules = lock.app.imports.filter((name) => name !== 'panel')
+  const parts = [['panel'], ...modules.map((module) => ['import', module]), ['build'], ['draw']]
+  const part = (index) => progress('Starting the app', {part: parts[index][0], module: parts[index][1],
+                                                        done: index, total: parts.length})
+  const globals = pyodide.globals
+  globals.set('lab_panel_root', new URL(lock.app.panel_root, new URL('lock.json', self.location)).href)
+  part(0)
+  await pyodide.runPythonAsync(PYTHON.import_panel)
+  for (const [i, module] of modules.entries()) {
+    part(i + 1)
+    globals.set('lab_module', module)
+    await pyodide.runPythonAsync(PYTHON.import_module)
+  }
+  part(parts.length - 2)
+  // The page sends its URL first thing; wait (briefly) for it so that the app sees the query as it builds.
+  for (let waited = 0; pageLocation === null && waited < 2000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  globals.set('lab_page_location', pageLocation)
+  globals.set('lab_app_module', lock.app.module)
+  await pyodide.runPythonAsync(PYTHON.build_page)
+  part(parts.length - 1)
+  const [docs_json, render_items, root_ids] = await pyodide.runPythonAsync(PYTHON.write_doc)
+  appStarted = true
+  self.postMessage({type: 'render', docs_json, render_items, root_ids})
+  // What this boot fetched of Pyodide, for the service worker to keep (see service-worker.js).
+  const index = new URL(lock.pyodide.index_url, self.location).href
+  const urls = performance.getEntriesByType('resource').map((entry) => entry.name).filter((u) => u.startsWith(index))
+  self.postMessage({type: 'fetched', urls})
+}
+
+const bytecode = {key: null, restored: false}
 
 async function startApplication() {
   let lock
   try {
-    lock = JSON.parse(new TextDecoder().decode(await download(new URL('lock.json', self.location).href, 'lock.json')))
+    const lockText = new TextDecoder().decode(await download(new URL('lock.json', self.location).href, 'lock.json'))
+    lock = JSON.parse(lockText)
+    const wheels = downloadWheels(lock)
     self.pyodide = await loadRuntime(lock)
     self.pyodide.globals.set('sendPatch', sendPatch)
     await loadPyodidePackages(self.pyodide, lock)
-    await installWheels(self.pyodide, lock)
+    await installWheels(self.pyodide, wheels)
+    bytecode.key = await bytecodeKey(self.pyodide, lockText)
+    bytecode.restored = await restoreBytecode(self.pyodide, bytecode.key)
+    self.postMessage({type: 'bytecode', restored: bytecode.restored})
   } catch (e) {
     self.postMessage({type: 'error', msg: e instanceof BootError ? e.message : `Pyodide failed to start: ${e}`})
     throw e
   }
-  progress('Starting the app')
-  // Wait (briefly) for the page's URL so the app sees the query as it builds.
-  for (let waited = 0; pageLocation === null && waited < 2000; waited += 20) {
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  self.labPageLocation = pageLocation
   try {
-    const [docs_json, render_items, root_ids] = await self.pyodide.runPythonAsync(`{{ code }}`)
-    appStarted = true
-    self.postMessage({type: 'render', docs_json, render_items, root_ids})
+    await startApp(self.pyodide, lock)
   } catch (e) {
+    if (bytecode.restored) await forgetBytecode(bytecode.key)  // in case it is to blame: the next visit compiles
     const tblines = `${e}`.split('\n')
     self.postMessage({type: 'error', msg: `The app failed to start: ${tblines[tblines.length - 2] || tblines[0]}`})
     throw e
   }
 }
 
-// From here on: Panel's pyodide_worker.js as it is, except that a 'location' message arriving before Pyodide is
-// ready is kept for startApplication instead of failing.
+// From here on: Panel's pyodide_worker.js as it is, with its Python from PYTHON, except that a 'location'
+// message arriving before the app runs is kept for startApp instead of failing.
 function sendPatch(patch, buffers, msg_id) {
   self.postMessage({type: 'patch', patch: patch, buffers: buffers})
 }
@@ -199,22 +290,18 @@ function sendPatch(patch, buffers, msg_id) {
 self.onmessage = async (event) => {
   const msg = event.data
   if (msg.type === 'rendered') {
-    self.pyodide.runPythonAsync(`
-    from panel.io.state import state
-    from panel.io.pyodide import _link_docs_worker
-
-    _link_docs_worker(state.curdoc, sendPatch, setter='js')
-    `)
+    await self.pyodide.runPythonAsync(PYTHON.rendered)
+    if (bytecode.key && !bytecode.restored) {  // once the page has settled: a second of work, once per version
+      setTimeout(() => storeBytecode(self.pyodide, bytecode.key).then(
+        () => self.postMessage({type: 'bytecode', stored: true}),
+        (e) => self.postMessage({type: 'bytecode', stored: false, why: `${e}`})), 2000)
+    }
   } else if (msg.type === 'patch') {
     // Patches can arrive back to back; passing each one in its own locals keeps a
     // later message from overwriting a shared global before Python has read it.
     const locals = self.pyodide.toPy({patch: msg.patch}, {depth: 1})
     try {
-      await self.pyodide.runPythonAsync(`
-    from panel.io.pyodide import _convert_json_patch
-    from panel.io.state import state
-    state.curdoc.apply_json_patch(_convert_json_patch(patch), setter='js')
-    `, {locals})
+      await self.pyodide.runPythonAsync(PYTHON.patch, {locals})
     } finally {
       locals.destroy()
     }
@@ -225,17 +312,7 @@ self.onmessage = async (event) => {
       return
     }
     self.pyodide.globals.set('location', msg.location)
-    self.pyodide.runPythonAsync(`
-    import json
-    from panel.io.state import state
-    from panel.util import edit_readonly
-    if state.location:
-        loc_data = json.loads(location)
-        with edit_readonly(state.location):
-            state.location.param.update({
-                k: v for k, v in loc_data.items() if k in state.location.param
-            })
-    `)
+    self.pyodide.runPythonAsync(PYTHON.location)
   }
 }
 

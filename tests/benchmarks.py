@@ -355,8 +355,7 @@ def part_app() -> dict[str, Any]:
     print(f"\napp (panel serve, headless Chromium): ms from the event to the updated step counter, {APP_STEPS} steps",
           flush=True)
     from conftest import CHROMIUM_ARGS, chromium_executable, panel_server
-    reason = None if (ROOT / "app" / "lab.py").exists() else "the Panel app (app/lab.py) is not in this branch yet"
-    reason = reason or (None if chromium_executable() else "no Chromium (LAB_CHROMIUM unset and none on PATH)")
+    reason = None if chromium_executable() else "no Chromium (LAB_CHROMIUM unset and none on PATH)"
     if reason:
         print(f"skipped: {reason}", flush=True)
         return {"skipped": reason}
@@ -411,71 +410,132 @@ def part_app() -> dict[str, Any]:
     return figures
 
 
+SITE_VISITS = 3  # cold visits, each followed by a repeat visit (a reload); medians are reported
+SITE_TARGETS_MS = {"cold": 8000, "repeat": 5000}  # Python ready (the lab usable), from navigation
+
+
+CHROMIUM_THREADS = {"DedicatedWorker": "the Python worker", "chromium": "the page's main thread",
+                    "ThreadPoolForeg": "compilers (wasm, JS) and other helpers"}
+
+
+def chromium_threads() -> dict[tuple[int, str], tuple[str, float]]:
+    """CPU seconds so far of every thread of this process's descendants (Chromium's processes), by (pid, tid):
+    (the thread's name, prefixed by its process type for the renderer, the process that runs the page)."""
+    def children(pid: int) -> list[int]:
+        found = []
+        for entry in os.listdir("/proc"):
+            try:
+                if entry.isdigit() and int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found += [int(entry), *children(int(entry))]
+            except OSError:
+                continue
+        return found
+    threads = {}
+    for pid in children(os.getpid()):
+        try:
+            renderer = "--type=renderer" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                name = Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
+                fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+                threads[(pid, tid)] = (("renderer:" if renderer else "") + name,
+                                       (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+        except OSError:
+            continue
+    return threads
+
+
+def cpu_by_thread(before: dict, after: dict) -> dict[str, float]:
+    """CPU seconds spent between two ``chromium_threads`` readings: the page's threads by role, and all of it."""
+    spent: dict[str, float] = {"all of Chromium": 0.0}
+    for key, (name, seconds) in after.items():
+        used = seconds - before.get(key, (name, 0.0))[1]
+        spent["all of Chromium"] += used
+        role = CHROMIUM_THREADS.get(name.removeprefix("renderer:")) if name.startswith("renderer:") else None
+        if role:
+            spent[role] = spent.get(role, 0.0) + used
+    return {role: round(seconds, 1) for role, seconds in spent.items()}
+
+
+def site_visit(page, url: str) -> dict[str, Any]:
+    """One boot: its timeline (ms since navigation) and breakdown; the first contentful paint; the CPU seconds
+    Chromium's threads used until the lab was ready."""
+    from site_support import breakdown, wait_for_boot
+    threads = chromium_threads()
+    page.goto(url)
+    state = wait_for_boot(page)
+    cpu = cpu_by_thread(threads, chromium_threads())
+    paint = page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null")
+    ready = next(t["at"] for t in state["timeline"] if t["stage"] == "ready")
+    first = state["timeline"][0]["at"]
+    return {"ready_ms": ready, "first_stage_ms": first, "first_contentful_paint_ms": paint, "cpu_seconds": cpu,
+            "bytecode_restored": page.evaluate("(window.labBoot.bytecode || {}).restored === true"),
+            "breakdown": [("page, until the worker's first word", first), *breakdown(state["timeline"])]}
+
+
 def part_site() -> dict[str, Any]:
-    """`build.py build` with npm's Pyodide runtime inside the site, served on localhost: the site's own assets
-    (raw, gzip), and in Chromium the requests and times of a first visit."""
-    print("\nsite (python3 build.py build, served locally, headless Chromium, no network beyond localhost)", flush=True)
+    """`python3 build.py build` (Pyodide from its CDN) served on localhost, in headless Chromium with the CDN
+    answered by the stand-in (tests/site_support.py: ../shared/pyodide-standin, or LAB_PYODIDE_DIST): cold first
+    visits (a fresh browser context each) and repeat visits (a reload in the same context), the boot's breakdown
+    from the page's own timeline, and the targets for "Python ready" (the lab usable)."""
+    print("\nsite (python3 build.py build, served locally, headless Chromium, Pyodide's CDN stood in for)", flush=True)
     from conftest import CHROMIUM_ARGS, chromium_executable
-    npm = os.environ.get("LAB_PYODIDE_NPM")
-    reason = None if (ROOT / "app" / "lab.py").exists() else "the Panel app (app/lab.py) is not in this branch yet"
-    reason = reason or (None if npm else "npm's pyodide is absent (LAB_PYODIDE_NPM unset)")
-    reason = reason or (None if chromium_executable() else "no Chromium (LAB_CHROMIUM unset and none on PATH)")
-    if reason:
-        print(f"skipped: {reason}", flush=True)
-        return {"skipped": reason}
-    import re
-    import threading
-    import build
-    from playwright.sync_api import sync_playwright
-    full = os.environ.get("LAB_PYODIDE_DIST")
-    site = ROOT / "test-output" / "bench-site"
-    options = ["--pyodide-dist", full] if full else ["--pyodide-dist", npm, "--allow-incomplete"]
-    subprocess.run([sys.executable, ROOT / "build.py", "build", "--out", site, *options], check=True,
-                   stdout=subprocess.DEVNULL)
-    info = json.loads((site / "build-info.json").read_text())
-    sizes = {k: info["sizes"][k] for k in ("own_total", "own_total_gzip", "wheels", "javascript_css", "pyodide")}
-    print(f"own assets: {sizes['own_total'] / 1e6:.2f} MB raw, {sizes['own_total_gzip'] / 1e6:.2f} MB gzip "
-          f"(wheels {sizes['wheels'] / 1e6:.2f} MB, JS/CSS {sizes['javascript_css'] / 1e6:.2f} MB); "
-          f"Pyodide's files beside them {sizes['pyodide'] / 1e6:.1f} MB", flush=True)
-    httpd = build.serve_directory(site, 0)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
-    requests: list[str] = []
+    from site_support import StandInMissing, StaticServer, build_site, pyodide_standin, route_like_a_visitor
     try:
-        # The server logs each 404 (Pyodide packages absent from npm's runtime, which the page names itself).
-        with sync_playwright() as playwright, contextlib.redirect_stderr(io.StringIO()):
-            browser = playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
-            page = browser.new_context(viewport={"width": 1366, "height": 900}, service_workers="block").new_page()
-            page.route(re.compile(r"^(?!http://127\.0\.0\.1).*"), lambda route: route.abort("internetdisconnected"))
-            page.on("request", lambda request: requests.append(request.url))
-            started = time.perf_counter()
-            page.goto(base + "index.html")
-            first_paint = page.evaluate("() => (performance.getEntriesByName('first-contentful-paint')[0] || {})"
-                                        ".startTime || null")
-            page.wait_for_function("['ready', 'error'].includes(document.body.dataset.labBoot)", timeout=300_000)
-            booted = time.perf_counter() - started
-            state = page.evaluate("document.body.dataset.labBoot")
-            browser.close()
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-    own = [u for u in requests if "/pyodide/" not in u]
-    figures = {"sizes": sizes, "requests": len(requests), "own_requests": len(own),
-               "pyodide_requests": len(requests) - len(own), "first_contentful_paint_ms": first_paint,
-               "boot_state": state, "boot_seconds": round(booted, 2), "pyodide": "full" if full else "npm runtime"}
-    print(f"first visit: {len(requests)} requests until the boot ended ({len(own)} of the site's own, "
-          f"{len(requests) - len(own)} Pyodide's); first contentful paint (the prerendered lab) "
-          f"{first_paint or 0:.0f} ms", flush=True)
-    if state == "ready":
-        figures["time_to_interactive_seconds"] = round(booted, 2)
-        print(f"time to interactive (the lab running in Pyodide): {booted:.1f} s", flush=True)
-    else:
-        figures["time_to_interactive_seconds"] = None
-        figures["why_no_time_to_interactive"] = (
-            "no full Pyodide 314.0.7 distribution here (npm's package has the runtime, not numpy/pandas/bokeh...), "
-            "so the page stops at 'Loading packages' and names them; set LAB_PYODIDE_DIST to measure it")
-        print(f"time to interactive: not measured: {figures['why_no_time_to_interactive']} "
-              f"(the boot ended in '{state}' after {booted:.1f} s)", flush=True)
+        standin, real = pyodide_standin()
+    except StandInMissing as missing:
+        print(f"not measured: {missing}", flush=True)
+        return {"skipped": str(missing)}
+    if not chromium_executable():
+        print("not measured: no Chromium (LAB_CHROMIUM unset and none on PATH)", flush=True)
+        return {"skipped": "no Chromium"}
+    from playwright.sync_api import sync_playwright
+    site = ROOT / "test-output" / "bench-site"
+    info = build_site(site)
+    sizes = {k: info["sizes"][k] for k in ("own_total", "own_total_gzip", "wheels", "javascript_css")}
+    print(f"own assets: {sizes['own_total'] / 1e6:.2f} MB raw, {sizes['own_total_gzip'] / 1e6:.2f} MB gzip "
+          f"(wheels {sizes['wheels'] / 1e6:.2f} MB, JS/CSS {sizes['javascript_css'] / 1e6:.2f} MB)", flush=True)
+    visits: dict[str, list[dict[str, Any]]] = {"cold": [], "repeat": []}
+    requests: list[str] = []
+    with StaticServer(standin, cdn=True) as cdn, StaticServer(site) as url, sync_playwright() as playwright, \
+            contextlib.redirect_stderr(io.StringIO()):  # the stand-in's server logs the 404 of pyodide.asm.mjs
+        browser = playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
+        for run in range(SITE_VISITS):
+            context = browser.new_context(viewport={"width": 1366, "height": 900})
+            route_like_a_visitor(context, cdn)
+            page = context.new_page()
+            if run == 0:
+                page.on("request", lambda request: requests.append(request.url))
+            visits["cold"].append(site_visit(page, url + "index.html"))
+            # The repeat visit finds what the first one kept: the service worker's caches, the bytecode.
+            page.wait_for_function("(window.labBoot.bytecode || {}).stored === true", timeout=120_000)
+            visits["repeat"].append(site_visit(page, url + "index.html"))
+            context.close()
+        browser.close()
+    figures: dict[str, Any] = {"sizes": sizes, "pyodide": "real 314.0.7" if real else f"stand-in {standin}",
+                               "load_average": os.getloadavg(), "visits": visits, "targets_ms": SITE_TARGETS_MS,
+                               "first_visit_requests": len(requests)}
+    median = lambda values: sorted(values)[len(values) // 2]  # noqa: E731
+    print(f"{'part of the boot (ms, median of ' + str(SITE_VISITS) + ')':<48} {'cold':>7} {'repeat':>7}", flush=True)
+    for what, _ in visits["cold"][0]["breakdown"]:
+        cells = []
+        for kind in ("cold", "repeat"):
+            times = [dict(v["breakdown"]).get(what) for v in visits[kind]]
+            cells.append(str(median(times)) if None not in times else "-")
+        print(f"{what:<48} {cells[0]:>7} {cells[1]:>7}", flush=True)
+    for role in ["all of Chromium", *CHROMIUM_THREADS.values()]:
+        cells = [median([v["cpu_seconds"].get(role, 0.0) for v in visits[kind]]) for kind in ("cold", "repeat")]
+        print(f"{'CPU s, ' + role:<48} {cells[0]:>7} {cells[1]:>7}", flush=True)
+    for kind in ("cold", "repeat"):
+        ready = median([v["ready_ms"] for v in visits[kind]])
+        met = ready <= SITE_TARGETS_MS[kind]
+        figures[f"{kind}_ready_ms"] = ready
+        figures[f"{kind}_target_met"] = met
+        runs = ", ".join(f"{v['ready_ms'] / 1000:.1f}" for v in visits[kind])
+        print(f"Python ready, {kind} visit: {ready / 1000:.1f} s (median; runs {runs}); target <= "
+              f"{SITE_TARGETS_MS[kind] / 1000:g} s: {'met' if met else 'MISSED'}", flush=True)
+    paint = median([v["first_contentful_paint_ms"] or 0 for v in visits["cold"]])
+    print(f"first contentful paint (the prerendered lab), cold: {paint:.0f} ms; first visit: {len(requests)} "
+          f"requests", flush=True)
     return figures
 
 

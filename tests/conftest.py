@@ -1,13 +1,25 @@
-"""Shared fixtures: where the test output goes, and the Chromium that build.py found or installed."""
+"""Shared fixtures: scenario files for the command-line tests, where the test output goes, and the Chromium that
+build.py found or installed."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def scenario_file(tmp_path):
+    """Writes a scenario (a dict as JSON, or text as it is) into a file of its own; returns the path."""
+    def write(data, name: str = "scenario.json") -> str:
+        path = tmp_path / name
+        path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+        return str(path)
+    return write
 
 
 @pytest.fixture(scope="session")
@@ -99,8 +111,6 @@ def panel_server(log_path: Path, app: Path = ROOT / "app" / "lab.py"):
 @pytest.fixture(scope="session")
 def lab_url(test_output):
     """`panel serve app/lab.py` for the whole session; its log is kept in the test output folder."""
-    if not (ROOT / "app" / "lab.py").exists():
-        pytest.skip("the app (app/lab.py) is not in this branch yet")
     log_path = test_output / "panel-serve.log"
     try:
         server = panel_server(log_path)
@@ -116,3 +126,55 @@ def lab_url(test_output):
     text = log_path.read_text()
     assert "Error thrown from callback" not in text and f'File "{ROOT / "app"}' not in text, \
         f"the app raised an error in the server; see {log_path}"
+
+
+# --- the static site as a visitor gets it (tests/site_support.py): each build made once per session -------------
+
+@pytest.fixture(scope="session")
+def pyodide_cdn():
+    """Pyodide's CDN, stood in for: the URL of a local server of ../shared/pyodide-standin/full (or of the real
+    distribution LAB_PYODIDE_DIST names). Without either the tests that need it fail and say where it was expected."""
+    from site_support import StandInMissing, StaticServer, pyodide_standin
+    try:
+        folder, _ = pyodide_standin()
+    except StandInMissing as missing:
+        pytest.fail(str(missing))
+    with StaticServer(folder, cdn=True) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def cdn_site(tmp_path_factory) -> Path:
+    """`python3 build.py build`: the default site, Pyodide from its CDN, everything else from the site."""
+    from site_support import build_site
+    if not os.environ.get("LAB_PYODIDE_NPM"):
+        pytest.fail("LAB_PYODIDE_NPM is unset: run the suite through `python3 build.py test`, which installs npm's "
+                    "pyodide (its pyodide-lock.json is the CDN's, so the build needs no network)")
+    out = tmp_path_factory.mktemp("cdn") / "dist"
+    build_site(out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def cdn_site_url(cdn_site):
+    """The default site served on 127.0.0.1 for the session."""
+    from site_support import StaticServer
+    with StaticServer(cdn_site) as url:
+        yield url
+
+
+@pytest.fixture
+def visitor(browser, pyodide_cdn):
+    """``visitor(**context_options) -> (context, outside)``: a fresh browser context (its own cache, as a first
+    visit) with Pyodide's CDN stood in for and every other outside request aborted and listed in ``outside``."""
+    from site_support import route_like_a_visitor
+    contexts = []
+
+    def new(**options):
+        context = browser.new_context(**{"viewport": {"width": 1366, "height": 900}, "locale": "en-US", **options})
+        contexts.append(context)
+        return context, route_like_a_visitor(context, pyodide_cdn)
+
+    yield new
+    for context in contexts:
+        context.close()

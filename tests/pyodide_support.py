@@ -30,8 +30,6 @@ def pyodide_package() -> Path:
     package = os.environ.get("LAB_PYODIDE_NPM")
     if not package or not (Path(package) / "pyodide.mjs").exists():
         raise PyodideUnavailable("npm's pyodide is absent (LAB_PYODIDE_NPM unset): run through `python3 build.py test`")
-    if not HARNESS.exists():
-        raise PyodideUnavailable("the Node harness tests/pyodide_cli.mjs arrives with the static build")
     return Path(package)
 
 
@@ -39,17 +37,48 @@ def pyodide_package() -> Path:
 def project_wheel() -> Path:
     """The core as the static site ships it (static/build_site.py), built once per process."""
     builder = ROOT / "static" / "build_site.py"
-    if not builder.exists():
-        raise PyodideUnavailable("static/build_site.py (which makes the project's wheel) arrives with the static build")
     sys.path.insert(0, str(builder.parent))
     from build_site import project_wheel as build
     return build(ROOT, Path(tempfile.mkdtemp(prefix="lab-wheel-")))
 
 
-def run_jobs(jobs: list[dict[str, Any]], timeout: float = 600) -> list[dict[str, Any]]:
-    package, wheel = pyodide_package(), project_wheel()
+def run_jobs(jobs: list[dict[str, Any]], timeout: float = 600, wheel: Path | None = None) -> list[dict[str, Any]]:
+    """``wheel``: the project's wheel to install (default: one built from the sources, as the site builds it)."""
+    package, wheel = pyodide_package(), wheel or project_wheel()
     done = subprocess.run(["node", str(HARNESS), str(package), str(wheel)], input=json.dumps(jobs),
                           capture_output=True, text=True, timeout=timeout)
     if done.returncode != 0:
         raise RuntimeError(f"the Pyodide harness failed: {done.stderr[-3000:]}")
     return json.loads(done.stdout)
+
+
+# Compiles each source as its own unit, as Pyodide's runPythonAsync does (top-level await allowed), and every module
+# of this project's wheel as `import` would; prints {"python": VERSION, "errors": {name: message}}.
+COMPILE_CHECK = r'''
+import ast, json, pathlib, sys, sysconfig
+errors = {}
+def check(name, text, flags):
+    try:
+        compile(text, name, "exec", flags=flags, dont_inherit=True)
+    except SyntaxError as error:
+        errors[name] = f"{type(error).__name__}: {error.msg} (line {error.lineno})"
+for name, text in json.loads(pathlib.Path("sources.json").read_text(encoding="utf-8")).items():
+    check(name, text, ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+site = pathlib.Path(sysconfig.get_path("purelib"))
+record = next(site.glob("schedlab-*.dist-info")) / "RECORD"
+for line in record.read_text().splitlines():
+    path = line.split(",")[0]
+    if path.endswith(".py"):
+        check(path, (site / path).read_text(encoding="utf-8"), 0)
+print(json.dumps({"python": sys.version.split()[0], "errors": errors}))
+'''
+
+
+def compile_errors(sources: dict[str, str], wheel: Path | None = None) -> dict[str, Any]:
+    """``sources`` and the modules of the project's ``wheel`` compiled by the real Pyodide (npm's, the version the
+    site runs)."""
+    job = {"script": "compile_check.py", "argv": [],
+           "files": {"compile_check.py": COMPILE_CHECK, "sources.json": json.dumps(sources)}}
+    [done] = run_jobs([job], timeout=300, wheel=wheel)
+    assert done["status"] == 0, done["stderr"][-3000:]
+    return json.loads(done["stdout"])

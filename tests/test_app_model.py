@@ -93,3 +93,60 @@ def test_a_number_too_long_for_python_is_an_error_message_not_a_crash():
     assert "tasks[0].burst" in lab.errors
     lab.tasks[0].burst = "9" * 30
     assert "limit" in lab.errors["tasks[0].burst"]
+
+
+def test_the_counter_and_the_sentence_tell_one_time():
+    """README "Time on screen": the counter shows the step's slice (CPU) or instant (LLM), the sentence starts at
+    the slice's start, and the initial step is before t=0, with nothing running yet."""
+    import re
+
+    from app import render
+    from app.text import t
+
+    def counter(index, total, step, lang="en"):
+        return re.sub(r"<[^>]+>", "", render.step_counter(index, total, step, lang))
+
+    fcfs = simulate("cpu", {"algorithm": "fcfs", "tasks": ARTICLE})
+    first, sixth = fcfs["steps"][0], fcfs["steps"][5]
+    assert counter(5, 16, sixth) == "step 6/16 t=4 → 5" and sixth["why"]["en"].startswith("t=4: ")
+    assert counter(0, 16, first) == "step 1/16 before t=0" and first["why"]["en"].startswith("Before t=0:")
+    assert counter(0, 16, first, "ja") == "ステップ 1/16 t=0 の前" and first["why"]["ja"].startswith("t=0 の前:")
+    where = render.indexes(fcfs["tasks"])
+    assert t("en", "running.before") in render.ready_queue(first, where, "en")
+    assert t("en", "running.none") not in render.ready_queue(first, where, "en")
+    idle = simulate("cpu", {"algorithm": "fcfs", "tasks": [{"name": "A", "arrival": 2, "burst": 1}]})["steps"][1]
+    assert t("en", "running.none") in render.ready_queue(idle, {"A": 0}, "en")      # t=0 -> 1: really idle
+    reference = simulate("llm", {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
+                                             {"name": "C", "cost": 2, "count": 4, "join": 6}]})
+    join = reference["steps"][9]
+    assert counter(9, 20, join) == "step 10/20 t=6 join" and join["why"]["en"].startswith("t=6: C joins")
+
+
+def test_cfs_and_eevdf_are_in_the_cpu_menu_and_nice_travels_in_the_editor_and_links():
+    """The engine mode is the core's, not yet the app's; CFS and EEVDF are CPU rules, and their task field (nice)
+    and parameters come from the core's schema into the editor, the results table and a shared link."""
+    from app import render
+    from app.model import MODES, TaskRow, editable_fields
+    assert MODES == ("cpu", "llm") and "nice" in editable_fields("cpu") and "nice" in TaskRow._fields
+    lab = Lab()
+    assert {"cfs", "eevdf"} <= set(lab.catalog)
+    lab.set_algorithm("cfs")
+    assert lab.used_parameters() == ("latency", "min_granularity")
+    assert lab.parameters["latency"] == "6" and lab.parameters["min_granularity"] == "1"   # what the core used
+    lab.tasks[1].nice = "-5"
+    lab.set_parameter("latency", "4")
+    nice = [dict(task, nice=-5) if i == 1 else task for i, task in enumerate(ARTICLE)]
+    assert lab.errors == {} and lab.result == simulate("cpu", {"algorithm": "cfs", "latency": 4, "tasks": nice})
+    table = render.cpu_metrics(lab.result, lab.last_step, "ja")
+    assert "nice値" in table and "<td>-5</td>" in table
+    lab.go(6)
+    assert "&latency=4&min_granularity=1&tasks=A:0:7,B:1:4:nice=-5,C:2:1,D:4:3&step=7&" in lab.link()
+    again = Lab()
+    again.restore(lab.link())
+    assert again.notices == [] and (again.result, again.step, again.link()) == (lab.result, 6, lab.link())
+    lab.tasks[1].nice = "20"   # the core's range, named by the field
+    assert list(lab.errors) == ["tasks[1].nice"] and "19" in lab.errors["tasks[1].nice"]
+    eevdf = Lab()
+    eevdf.restore("mode=cpu&algorithm=eevdf&slice=2&tasks=A:0:7:nice=3,B:1:4")
+    assert eevdf.notices == [] and eevdf.result == simulate(
+        "cpu", {"algorithm": "eevdf", "slice": 2, "tasks": [dict(ARTICLE[0], nice=3), ARTICLE[1]]})

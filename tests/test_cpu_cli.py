@@ -7,16 +7,8 @@ import sys
 import pytest
 
 from schedulers.cli import main
+from schedulers.modes import MODES
 from tests.cpu_support import ARTICLE, ROOT, scenario
-
-
-@pytest.fixture
-def scenario_file(tmp_path):
-    def write(content) -> str:
-        path = tmp_path / "scenario.json"
-        path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
-        return str(path)
-    return write
 
 
 def cli(capsys, *argv):
@@ -104,7 +96,7 @@ BAD = [
      "tasks: priority compares every ready task"),
     ({"algorithm": "hrrn", "tasks": [{"name": f"T{i}", "arrival": 0, "burst": i + 1 if i < 1000 else 1}
                                      for i in range(20_001)]},   # 1,000 distinct bursts x 20,001 decisions
-     "tasks: hrrn compares the first ready task of each group at each decision: 1000 groups"),
+     "tasks: hrrn compares the first ready task of each cohort at each decision: 1000 cohorts"),
     ({"quantum": 1, "tasks": [{"name": "A", "arrival": 0, "burst": 1}], "seed": 3}, "seed: unknown field"),
 ]
 
@@ -129,6 +121,24 @@ def test_bad_options_are_one_error_line(capsys, scenario_file, argv, message):
     assert status == 2 and err.startswith(message) and err.count("\n") == 1
 
 
+INTEGER_OPTIONS = [field for field in MODES["cpu"].schema.parameters if field.type in ("integer", "integers")]
+
+
+@pytest.mark.parametrize("field", INTEGER_OPTIONS, ids=[field.name for field in INTEGER_OPTIONS])
+def test_every_integer_option_says_its_range(capsys, scenario_file, field):
+    """A number past the limit is told the limit, not "must be an integer"; a typo is told the range."""
+    option = "--" + field.name.replace("_", "-")
+    levels = ["--levels", "1"] if field.type == "integers" else []   # one level: a one-item list
+    path = scenario_file(scenario("mlfq" if field.type == "integers" else "fcfs", ARTICLE))
+    for typed, told in (("99999999999999999999", f"must be <= {field.maximum}, not 99999999999999999999 "
+                                                 "(the documented limit)"),
+                        ("9" * 5000, f"must be <= {field.maximum}, not an integer of 5000 digits"),
+                        ("x", f"must be an integer from {field.minimum} to {field.maximum}, not 'x'"),
+                        ("1.5", f"must be an integer from {field.minimum} to {field.maximum}, not '1.5'")):
+        status, out, err = cli(capsys, "--scenario", path, *levels, option, typed)
+        assert (status, out) == (2, "") and err.startswith(f"error: {field.name}: {told}") and err.count("\n") == 1
+
+
 @pytest.mark.parametrize("content, message", [
     ("{\"tasks\": [", "error: scenario: malformed JSON at line 1"),
     ("[1, 2]", "error: scenario: must be a JSON object"),
@@ -151,6 +161,17 @@ def test_real_process_exit_status_and_no_traceback(scenario_file):
     assert good.returncode == 0 and json.loads(good.stdout)["timeline"][:3] == ["A", "B", "C"]
 
 
+def test_a_file_of_the_other_mode_is_told_which_mode_to_use(capsys, scenario_file):
+    path = scenario_file({"algorithm": "sfq", "tenants": [{"name": "A", "cost": 8, "count": 6}]})
+    status, out, err = cli(capsys, "--scenario", path)
+    assert (status, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith("error: tenants: unknown field")
+    assert err.endswith(f"this file is a scenario of the llm mode: run python -m schedulers llm --scenario {path}\n")
+    # A CPU file with a mistake gets no hint: it is a CPU file.
+    status, _, err = cli(capsys, "--scenario", scenario_file({"tasks": [{"name": "A", "arrival": 0, "burst": 0}]}))
+    assert status == 2 and "mode" not in err
+
+
 def test_text_writes_exact_values_as_a_teacher_would():
     from schedulers.cpu.text import ratio
     assert ratio("23/4") == "5.75"
@@ -159,7 +180,7 @@ def test_text_writes_exact_values_as_a_teacher_would():
     assert ratio("1/40") == "0.025"
 
 
-@pytest.mark.parametrize("algorithm", ["fcfs", "rr", "srtf", "mlfq", "stride", "lottery", "hrrn"])
+@pytest.mark.parametrize("algorithm", ["fcfs", "rr", "srtf", "mlfq", "stride", "lottery", "hrrn", "cfs", "eevdf"])
 def test_text_is_made_without_the_trace_and_says_the_same(capsys, scenario_file, algorithm):
     """The text path runs without a trace (and with the fast paths a run without one takes): every line,
     both languages, a wide name included, as from the full trace; past 200 segments only their count."""
@@ -189,6 +210,19 @@ def test_text_summary_of_ten_thousand_jobs_stays_small(tmp_path):
     out = (tmp_path / "out.txt").read_text()
     assert f"makespan {sum(bursts)}, busy {sum(bursts)}, idle 0" in out and out.count("\n") > 10_000
     assert peak < 50e6, f"peak RSS {peak / 1e6:.1f} MB"
+
+
+@pytest.mark.parametrize("output", [[], ["--json"]], ids=["text", "json"])
+def test_a_run_imports_only_its_mode(output):
+    """The registry imports a mode's package when it is first looked up: a CPU run, as a real process, imports
+    neither the LLM nor the engine mode (a tenth of the command's time on the issue's 10,000 jobs)."""
+    code = ("import sys\nfrom schedulers.cli import main\nstatus = main(sys.argv[1:])\n"
+            "print(status, *sorted(name for name in sys.modules if name.startswith('schedulers.')), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code, "cpu", "--seed", "7", *output], capture_output=True,
+                          text=True, cwd=ROOT, timeout=60)
+    status, *modules = done.stderr.split()
+    assert status == "0" and "schedulers.cpu" in modules and "A" in done.stdout
+    assert not [name for name in modules if name.startswith(("schedulers.llm", "schedulers.engine"))], modules
 
 
 @pytest.mark.parametrize("argv", [["--list"], ["--seed", "7"]], ids=["list", "text"])

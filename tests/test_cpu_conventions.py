@@ -59,7 +59,7 @@ def test_the_explanation_says_how_a_tie_was_broken():
     assert steps[5]["why"]["en"] == "t=4: B (burst 2) is dispatched: SJF runs the shortest burst. It ties with D, " \
                                     "arrived at the same time and comes first in the input."
     assert steps[7]["why"]["en"].endswith("It ties with C and arrived earlier.")
-    assert steps[7]["why"]["ja"].endswith("Cと同点だが、到着が早い。")
+    assert steps[7]["why"]["ja"].endswith("Cと同点ですが、先に到着しています。")
     assert "ties" not in steps[9]["why"]["en"]
 
 

@@ -60,7 +60,7 @@ def test_past_the_limits_is_a_clear_error():
     busy = [{"name": f"T{i}", "arrival": 0, "burst": 5} for i in range(5000)]   # 5,000 tasks x 25,000 decisions
     with pytest.raises(ScenarioError, match="priority-preemptive compares every ready task"):
         run({"algorithm": "priority-preemptive", "aging": 5, "tasks": busy})
-    # the same size runs for the rules that need no scan: a heap, lottery's tree of tickets, HRRN's groups
+    # the same size runs for the rules that need no scan: a heap, lottery's tree of tickets, HRRN's cohorts
     # (lottery and HRRN were over the limit until they stopped scanning)
     for algorithm in ("stride", "lottery", "hrrn"):
         assert run({"algorithm": algorithm, "tasks": busy}, trace=False)["summary"]["makespan"] == 25_000

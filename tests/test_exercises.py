@@ -2,7 +2,7 @@
 import pytest
 
 from schedulers.errors import ScenarioError
-from schedulers.exercises import cpu_exercise, letter_names, llm_exercise
+from schedulers.exercises import cpu_exercise, engine_exercise, letter_names, llm_exercise
 
 
 def test_letter_names_are_spreadsheet_columns():
@@ -48,3 +48,17 @@ def test_llm_exercise_with_an_exact_number_of_requests():
     assert [(t["cost"], t["join"]) for t in sized] == [(t["cost"], t["join"]) for t in plain]
     with pytest.raises(ScenarioError, match="^requests: "):
         llm_exercise(5, tenants=7, requests=3)
+
+
+def test_engine_exercise_shape_and_it_runs():
+    from schedulers.engine import run
+    assert engine_exercise(42) == engine_exercise(42) and engine_exercise(1) != engine_exercise(2)
+    exercise = engine_exercise(5, tenants=6)
+    assert exercise["slots"] == 2 and [t["name"] for t in exercise["tenants"]] == letter_names(6)
+    assert exercise["tenants"][0]["requests"][0]["arrival"] == 0
+    for tenant in exercise["tenants"]:
+        arrivals = [r["arrival"] for r in tenant["requests"]]
+        assert arrivals == sorted(arrivals) and 2 <= len(arrivals) <= 5
+        assert all(1 <= r["input"] <= 8 and 1 <= r["output"] <= 12 for r in tenant["requests"])
+    assert run({**exercise, "algorithm": "vtc"})["summary"]["requests"] == sum(len(t["requests"]) for t in
+                                                                              exercise["tenants"])

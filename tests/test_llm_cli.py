@@ -17,13 +17,19 @@ def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-@pytest.fixture
-def scenario_file(tmp_path):
-    def write(data, name: str = "scenario.json") -> str:
-        path = tmp_path / name
-        path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
-        return str(path)
-    return write
+def test_a_file_of_the_other_mode_is_told_which_mode_to_use(scenario_file):
+    path = scenario_file({"algorithm": "srtf", "tasks": [{"name": "A", "arrival": 0, "burst": 3}]})
+    done = cli("--scenario", path)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("error: ") and done.stderr.endswith(
+        f"this file is a scenario of the cpu mode: run python -m schedulers cpu --scenario {path}\n")
+    assert cli("--scenario", scenario_file({"tenants": [{"name": "A", "cost": 0, "count": 1}]})).stderr == \
+        "error: tenants[0].cost: must be >= 1, not 0\n"   # an LLM file's own mistake: no hint
+
+
+def test_quantum_past_its_limit_says_the_limit(scenario_file):
+    done = cli("--scenario", scenario_file({**REFERENCE, "algorithm": "drr"}), "--quantum", "99999999999999999999")
+    assert done.returncode == 2 and done.stderr.startswith("error: quantum: must be <= 1000000000000, not ")
 
 
 def test_json_matches_the_contract(scenario_file):

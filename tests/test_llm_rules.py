@@ -222,7 +222,7 @@ def test_compared_pair_sfq_keeps_the_bound_and_rr_breaks_it():
     assert rr["interval"] == {"start": 0, "end": 13, "dispatches": 14}
     assert rr["increments"] == {"A": 48, "B": 10}
     assert rr["pairwise_bound"]["max_gap"] == 38 and not rr["pairwise_bound"]["holds"]
-    assert rr["band"] is None and rr["notes"]["band"] == {"en": "this policy keeps no meters", "ja": "この方式はメーターを持たない"}
+    assert rr["band"] is None and rr["notes"]["band"] == {"en": "this policy keeps no meters", "ja": "この方式はメーターを持ちません"}
 
 
 def test_wfq_virtual_time_can_pass_a_waiting_meter():

@@ -1,9 +1,9 @@
-"""The static site (`python3 build.py build`): its structure, its size, and the page in Chromium.
+"""The static site (`python3 build.py build`): its structure, its size, the Python its worker runs compiled by the
+real Pyodide 314, and its boot's failures in Chromium.
 
-Chromium gets Pyodide from npm's pyodide package (built with --pyodide-dist pointing at it). That package has the
-runtime but not Pyodide's compiled packages (numpy, pandas, ...), which are not reachable here: so the page must show
-its boot stages, start Pyodide in the worker and then say clearly which packages are missing. Where a full Pyodide
-distribution exists (LAB_PYODIDE_DIST), the whole lab runs self-contained in Chromium.
+The failures use npm's pyodide package (built with --pyodide-dist pointing at it): it has the runtime but not
+Pyodide's compiled packages (numpy, pandas, ...), so the page must show its boot stages, start Pyodide in the worker
+and then say clearly which packages are missing. The whole lab running in Chromium is tests/test_site_browser.py.
 """
 from __future__ import annotations
 
@@ -24,51 +24,33 @@ from pathlib import Path
 import pytest
 
 import build
+import pyodide_support
+from site_support import PYODIDE_CDN, boot_state, build_site
 
 ROOT = Path(__file__).resolve().parent.parent
-PYODIDE_CDN = "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/"
+sys.path.insert(0, str(ROOT / "static"))
+import panel_adapter  # noqa: E402
+from panel_adapter import WORKER_PYTHON, render_worker, worker_python  # noqa: E402
+
 # The site's own assets (everything but Pyodide): measured 7.2 MB raw, 4.4 MB gzipped with the app of 2026-11.
 OWN_ASSETS_BUDGET = 10_000_000
 BOOT_TIMEOUT_MS = 120_000
 
 
-def app_file() -> Path:
-    """The app to compile: app/lab.py, or LAB_STATIC_APP (a stand-in while developing outside the repo)."""
-    app = Path(os.environ.get("LAB_STATIC_APP") or ROOT / "app" / "lab.py")
-    if not app.exists():
-        pytest.skip(f"{app} does not exist yet (it arrives with the app issue): nothing to compile")
-    return app
-
-
 def npm_pyodide() -> Path:
+    """npm's pyodide@314.0.7, which `python3 build.py test` installs: the suite fails without it, never skips."""
     package = os.environ.get("LAB_PYODIDE_NPM")
     if not package or not (Path(package) / "pyodide.mjs").exists():
-        pytest.skip("npm's pyodide@314.0.7 is absent (node/npm missing, or not run via `python3 build.py test`)")
+        pytest.fail("npm's pyodide@314.0.7 is absent (LAB_PYODIDE_NPM unset: node/npm missing, or the suite was "
+                    "not run through `python3 build.py test`)")
     return Path(package)
-
-
-def run_build(out: Path, *options: str) -> dict:
-    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "build", "--app", str(app_file()),
-                           "--out", str(out), *options], capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "the site's own assets" in done.stdout
-    return json.loads((out / "build-info.json").read_text())
-
-
-@pytest.fixture(scope="module")
-def cdn_site(tmp_path_factory) -> Path:
-    """The default build: Pyodide from its CDN, everything else from the site."""
-    npm_pyodide()  # the offline copy of the CDN's pyodide-lock.json
-    out = tmp_path_factory.mktemp("cdn") / "dist"
-    run_build(out)
-    return out
 
 
 @pytest.fixture(scope="module")
 def local_site(tmp_path_factory) -> Path:
     """Self-contained as far as npm's package goes: the runtime, without the compiled packages."""
     out = tmp_path_factory.mktemp("local") / "dist"
-    run_build(out, "--pyodide-dist", str(npm_pyodide()), "--allow-incomplete")
+    build_site(out, "--pyodide-dist", str(npm_pyodide()), "--allow-incomplete")
     return out
 
 
@@ -104,7 +86,7 @@ def local_references(site: Path, base: str = "") -> dict[str, list[str]]:
         if path.suffix == ".html":
             parser = References()
             parser.feed(text)
-            refs = parser.refs + re.findall(r'new Worker\("([^"]+)"', text)
+            refs = parser.refs + ["./lab.js"] * ("new Worker(`${site.base || './'}lab.js`" in text)
             refs += re.findall(r"(?:\./|" + re.escape(base) + r")panel/[^\"'\s)\\]+", text) if base else \
                 re.findall(r"\./panel/[^\"'\s)\\]+", text)
         elif path.suffix == ".css":
@@ -186,6 +168,13 @@ def test_wheels_are_trimmed_and_consistent(cdn_site):
     assert "panel/_templates/pyodide_worker.js" in panel  # Jinja templates Python reads stay
     assert not any(n.endswith((".min.js", ".map", ".woff2")) and n.startswith("panel/dist/") for n in panel)
     assert "schedulers/cli.py" in project and any(n.startswith("app/") for n in project) == (ROOT / "app").is_dir()
+    # The project's wheel is pip's (pyproject.toml's backend): every module of the checkout, the Python it needs and
+    # the command line's entry point.
+    sources = {p.relative_to(ROOT).as_posix() for package in ("schedulers", "app") for p in (ROOT / package).rglob("*.py")}
+    assert sources <= project
+    metadata_text = wheels["schedlab"].read("schedlab-0.1.0.dist-info/METADATA").decode()
+    assert "Requires-Python: >=3.12" in metadata_text
+    assert "schedulers = schedulers.cli:main" in wheels["schedlab"].read("schedlab-0.1.0.dist-info/entry_points.txt").decode()
     for wheel in wheels.values():  # RECORD lists every file with its hash, as installers check
         record_name = next(n for n in wheel.namelist() if n.endswith(".dist-info/RECORD"))
         record = {row.split(",")[0]: row.split(",")[1] for row in wheel.read(record_name).decode().splitlines()}
@@ -197,36 +186,105 @@ def test_wheels_are_trimmed_and_consistent(cdn_site):
 
 
 RENDER_LIKE_THE_WORKER = """
-import json, sys
+import json, runpy, sys
 from bokeh.document import Document
 from bokeh.embed.util import standalone_docs_json_and_render_items
 import panel
 from panel.io.document import MockSessionContext
 from panel.io.state import set_curdoc, state
 assert panel.__file__.startswith(sys.argv[1]), panel.__file__  # the trimmed copy, not the build environment's
-app = sys.argv[1] + "/app/lab.py"
 doc = Document()  # what panel.io.pyodide.init_doc() makes, and write_doc() serialises
 doc._session_context = lambda: MockSessionContext(document=doc)
 with set_curdoc(doc):
-    exec(compile(open(app, encoding="utf-8").read(), app, "exec"), {"__name__": "__main__", "__file__": app})
+    runpy.run_module(sys.argv[2], run_name="__main__")  # as the worker's build_page runs it
     state._on_load(None)
     docs_json, _ = standalone_docs_json_and_render_items(doc.roots, suppress_callback_warning=True)
 print(json.dumps(docs_json))
 """
 
 
+def test_the_panel_adapter_refuses_another_panel(monkeypatch):
+    """All the build takes from Panel beyond its public API was read against one Panel: another one stops the build
+    (and so does a page that no longer has the handler script the adapter rewrites)."""
+    import panel
+    panel_adapter.check_panel()
+    monkeypatch.setattr(panel, "__version__", "1.11.0")
+    with pytest.raises(panel_adapter.AdapterError, match="written for Panel 1.10.0; this is Panel 1.11.0"):
+        panel_adapter.check_panel()
+    with pytest.raises(panel_adapter.AdapterError, match="no longer creates its worker"):
+        panel_adapter.adopt_worker("<html><head></head><body></body></html>", ROOT / "app" / "lab.py", "")
+
+
 def test_trimmed_wheels_still_render_the_app(cdn_site, tmp_path):
     """What the worker runs, on the very wheels the site ships (their Python parts, in CPython; numpy and the other
     compiled packages from the build environment): nothing Python reads was trimmed away."""
-    if not (ROOT / "app" / "lab.py").exists():
-        pytest.skip("app/lab.py is not in this branch yet: the shipped wheel has no app to render")
     site_packages = tmp_path / "site-packages"
     for wheel in (cdn_site / "wheels").glob("*.whl"):
         zipfile.ZipFile(wheel).extractall(site_packages)
-    done = subprocess.run([sys.executable, "-c", RENDER_LIKE_THE_WORKER, str(site_packages)], capture_output=True,
-                          text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(site_packages)}, timeout=300)
+    module = json.loads((cdn_site / "lock.json").read_text())["app"]["module"]
+    done = subprocess.run([sys.executable, "-c", RENDER_LIKE_THE_WORKER, str(site_packages), module],
+                          capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(site_packages)}, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "5.75" in done.stdout  # the article's average waiting time, in the default view
+
+
+CUSTOM_MODELS = """
+import ast, json, pathlib, runpy
+from bokeh.model import Model
+defined = [node.name for path in sorted(pathlib.Path("app").glob("*.py"))
+           for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+           if isinstance(node, ast.ClassDef) and any(getattr(b, "id", "") == "JSComponent" for b in node.bases)]
+runpy.run_module("app.lab", run_name="__main__")  # what the worker runs before it writes the first page
+known = {name.rstrip("0123456789") for name in Model.model_class_reverse_map}
+print(json.dumps({"defined": defined, "missing": [name for name in defined if name not in known]}))
+"""
+
+
+def test_every_custom_model_is_defined_before_the_first_page():
+    """Under Pyodide, Panel sends the definitions of custom models (JSComponent) with the first page only: a view
+    built later may use one only if the app has imported its class by then."""
+    done = subprocess.run([sys.executable, "-c", CUSTOM_MODELS], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    models = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "PngDownload" in models["defined"] and models["missing"] == [], models
+
+
+# --- the Python the worker runs, compiled by the runtime that runs it ----------------------------------------
+
+def compiled_by_pyodide(lab_js: str, wheel: Path) -> dict:
+    """Every code string of a lab.js, and every module of the project's wheel, compiled by npm's pyodide@314.0.7."""
+    npm_pyodide()
+    return pyodide_support.compile_errors({f"lab.js:{name}": code for name, code in worker_python(lab_js).items()},
+                                          wheel)
+
+
+def test_the_workers_python_compiles_in_pyodide_314(cdn_site):
+    """The exact strings the built lab.js runs, as Pyodide runs them (top-level await allowed), and the app's
+    modules as the worker imports them from the shipped wheel: no SyntaxError in the runtime the site loads."""
+    lab_js = (cdn_site / "lab.js").read_text(encoding="utf-8")
+    assert set(worker_python(lab_js)) == set(WORKER_PYTHON)
+    [wheel] = (cdn_site / "wheels").glob("schedlab-*.whl")
+    checked = compiled_by_pyodide(lab_js, wheel)
+    assert checked["python"].startswith("3.14."), checked  # really Pyodide 314's Python
+    assert checked["errors"] == {}
+    # The worker runs the app module the lock names, from that wheel.
+    module = json.loads((cdn_site / "lock.json").read_text())["app"]["module"]
+    assert f"{module.replace('.', '/')}.py" in zipfile.ZipFile(wheel).namelist()
+
+
+def test_the_compile_check_fails_on_the_old_splice(cdn_site):
+    """The check above on a lab.js that pastes the app after Panel's prelude (how the site broke: app/lab.py starts
+    with a docstring and `from __future__ import annotations`): it names the string and the reason."""
+    prelude = "import asyncio\n\nfrom panel.io.pyodide import init_doc, write_doc\n\ninit_doc()\n"
+    spliced = prelude + (ROOT / "app" / "lab.py").read_text(encoding="utf-8") + "\nawait write_doc()"
+    old = render_worker("const PYTHON = /*PYTHON*/null\n").replace(
+        "const PYTHON = {", "const PYTHON = {" + json.dumps({"code": spliced})[1:-1] + ", ", 1)
+    [wheel] = (cdn_site / "wheels").glob("schedlab-*.whl")
+    errors = compiled_by_pyodide(old, wheel)["errors"]
+    assert list(errors) == ["lab.js:code"]
+    assert "from __future__ imports must occur at the beginning of the file" in errors["lab.js:code"]
 
 
 def test_own_assets_within_budget(cdn_site, local_site):
@@ -242,7 +300,7 @@ def test_own_assets_within_budget(cdn_site, local_site):
 def test_base_url_prefixes_every_reference(tmp_path):
     npm_pyodide()
     site = tmp_path / "dist"
-    run_build(site, "--base-url", "/schedlab/")
+    build_site(site, "--base-url", "/schedlab/")
     refs = local_references(site, base="/schedlab/")
     page_refs = refs["index.html"]
     assert all(r.startswith("/schedlab/") or r.startswith("./") for r in page_refs), page_refs
@@ -254,8 +312,8 @@ def test_base_url_prefixes_every_reference(tmp_path):
 
 def test_serve_builds_serves_with_mime_types_and_stops(tmp_path):
     npm_pyodide()
-    process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "serve", "--port", "0", "--app",
-                                str(app_file()), "--out", str(tmp_path / "dist")],
+    process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "serve", "--port", "0",
+                                "--out", str(tmp_path / "dist")],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                # as a background job of a non-interactive shell: SIGINT handed down ignored
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
@@ -280,6 +338,36 @@ def test_serve_builds_serves_with_mime_types_and_stops(tmp_path):
     assert process.returncode == 0 and "stopped" in output and "Traceback" not in output
 
 
+def test_app_command_serves_the_panel_app():
+    """`python3 build.py app`, the README's command for the served lab, works as typed from the checkout."""
+    from conftest import free_port
+    port = free_port()
+    process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "app", "--port", str(port)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        for line in process.stdout:  # Panel says where it serves once it listens
+            if f"http://127.0.0.1:{port}/lab" in line:
+                break
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab", timeout=60) as response:
+            page = response.read().decode()
+        assert response.status == 200 and "<title>The scheduling lab</title>" in page
+    finally:
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=30)[0]
+    assert "Traceback" not in output, output[-3000:]
+
+
+def test_apt_waits_for_the_dpkg_lock_and_says_so(monkeypatch, capsys):
+    """As root with another apt running, apt-get exits 100 at once unless told to wait for the lock."""
+    commands = []
+    monkeypatch.setattr(build, "run", lambda cmd, **kwargs: commands.append(cmd))
+    build.apt_install("chromium")
+    assert [cmd[:3] for cmd in commands] == [["apt-get", "-o", f"DPkg::Lock::Timeout={build.APT_LOCK_WAIT_SECONDS}"]] * 2
+    assert commands[1][-1] == "chromium"
+    assert "if another apt or dpkg holds its lock, waiting for it" in capsys.readouterr().out
+
+
 def test_server_mime_types_for_pyodide_files(tmp_path):
     for name in ("pyodide.asm.wasm", "pyodide.mjs", "pyodide-lock.json"):
         (tmp_path / name).write_bytes(b"x")
@@ -299,14 +387,6 @@ def test_server_mime_types_for_pyodide_files(tmp_path):
 
 
 # --- in Chromium -------------------------------------------------------------------------------------
-
-def boot_state(page) -> dict:
-    return page.evaluate("""() => ({
-        state: document.body.dataset.labBoot,
-        stages: [...document.querySelectorAll('#lab-boot li')].map(li => [li.dataset.stage, li.className]),
-        labels: [...document.querySelectorAll('#lab-boot li')].map(li => li.textContent),
-        text: (document.querySelector('#lab-boot') || {}).innerText || ''})""")
-
 
 @pytest.mark.browser
 def test_boot_shows_stages_then_names_the_missing_packages(browser, server, test_output):
@@ -352,7 +432,7 @@ def test_packages_present_load_and_only_the_absent_are_named(browser, tmp_path, 
         (dist / wheel.name).write_bytes(wheel.read_bytes())
     (dist / "pyodide-lock.json").write_text(json.dumps(full_lock))
     site = tmp_path / "dist"
-    info = run_build(site, "--pyodide-dist", str(dist), "--allow-incomplete")
+    info = build_site(site, "--pyodide-dist", str(dist), "--allow-incomplete")
     absent = [n for n in info["pyodide"]["packages"] if n not in present]
     httpd = build.serve_directory(site, 0)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
@@ -385,85 +465,8 @@ def test_unreachable_cdn_is_reported_not_awaited(browser, cdn_site, test_output)
         text = state["text"]
         assert state["labels"][0] == "Pyodide をダウンロード"  # the display follows the lab's language
         page.screenshot(path=str(test_output / "static-boot-offline-cdn.png"))
-        assert "Could not download the Pyodide package index from " + PYODIDE_CDN in text
+        assert "Could not download the Pyodide runtime from " + PYODIDE_CDN in text
         assert "network error" in text and "self-contained" in text
-    finally:
-        context.close()
-        httpd.shutdown()
-        httpd.server_close()
-
-
-@pytest.mark.browser
-def test_embed_reports_its_height_to_the_host(browser, server, test_output):
-    page = browser.new_page(viewport={"width": 900, "height": 700})
-    page.goto(server + "boot.css")  # any page of the site's origin hosts the frame below
-    page.set_content(f"""<!doctype html><body style="margin:0">
-        <iframe id="lab" src="{server}embed.html?mode=llm&algorithm=sfq" style="width:100%;border:0;height:150px"></iframe>
-        <script src="{server}embed-host.js"></script></body>""")
-    page.wait_for_function("document.getElementById('lab').offsetHeight > 300", timeout=60_000)
-    frame = page.frame_locator("#lab")
-    assert frame.locator("#lab-footer").count() == 0  # no page chrome in the embed
-    content_bottom = page.frames[1].evaluate("""() => Math.max(...[...document.querySelectorAll('[data-root-id]')]
-        .flatMap(root => [...root.children]).map(el => el.getBoundingClientRect().bottom + window.scrollY))""")
-    assert abs(page.evaluate("document.getElementById('lab').offsetHeight") - content_bottom) <= 1
-    assert "mode=llm&algorithm=sfq" in page.frames[1].url
-    page.screenshot(path=str(test_output / "static-embed-host.png"))
-    page.close()
-
-
-@pytest.mark.browser
-def test_offline_after_first_visit(browser, server):
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        page.goto(server + "index.html")
-        page.wait_for_function("navigator.serviceWorker.controller !== null || navigator.serviceWorker.ready"
-                               ".then(() => true)", timeout=60_000)
-        page.evaluate("navigator.serviceWorker.ready")
-        page.wait_for_function("""async () => {
-            const names = await caches.keys();
-            const cache = names.find(n => n.startsWith('schedlab-') && n !== 'schedlab-pyodide');
-            return cache && (await (await caches.open(cache)).match('lock.json')) !== undefined
-        }""", timeout=60_000)
-        page.wait_for_function("document.body.dataset.labBoot === 'error'", timeout=BOOT_TIMEOUT_MS)
-        context.set_offline(True)
-        page.reload()
-        page.wait_for_function("document.body.dataset.labBoot === 'error'", timeout=BOOT_TIMEOUT_MS)
-        classes = dict(boot_state(page)["stages"])
-        # Offline, the page, BokehJS, Panel and the Pyodide runtime all came from the cache.
-        assert classes["Downloading Pyodide"] == "done" and classes["Loading packages"] == "failed"
-        assert page.locator("#lab-footer").is_visible()
-    finally:
-        context.close()
-
-
-@pytest.mark.browser
-def test_full_lab_self_contained(browser, tmp_path, test_output):
-    dist = os.environ.get("LAB_PYODIDE_DIST")
-    if not dist:
-        pytest.skip("no full Pyodide 314.0.7 distribution here: set LAB_PYODIDE_DIST to its directory or "
-                    "pyodide-314.0.7.tar.bz2 to run the whole lab self-contained in Chromium")
-    site = tmp_path / "dist"
-    info = run_build(site, "--pyodide-dist", dist)
-    assert not info["pyodide"]["missing"]
-    httpd = build.serve_directory(site, 0)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        page = context.new_page()
-        # Nothing outside this server: the site needs no network at all.
-        page.route(re.compile(r"^(?!http://127\.0\.0\.1).*"), lambda route: route.abort("internetdisconnected"))
-        page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/index.html")
-        page.wait_for_function("['ready', 'error'].includes(document.body.dataset.labBoot)", timeout=300_000)
-        assert boot_state(page)["state"] == "ready", boot_state(page)["text"]
-        page.wait_for_timeout(1000)
-        page.screenshot(path=str(test_output / "static-full-lab.png"))
-        assert "5.75" in page.inner_text("body")
-        page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/embed.html?mode=cpu&algorithm=srtf")
-        page.wait_for_function("document.body.dataset.labBoot === 'ready'", timeout=300_000)
-        page.wait_for_timeout(1000)
-        # The query reached the app in the worker: SRTF on the article's tasks waits 2.75 on average, not 5.75.
-        assert "2.75" in page.inner_text("body") and "algorithm=srtf" in page.url
     finally:
         context.close()
         httpd.shutdown()

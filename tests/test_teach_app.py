@@ -7,13 +7,14 @@ import pytest
 
 pn = pytest.importorskip("panel")
 
-from app.compare import aligned_step, default_other  # noqa: E402
+from app.compare import default_other  # noqa: E402
 from app.exports import chart_svg  # noqa: E402
 from app.model import Lab  # noqa: E402
 from app.notebook import lab  # noqa: E402
 from app.quiz import QuizView, command_line  # noqa: E402
 from schedulers import simulate  # noqa: E402
 from schedulers.exercises import cpu_exercise  # noqa: E402
+from schedulers.trace import aligned_step  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -26,6 +27,17 @@ def test_the_notebook_lab_is_a_servable_panel_without_a_server():
     root = page.get_root()          # the Bokeh model tree, built with no server and no browser
     assert root is not None
     assert page.lab_state.result["averages"]["waiting"] == 2.75
+
+
+def test_words_are_plain_text_and_the_export_note_names_the_command():
+    """Panes show the word tables as text: Markdown such as backticks would reach the page literally."""
+    from app.exports import ExportView
+    from app.teach_text import TEXT as TEACH
+    from app.text import TEXT
+    assert [key for table in (TEXT, TEACH) for key, entry in table.items() if any("`" in v for v in entry.values())] == []
+    for lang in ("en", "ja"):
+        note = ExportView(Lab(lang=lang, mode="llm")).panel().objects[0].object
+        assert "python -m schedulers llm --json" in note and "`" not in note
 
 
 def test_chart_svg_escapes_names_and_draws_every_slice():
@@ -88,3 +100,28 @@ def test_a_later_run_your_code_cannot_handle_shows_its_line_and_keeps_the_last_r
     assert "2 行目" in editor.failure.message["ja"]
     state.remove_row(state.tasks[-1])                 # back to four tasks: it runs, the message goes
     assert state.errors == {} and editor.failure is None and state.result["algorithm"] == "custom"
+
+
+def test_run_my_policy_runs_your_code_once_and_a_mistake_changes_nothing(monkeypatch):
+    import schedulers.custom
+    from app.custom import CustomEditor
+    from schedulers.custom import TEMPLATES
+    compiled = []
+
+    class Counted(schedulers.custom.Program):   # every run of your code compiles it once, whoever asks
+        def __init__(self, source, mode):
+            compiled.append(source)
+            super().__init__(source, mode)
+
+    state = Lab()
+    editor = CustomEditor(state)
+    monkeypatch.setattr(schedulers.custom, "Program", Counted)
+    editor.submit()                                           # the template: FCFS
+    assert compiled == [TEMPLATES["cpu"]] and state.algorithm == "custom"
+    assert state.result["algorithm"] == "custom" and state.result["timeline"][:8] == ["A"] * 7 + ["B"]
+    compiled.clear()
+    editor.draft = {**editor.draft, "cpu": "def choose(ready, running, time, state):\n    return 'nobody'\n"}
+    before = state.result
+    editor.submit()
+    assert compiled == [editor.draft["cpu"]]                  # tried once, and not handed to the lab
+    assert editor.failure.line == 2 and state.result is before and state.policy_code["cpu"] == TEMPLATES["cpu"]

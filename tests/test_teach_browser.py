@@ -7,6 +7,8 @@ import csv
 import io
 import json
 import struct
+import subprocess
+import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from schedulers.custom import run as run_policy
 from schedulers.exercises import cpu_exercise
 from schedulers.quiz import question, questions
 from schedulers.rule import deciding_lines, rule_source
-from tests.test_app_browser import ARTICLE, TIMEOUT, Lab, expect, expect_table, lab  # noqa: F401 (lab_url: conftest.py)
+from tests.test_app_browser import ARTICLE, ROOT, TIMEOUT, Lab, expect, expect_table, lab  # noqa: F401 (lab_url: conftest.py)
 
 pytestmark = pytest.mark.browser
 
@@ -74,7 +76,7 @@ def test_compare_llm_round_robin_against_sfq(lab, test_output):
     rr, sfq = simulate("llm", {**reference(), "algorithm": "rr"}), simulate("llm", reference())
     jain = lab.page.locator(".compare-table tbody tr", has_text="Jain")
     expect_text(jain, f"{number(sfq['fairness']['jain'])} → {number(rr['fairness']['jain'])}")
-    gap = lab.page.locator(".compare-table tbody tr", has_text="Largest normalised gap")
+    gap = lab.page.locator(".compare-table tbody tr", has_text="Largest difference")
     bound = [r["fairness"]["pairwise_bound"]["max_gap"] for r in (sfq, rr)]
     expect_text(gap, f"{number(bound[0])} → {number(bound[1])}")
     assert "diff-worse" in gap.locator("td").get_attribute("class")   # RR breaks the bound SFQ keeps
@@ -98,7 +100,7 @@ def test_quiz_right_and_wrong_answers_and_the_score(lab, test_output):
     expect(buttons).to_have_count(len(first.candidates), timeout=TIMEOUT)
     assert [b.strip() for b in buttons.all_inner_texts()] == list(first.candidates)
     lab.shot(test_output, "teach-quiz-question")
-    expect_text(lab.page.locator(".quiz-question"), f"t = {first.time}")
+    expect_text(lab.page.locator(".quiz-question"), f"t={first.time} → {first.time + 1}")
     # The future is hidden: no results table, no tooltips.
     assert lab.page.locator("table.metrics").count() == 0
     wrong = next(name for name in first.candidates if name != first.answer)
@@ -110,7 +112,7 @@ def test_quiz_right_and_wrong_answers_and_the_score(lab, test_output):
     lab.shot(test_output, "teach-quiz-wrong")
     lab.page.locator(".quiz-next button").click()
     second = questions(result)[1]
-    expect_text(lab.page.locator(".quiz-question"), f"t = {second.time}")
+    expect_text(lab.page.locator(".quiz-question"), f"t={second.time} → {second.time + 1}")
     lab.page.locator(".quiz-choice button", has_text=second.answer).click()
     expect_text(lab.page.locator(".quiz-feedback"), f"Right: {second.answer}.")
     expect_text(lab.page.locator(".quiz-score"), "Score: 1 of 2")
@@ -237,14 +239,21 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 @pytest.mark.parametrize("query, mode", [(ARTICLE_QUERY.format("rr") + "&quantum=2", "cpu"),
                                          (REFERENCE_QUERY.format("sfq"), "llm")])
-def test_exports_download_and_parse_back(lab, test_output, query, mode):
+def test_exports_download_and_parse_back(lab, test_output, tmp_path, query, mode):
     lab.open(query + "&step=5")
     tab(lab, "Export")
     scenario = {**ARTICLE, "algorithm": "rr", "quantum": 2} if mode == "cpu" else reference()
     result = simulate(mode, scenario)
     expect(lab.page.locator(".export-json")).to_be_visible(timeout=TIMEOUT)
-    trace = json.loads(download(lab, "export-json").read_text(encoding="utf-8"))
-    assert trace == result
+    saved = download(lab, "export-json").read_bytes()
+    (tmp_path / "scenario.json").write_text(json.dumps(scenario), encoding="utf-8")
+    printed = subprocess.run([sys.executable, "-m", "schedulers", mode, "--scenario", str(tmp_path / "scenario.json"),
+                              "--json"], capture_output=True, check=True, cwd=ROOT).stdout
+    assert saved == printed and saved.endswith(b"}\n")   # byte for byte the command line's, its newline too
+    assert json.loads(saved) == result
+    note = lab.page.locator("p.muted", has_text="byte for byte")   # the command as words, not Markdown
+    expect_text(note, f"python -m schedulers {mode} --json")
+    assert "`" not in note.inner_text()
     rows = list(csv.DictReader(io.StringIO(download(lab, "export-csv").read_text(encoding="utf-8"))))
     items = result["tasks"] if mode == "cpu" else result["tenants"]
     assert [r["name"] for r in rows[:-1]] == [item["name"] for item in items] and rows[-1]["row"] == "average"

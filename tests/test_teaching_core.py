@@ -7,13 +7,15 @@ import io
 import json
 import subprocess
 import sys
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from schedulers import algorithms, simulate
 from schedulers.cpu.policies import SRTF
-from schedulers.exercises import cpu_exercise, llm_exercise
+from schedulers.engine import DEFAULT_SCENARIO
+from schedulers.exercises import cpu_exercise, engine_exercise, llm_exercise
 from schedulers.export import metrics_csv, trace_json
 from schedulers.llm.policies import StartTimeFairQueueing
 from schedulers.quiz import question, questions
@@ -34,7 +36,7 @@ def marked_text(source, step) -> list[str]:
     return lines
 
 
-@pytest.mark.parametrize("mode", ["cpu", "llm"])
+@pytest.mark.parametrize("mode", ["cpu", "llm", "engine"])
 def test_every_rule_shows_its_live_source_with_file_line_numbers(mode):
     for name in algorithms(mode):
         source = rule_source(mode, name)
@@ -46,6 +48,19 @@ def test_every_rule_shows_its_live_source_with_file_line_numbers(mode):
         # Every method a step can mark is on screen.
         for path, first, last in source.methods.values():
             assert any(s.path == path and s.first <= first and last < s.first + len(s.lines) for s in source.sections)
+
+
+@pytest.mark.parametrize("mode", ["cpu", "llm"])
+def test_the_menu_entry_is_set_apart_from_the_code(mode):
+    for name in algorithms(mode):
+        source = rule_source(mode, name)
+        head = source.sections[0]
+        numbered = {head.first + i: line.strip() for i, line in enumerate(head.lines)}
+        assert any(numbered[n].startswith("label = ") for n in source.menu_lines)
+        assert any(numbered[n].startswith("summary = ") for n in source.menu_lines)
+        assert not any(numbered[n].startswith(("name = ", "rule = ", "def ")) for n in source.menu_lines)
+        assert not any(first <= n <= last for path, first, last in source.methods.values() for n in source.menu_lines
+                       if path == head.path)
 
 
 def test_srtf_marks_the_preemption_test_when_it_preempts_and_key_when_it_dispatches():
@@ -65,10 +80,17 @@ def test_a_non_preemptive_rule_is_not_asked_while_its_task_continues():
     assert deciding_lines(source, result["steps"][3]) == {}          # A continues
     assert deciding_lines(source, result["steps"][0]) == {}          # initial state
     priority = rule_source("cpu", "priority-preemptive")
-    continued = {"decision": "continue", "events": []}
-    assert "return self.effective(candidate, now) < self.effective(running, now)" in marked_text(priority, continued)
-    assert any("waited // self.aging" in line for line in marked_text(priority, continued))   # the helper it calls
-    assert deciding_lines(rule_source("cpu", "priority"), continued) == {}
+    arrived = {"decision": "continue", "time": 5, "ready": ["E"], "events": [{"kind": "arrive", "task": "E", "time": 4}]}
+    assert "return self.effective(candidate, now) < self.effective(running, now)" in marked_text(priority, arrived)
+    assert any("waited // self.aging" in line for line in marked_text(priority, arrived))   # the helper it calls
+    assert deciding_lines(rule_source("cpu", "priority"), arrived) == {}
+    # Between two instants where something happens the engine does not look again: nothing is asked ...
+    quiet = {"decision": "continue", "time": 6, "ready": ["E"], "events": []}
+    assert deciding_lines(priority, quiet) == {}
+    # ... unless the order moves with time (aging): then it asks at every instant.
+    aging = rule_source("cpu", "priority-preemptive", {"aging": 2})
+    assert aging.every_instant and "return self.effective(candidate, now) < self.effective(running, now)" in \
+        marked_text(aging, quiet)
 
 
 def test_sfq_marks_pick_then_charge_and_the_join_rule():
@@ -82,6 +104,25 @@ def test_sfq_marks_pick_then_charge_and_the_join_rule():
     join = next(step for step in result["steps"] if step["kind"] == "join")
     assert "self.meter[tenant] = max(self.meter[tenant], self.virtual_time)" in marked_text(source, join)
     assert any(s.title == "MeterPolicy.charge (inherited)" for s in source.sections)
+
+
+def test_vtc_marks_pick_admit_and_charge_at_an_admission_and_the_lift_at_a_lift():
+    source = rule_source("engine", "vtc")
+    result = simulate("engine", DEFAULT_SCENARIO)
+    admit = next(step for step in result["steps"] if step["kind"] == "admit")
+    lines = marked_text(source, admit)
+    assert "tenant = self.least_waiting()" in lines                                   # VTC.pick
+    assert "return self.engine.units(running.request.tenant, input_tokens=running.request.input)" in lines
+    assert any(line.startswith("self.refile(tenant)") for line in lines)               # VTC.charge
+    lift = next(step for step in result["steps"] if step["kind"] == "lift")
+    assert "self.counter[tenant] = max(self.counter[tenant], reference)" in marked_text(source, lift)
+    decode = next(step for step in result["steps"] if step["kind"] == "decode" and step["finished"])
+    predict = rule_source("engine", "vtc-predict")
+    assert "unused = max(0, running.predicted - running.generated)" in marked_text(predict, decode)
+    assert not any("unused" in line for line in marked_text(predict, {"kind": "decode", "finished": []}))
+    fcfs = rule_source("engine", "fcfs")
+    assert marked_text(fcfs, {"kind": "arrive", "joined": False}) == []              # FCFS is asked nothing
+    assert any("heappush(self.heads" in line for line in marked_text(fcfs, {"kind": "arrive", "joined": True}))
 
 
 # --- quiz ------------------------------------------------------------------------------------------------
@@ -131,6 +172,19 @@ def test_llm_questions_and_the_seeded_exercise_matches_the_command_line():
     assert questions(simulate("llm", llm_exercise(42)))
 
 
+def test_engine_questions_ask_which_waiting_tenant_takes_the_slot():
+    result = simulate("engine", DEFAULT_SCENARIO)
+    asked = questions(result)
+    admits = {s["step"]: s for s in result["steps"] if s["kind"] == "admit"}
+    assert asked and all(q.step in admits and q.answer == admits[q.step]["tenant"] for q in asked)
+    assert (asked[0].time, asked[0].candidates, asked[0].answer) == (0, ("A", "B"), "A")
+    # VTC's answer is always the least counter among the candidates (ties: tenant order)
+    for q in asked:
+        before = result["steps"][q.step - 1]["exact"]["counters"]
+        assert q.answer == min(q.candidates, key=lambda name: (Fraction(before[name]), q.candidates.index(name)))
+    assert questions(simulate("engine", engine_exercise(42)))
+
+
 def test_a_compact_trace_has_no_questions():
     from schedulers.cpu import run
     assert questions(run(scenario("srtf", ARTICLE), trace="compact")) == []
@@ -142,9 +196,9 @@ def test_trace_json_is_the_command_lines_output(tmp_path):
     path = tmp_path / "s.json"
     path.write_text(json.dumps(scenario("rr", ARTICLE, quantum=2)))
     out = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario", str(path), "--json"],
-                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+                         capture_output=True, check=True, cwd=ROOT).stdout
     result = simulate("cpu", scenario("rr", ARTICLE, quantum=2))
-    assert trace_json(result) + "\n" == out
+    assert trace_json(result).encode("utf-8") == out and out.endswith(b"}\n")   # the newline included
     assert json.loads(trace_json(result)) == result
 
 
@@ -164,6 +218,14 @@ def test_csv_keeps_names_text_and_optional_columns():
                        "deadline", "missed"]
     assert rows[1][:2] == ["task", "average"] and rows[1][-1] == "yes"
     assert rows[2][1] == "'=HYPERLINK(1)"
+
+
+def test_engine_metrics_csv():
+    result = simulate("engine", DEFAULT_SCENARIO)
+    rows = list(csv.DictReader(io.StringIO(metrics_csv(result))))
+    assert [(r["name"], r["output_tokens"], r["service"], r["mean_latency"]) for r in rows[:2]] == [
+        ("A", "128", "320", "25.25"), ("B", "24", "96", str(28 / 3))]
+    assert rows[2]["row"] == "average" and rows[2]["service"] == "208" and rows[2]["counter"] == ""
 
 
 def test_llm_metrics_csv():

@@ -11,60 +11,21 @@ from fractions import Fraction
 from typing import Any
 
 from .. import fields
-from functools import partial
-
-from ..catalog import Algorithm, algorithm_entry, json_number as number
+from ..catalog import Algorithm, Mode, catalogue, json_number as number
 from ..errors import ScenarioError
+from ..exercises import cpu_exercise
+from ..schema import with_readers
 from .engine import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, queue_kind, schedule
-from .policies import Policy, make_policy
-from .scenario import MAX_SCAN_WORK, SCENARIO_FIELDS, Task, check_horizon, read_parameters, read_tasks
+from .policies import RULES, Policy, make_policy
+from .scenario import MAX_SCAN_WORK, PARAMETERS, SCENARIO_FIELDS, TASK, Task, check_horizon, read_parameters, \
+    read_tasks
 from .text import TEXT_NEEDS_STEPS, render_text
 
-__all__ = ["ALGORITHMS", "Policy", "TEXT_NEEDS_STEPS", "add_cli_arguments", "cli_overrides", "render_text", "run"]
+__all__ = ["ALGORITHMS", "MODE", "Policy", "SCHEMA", "add_cli_arguments", "cli_overrides", "render_text", "run"]
 
-
-_algorithm = partial(algorithm_entry, "cpu")
-
-ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
-    _algorithm("fcfs", "article", ("FCFS", "FCFS（先着順）"),
-               ("first come, first served; never preempts; ties: earlier arrival, then input order",
-                "到着順に実行し横取りしない。同着は入力順")),
-    _algorithm("sjf", "article", ("SJF", "SJF（最短ジョブ優先）"),
-               ("shortest burst first, non-preemptive; ties: earlier arrival, then input order",
-                "実行時間が最短のものから、横取りなし。同点は到着が早い方、次に入力順")),
-    _algorithm("srtf", "article", ("SRTF", "SRTF（残り時間最短優先）"),
-               ("shortest remaining time first; preempts only on strictly shorter remaining; ties: arrival, input",
-                "残り時間最短を実行し、厳密に短いときだけ横取り。同点は到着順、入力順")),
-    _algorithm("rr", "article", ("Round Robin", "ラウンドロビン"),
-               ("queue head runs up to quantum q (default 2); expired task rejoins the tail after arrivals",
-                "先頭をクォンタムq（既定2）まで実行し、切れたら同時刻の到着の後ろに並ぶ"), ("quantum",)),
-    _algorithm("priority", "more", ("Priority", "優先度"),
-               ("least priority number first (0 most urgent), non-preemptive; optional aging; ties: arrival, input",
-                "優先度番号が最小のものから（0が最優先）、横取りなし。エージング可。同点は到着順、入力順"),
-               ("aging",), ("priority",)),
-    _algorithm("priority-preemptive", "more", ("Priority (preemptive)", "優先度（横取りあり）"),
-               ("least priority number first; preempts on a strictly better priority; optional aging",
-                "優先度番号が最小のものから、厳密に高い優先度なら横取り。エージング可"),
-               ("aging",), ("priority",)),
-    _algorithm("hrrn", "more", ("HRRN", "HRRN（応答比最高優先）"),
-               ("highest (waiting + burst) / burst first, non-preemptive; ties: arrival, input",
-                "（待ち時間＋実行時間）÷実行時間が最大のものから、横取りなし。同点は到着順、入力順")),
-    _algorithm("mlfq", "more", ("MLFQ", "MLFQ（多段フィードバックキュー）"),
-               ("OSTEP's rules: levels, per-level quantum, allotment in quanta, periodic boost",
-                "OSTEPの規則: レベル、レベルごとのクォンタム、割り当て（クォンタム数）、定期ブースト"),
-               ("levels", "quanta", "allotment", "boost")),
-    _algorithm("edf", "more", ("EDF", "EDF（締切最早優先）"),
-               ("earliest absolute deadline first; preempts on a strictly earlier deadline; misses reported",
-                "絶対締切が最も早いものから、厳密に早いときだけ横取り。締切超過を報告"), (), ("deadline",)),
-    _algorithm("stride", "more", ("Stride", "ストライド"),
-               ("least pass runs one quantum, then pass += 10000 / tickets; ties: arrival, input",
-                "パス値最小のものを1クォンタム実行し、パス += 10000 ÷ くじ数。同点は到着順、入力順"),
-               ("quantum",), ("tickets",)),
-    _algorithm("lottery", "more", ("Lottery", "抽選"),
-               ("each quantum, a seeded random ticket picks the task; same lottery_seed, same schedule",
-                "クォンタムごとに乱数で当たりくじを引く。同じlottery_seedなら同じスケジュール"),
-               ("quantum", "lottery_seed"), ("tickets",)),
-)}
+ALGORITHMS: dict[str, Algorithm] = catalogue("cpu", RULES)
+SCHEMA = with_readers("cpu", "tasks", TASK, PARAMETERS, SCENARIO_FIELDS, ALGORITHMS)
+OPTIONAL = SCHEMA.optional
 
 
 def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | None = None) -> dict[str, Any]:
@@ -97,17 +58,17 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
 
 def check_scan_work(policy: Policy, tasks: list[Task], makespan: int) -> None:
     """A rule that compares ready tasks one by one at each decision (every one of them, or the first of each
-    group): bound its comparisons, counted on the worst case, before running."""
+    cohort): bound its comparisons, counted on the worst case, before running."""
     kind = queue_kind(policy)
-    if kind not in ("scan", "groups"):
+    if kind not in ("scan", "cohorts"):
         return
     count, quantum = len(tasks), policy.quantum(tasks[0])
     decisions = makespan if policy.preemptive else makespan // quantum + count if quantum else count
     if kind == "scan":
         compared, what = count, f"every ready task at each decision: {count} tasks"
     else:
-        compared = len({policy.group(task) for task in tasks})
-        what = f"the first ready task of each group at each decision: {compared} groups"
+        compared = len({policy.cohort(task) for task in tasks})
+        what = f"the first ready task of each cohort at each decision: {compared} cohorts"
     if compared * decisions > MAX_SCAN_WORK:
         raise ScenarioError("tasks", f"{policy.name} compares {what} x up to {decisions} decisions is over the "
                                      f"documented limit of {MAX_SCAN_WORK} comparisons")
@@ -120,7 +81,7 @@ def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, tim
         turnaround = task.completion - task.arrival
         row = {"name": task.name, "arrival": task.arrival, "burst": task.burst, "completion": task.completion,
                "turnaround": turnaround, "waiting": turnaround - task.burst, "response": task.first_run - task.arrival}
-        for optional in ("deadline", "priority", "tickets"):
+        for optional in OPTIONAL:
             value = getattr(task, optional)
             if value is not None:
                 row[optional] = value
@@ -160,35 +121,35 @@ def trace_note(trace: Trace, makespan: int) -> dict[str, Any]:
 
 # --- the command line ----------------------------------------------------------------------------------
 
-CLI_OPTIONS = (  # option, scenario field, help
-    ("--quantum", "quantum", "time quantum for rr (default 2), stride and lottery (default 1), or every MLFQ level"),
-    ("--aging", "aging", "priority: one step better for every N time units waited"),
-    ("--levels", "levels", "MLFQ: number of levels (default 3)"),
-    ("--quanta", "quanta", "MLFQ: quantum per level, comma-separated (default 1,2,4,...)"),
-    ("--allotment", "allotment", "MLFQ: quanta a task may use at a level before moving down (default 1)"),
-    ("--boost", "boost", "MLFQ: move every task to the top level every N time units (default never)"),
-    ("--lottery-seed", "lottery_seed", "lottery: the random seed (default 0)"),
-)
+CLI_HELP = {  # one option per parameter: --quantum, ..., --lottery-seed
+    "quantum": "time quantum for rr (default 2), stride and lottery (default 1), or every MLFQ level",
+    "aging": "priority: one step better for every N time units waited",
+    "levels": "MLFQ: number of levels (default 3)",
+    "quanta": "MLFQ: quantum per level, comma-separated (default 1,2,4,...)",
+    "allotment": "MLFQ: quanta a task may use at a level before moving down (default 1)",
+    "boost": "MLFQ: move every task to the top level every N time units (default never)",
+    "lottery_seed": "lottery: the random seed (default 0)",
+    "latency": "cfs: the period shared out in proportion to weight (default 6)",
+    "min_granularity": "cfs: the shortest slice (default 1)",
+    "slice": "eevdf: the length of every request (default 3)",
+}
 
 
 def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
-    for option, _, help_text in CLI_OPTIONS:
-        parser.add_argument(option, metavar="N", help=help_text)
+    for field in SCHEMA.parameters:
+        parser.add_argument("--" + field.name.replace("_", "-"), metavar="N", help=CLI_HELP[field.name])
 
 
 def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
     overrides = {}
-    for _, key, _ in CLI_OPTIONS:
-        text = getattr(args, key)
+    for field in SCHEMA.parameters:
+        key, text = field.name, getattr(args, field.name)
         if text is not None:
-            overrides[key] = [cli_integer(part, f"{key}[{i}]") for i, part in enumerate(text.split(","))] \
-                if key in ("quanta", "allotment") and "," in text else cli_integer(text, key)
+            overrides[key] = [fields.integer_text(part, f"{key}[{i}]", field)
+                              for i, part in enumerate(text.split(","))] \
+                if field.type == "integers" and "," in text else fields.integer_text(text, key, field)
     return overrides
 
 
-def cli_integer(text: str, field: str) -> int:
-    text = text.strip()
-    digits = text[1:] if text.startswith("-") else text
-    if not (digits.isascii() and digits.isdigit()) or len(digits) > 19:
-        raise ScenarioError(field, f"must be an integer, not {text[:40]!r}")
-    return int(text)
+MODE = Mode("cpu", "single CPU, integer time", ALGORITHMS, SCHEMA, run, render_text, cpu_exercise,
+            add_cli_arguments, cli_overrides, TEXT_NEEDS_STEPS)

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..catalog import json_number as number
 from ..narration import join, say
 from .policies import Policy
 from .scenario import Task
@@ -28,23 +29,23 @@ FULL_TRACE_CELLS = 200_000   # steps x tasks with full snapshots (ready queue, e
 MAX_COMPACT_STEPS = 50_000   # steps kept in the compact trace (only the steps where something happens)
 
 MESSAGES = {
-    "initial": {"en": "t=0: initial state; {count} tasks, none has run yet.",
-                "ja": "t=0: 初期状態。タスク{count}個、まだ何も実行していない。"},
+    "initial": {"en": "Before t=0: {count} tasks; nothing has arrived yet.",
+                "ja": "t=0 の前: タスク{count}個。まだ何も到着していません。"},
     "dispatch": {"en": "t={t}: {task} ({detail}) is dispatched: {rule}.",
-                 "ja": "t={t}: {task}（{detail}）をディスパッチ: {rule}。"},
+                 "ja": "t={t}: {task}（{detail}）をディスパッチします: {rule}。"},
     "preempt": {"en": "t={t}: {task} ({detail}) preempts {old} ({old_detail}): {rule}.",
-                "ja": "t={t}: {task}（{detail}）が{old}（{old_detail}）を横取り: {rule}。"},
+                "ja": "t={t}: {task}（{detail}）が{old}（{old_detail}）を横取りします: {rule}。"},
     "continue": {"en": "t={t}: {task} ({detail}) continues: {keep}.",
-                 "ja": "t={t}: {task}（{detail}）が実行を続ける: {keep}。"},
+                 "ja": "t={t}: {task}（{detail}）が実行を続けます: {keep}。"},
     "idle": {"en": "t={t}: no task is ready, so the CPU is idle until t={until}.",
-             "ja": "t={t}: 実行可能なタスクがないので、CPUはt={until}まで空く。"},
-    "tie_arrival": {"en": "It ties with {rival} and arrived earlier.", "ja": "{rival}と同点だが、到着が早い。"},
+             "ja": "t={t}: 実行可能なタスクがないので、CPUはt={until}まで空きます。"},
+    "tie_arrival": {"en": "It ties with {rival} and arrived earlier.", "ja": "{rival}と同点ですが、先に到着しています。"},
     "tie_input": {"en": "It ties with {rival}, arrived at the same time and comes first in the input.",
-                  "ja": "{rival}と同点で同時に到着したが、入力順が先。"},
-    "complete": {"en": "{task} completes at t={t}.", "ja": "{task}はt={t}に完了。"},
-    "expire": {"en": "{task}'s quantum expires at t={t}.", "ja": "{task}のクォンタムがt={t}に切れる。"},
+                  "ja": "{rival}と同点で同時に到着しましたが、入力順が先です。"},
+    "complete": {"en": "{task} completes at t={t}.", "ja": "{task}はt={t}に完了します。"},
+    "expire": {"en": "{task}'s quantum expires at t={t}.", "ja": "{task}のクォンタムがt={t}に切れます。"},
     "demote": {"en": "{task} has used its allotment and moves down to level {level}.",
-               "ja": "{task}は割り当てを使い切り、レベル{level}に下がる。"},
+               "ja": "{task}は割り当てを使い切り、レベル{level}に下がります。"},
 }
 
 
@@ -71,7 +72,8 @@ class HeapQueue:
         return self.heap[0][-1]
 
     def take(self, task: Task) -> None:
-        heapq.heappop(self.heap)   # the engine only ever takes the best task
+        """Remove ``task``, which the engine only ever takes as ``best``: the heap's top."""
+        heapq.heappop(self.heap)
 
     def tasks(self) -> list[Task]:
         return [entry[-1] for entry in self.heap]
@@ -195,35 +197,36 @@ class TicketQueue:
 STEPS = [tuple(1 << power for power in reversed(range(bits))) for bits in range(64)]
 
 
-class GroupQueue:
-    """The ready queue of a dynamic rule whose order never changes within a group (``queue = "groups"``, HRRN:
-    of two tasks with the same burst, the earlier arrival always has the higher ratio): a FIFO per group,
-    so a decision compares only the groups' heads, by the key at that time."""
+class CohortQueue:
+    """The ready queue of a dynamic rule whose order never changes within a cohort (``queue = "cohorts"``, HRRN:
+    of two tasks with the same burst, the earlier arrival always has the higher ratio): a FIFO per cohort,
+    so a decision compares only the cohorts' heads, by the key at that time."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
-        self.groups: dict[Any, deque[Task]] = {}
+        self.cohorts: dict[Any, deque[Task]] = {}
         self.count = 0
 
     def __len__(self) -> int:
         return self.count
 
     def push(self, task: Task, now: int) -> None:
-        self.groups.setdefault(self.policy.group(task), deque()).append(task)
+        self.cohorts.setdefault(self.policy.cohort(task), deque()).append(task)
         self.count += 1
 
     def best(self, now: int) -> Task:
-        return min((group[0] for group in self.groups.values()), key=lambda task: self.policy.key(task, now))
+        return min((cohort[0] for cohort in self.cohorts.values()), key=lambda task: self.policy.key(task, now))
 
     def take(self, task: Task) -> None:
-        group = self.policy.group(task)
-        self.groups[group].remove(task)   # the head, as the engine takes the best task: O(1)
-        if not self.groups[group]:
-            del self.groups[group]
+        name = self.policy.cohort(task)
+        cohort = self.cohorts[name]
+        cohort.popleft()   # the engine only ever takes the best task: a cohort's head
+        if not cohort:
+            del self.cohorts[name]
         self.count -= 1
 
     def tasks(self) -> list[Task]:
-        return [task for group in self.groups.values() for task in group]
+        return [task for cohort in self.cohorts.values() for task in cohort]
 
     def ordered(self, now: int) -> list[Task]:
         return sorted(self.tasks(), key=lambda task: self.policy.key(task, now))
@@ -261,8 +264,8 @@ class ScanQueue:
         """Keys are computed at every decision anyway."""
 
 
-ReadyQueue = HeapQueue | FifoQueue | TicketQueue | GroupQueue | ScanQueue
-QUEUES = {"heap": HeapQueue, "fifo": FifoQueue, "tickets": TicketQueue, "groups": GroupQueue, "scan": ScanQueue}
+ReadyQueue = HeapQueue | FifoQueue | TicketQueue | CohortQueue | ScanQueue
+QUEUES = {"heap": HeapQueue, "fifo": FifoQueue, "tickets": TicketQueue, "cohorts": CohortQueue, "scan": ScanQueue}
 
 
 def queue_kind(policy: Policy) -> str:
@@ -280,6 +283,7 @@ class Trace:
     where something happens, without snapshots, at most MAX_COMPACT_STEPS of them) or "none"."""
     level: str
     tasks: list[Task]
+    policy: Policy
     steps: list[dict[str, Any]] = field(default_factory=list)
     truncated: bool = False
 
@@ -295,6 +299,12 @@ class Trace:
                 "decision": decision, "why": why}
         if self.level == "full":
             step.update(ready=ready, remaining={task.name: task.remaining for task in self.tasks})
+            if type(self.policy).trace_state is not Policy.trace_state:
+                numbers = self.policy.trace_state(self.tasks, time)
+                step.update({key: {name: number(value) for name, value in values.items()}
+                             for key, values in numbers.items()})
+                step["exact"] = {key: {name: str(value) for name, value in values.items()}
+                                 for key, values in numbers.items()}
         self.steps.append(step)
 
 
@@ -307,10 +317,11 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
     admits = type(policy).admit is not Policy.admit   # skip the no-op hook: 10^5 calls saved at the limit
     streaks = type(policy).streak is not Policy.streak
     expires = type(policy).expire is not Policy.expire
+    completes = type(policy).complete is not Policy.complete
     policy.start(tasks)
     ready = QUEUES[queue_kind(policy)](policy)
     push, take = ready.push, ready.take
-    trace = Trace(level, tasks)
+    trace = Trace(level, tasks, policy)
     if record:
         trace.record(0, None, [], [], "initial", say(MESSAGES, "initial", count=len(tasks)))
     timeline: list[str | None] = []
@@ -394,6 +405,8 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                 running.slice_left, streak = (t - end) % streak, 0
             if running.remaining == 0:
                 running.completion = end
+                if completes:
+                    policy.complete(running, end)
             elif running.slice_left == 0 and expires:
                 policy.expire(running, end)
         if running is not None and running.remaining == 0:
@@ -499,6 +512,7 @@ def finish(policy: Policy, task: Task | None, time: int) -> list[dict[str, Any]]
         return []
     if task.remaining == 0:
         task.completion = time
+        policy.complete(task, time)
         return [event("complete", task, time)]
     if task.slice_left == 0:
         return [event("expire", task, time), *policy.expire(task, time)]

@@ -11,17 +11,22 @@ A rule is a ``Policy``:
 - ``preempts(candidate, running, now)``: asked at every decision instant while a task runs, if
   ``preemptive``; the candidate is the ready task the key prefers.
 - ``quantum(task)``: how long the task may run before it must yield (``None``: until it completes).
-- ``admit``, ``expire``, ``next_instant``/``at_instant``: hooks for rules with per-task state; ``start``
+- ``admit``, ``expire``, ``complete``, ``next_instant``/``at_instant``: hooks for rules with per-task state;
+  ``trace_state`` the rule's own numbers per task for the full trace (CFS's vruntime and weight). ``start``
   (before the run, with every task) and ``streak`` (how many quanta in a row a task keeps, so that a run
-  without trace need not decide again at each one) for speed.
+  without trace need not decide again at each one) are for speed.
 - ``queue``: the ready queue the engine keeps for the rule, when it is not the default (a heap, or a scan
   for a dynamic rule): "fifo" (the key is ``task.queued``, the order of joining, and the rule never
-  preempts), "tickets" (``choose`` draws a ticket: ``tickets(task)`` laid out along the queue), "groups"
-  (``group(task)``: within a group the key order never changes and is the order of joining).
+  preempts), "tickets" (``choose`` draws a ticket: ``tickets(task)`` laid out along the queue), "cohorts"
+  (``cohort(task)``: within a cohort the key order never changes and is the order of joining).
 - ``ties_by_arrival``: the key is ``(criterion, task.arrival, task.index)``, so the trace can say when
   arrival or input order broke a tie.
 - ``rule``/``keep``: one sentence each (en, ja) for the step explanations; ``detail(task, now)`` the
   number the rule looks at ("remaining 3").
+- its menu entry (``catalog.catalogue``): ``name``, ``group`` ("article" or "more"), ``label`` and ``summary``
+  (en, ja), ``parameter_names`` (the scenario parameters it reads) and ``item_fields`` (the optional task
+  fields it reads); ``from_parameters`` makes it with the scenario's parameters. A new rule is one class here,
+  listed in ``RULES`` at the end.
 
 A user-written rule (the lab's "write your own policy") subclasses ``Policy`` and overrides ``key``
 (and ``preemptive``/``preempts`` to preempt); ``decision_source()`` shows the code that decides.
@@ -29,14 +34,15 @@ A user-written rule (the lab's "write your own policy") subclasses ``Policy`` an
 from __future__ import annotations
 
 import inspect
+import math
 import random
-from math import gcd, lcm
-from types import FunctionType
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from types import FunctionType
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from .scenario import DEFAULT_QUANTUM, DEFAULT_TICKETS, Parameters, Task
+from .scenario import (DEFAULT_LATENCY, DEFAULT_MIN_GRANULARITY, DEFAULT_QUANTUM, DEFAULT_SLICE, DEFAULT_TICKETS,
+                       Parameters, Task)
 
 if TYPE_CHECKING:
     from .engine import TicketQueue
@@ -52,7 +58,17 @@ class Policy:
     queue = ""                # the engine's default ready queue: a heap, or a scan if dynamic
     ties_by_arrival = False   # the key is (criterion, arrival, index): explain ties the criterion leaves
     rule: Text = {"en": "", "ja": ""}
-    keep: Text = {"en": "it never preempts", "ja": "横取りしない"}
+    keep: Text = {"en": "it never preempts", "ja": "横取りしません"}
+    group: ClassVar[str] = "more"
+    label: ClassVar[Text] = {"en": "", "ja": ""}
+    summary: ClassVar[Text] = {"en": "", "ja": ""}
+    parameter_names: ClassVar[tuple[str, ...]] = ()
+    item_fields: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        """The rule with the scenario's parameters (defaults documented in README)."""
+        return cls()
 
     def key(self, task: Task, now: int) -> Any:
         """Smaller runs first; end with the tie-breaks (usually ``task.arrival, task.index``)."""
@@ -84,6 +100,8 @@ class Policy:
         At least 1. Asked only when no trace is kept: the engine then runs them as one stretch, with the same
         schedule."""
         return 1
+    def complete(self, task: Task, now: int) -> None:
+        """``task`` completed at ``now`` and leaves the system."""
 
     def next_instant(self, now: int) -> int | None:
         """The next time after ``now`` at which ``at_instant`` must run (None: never)."""
@@ -99,11 +117,15 @@ class Policy:
     def parameters(self) -> dict[str, Any]:
         return {}
 
+    def trace_state(self, tasks: Sequence[Task], time: int) -> dict[str, dict[str, Fraction | int]]:
+        """The rule's own numbers after step ``time``, for the full trace: ``{"vruntime": {name: value}}``."""
+        return {}
+
     @classmethod
     def decision_source(cls) -> str:
         """The code that decides, for showing in the lab: every method this class defines itself except
         those that only present it (``__init__``, ``detail``, ``parameters``)."""
-        presentation = ("__init__", "detail", "parameters")
+        presentation = ("__init__", "detail", "parameters", "trace_state")
         return "\n".join(inspect.getsource(member.__func__ if isinstance(member, staticmethod) else member)
                          for name, member in vars(cls).items()
                          if name not in presentation and isinstance(member, (FunctionType, staticmethod)))
@@ -114,8 +136,12 @@ class FCFS(Policy):
     Arrivals at the same time join in input order, so ties go to earlier arrival, then input order."""
     name = "fcfs"
     queue = "fifo"
-    rule = {"en": "FCFS runs the task that arrived first", "ja": "FCFSは最も早く到着したタスクを実行する"}
-    keep = {"en": "FCFS never preempts", "ja": "FCFSは横取りしない"}
+    group = "article"
+    label = {"en": "FCFS", "ja": "FCFS（先着順）"}
+    summary = {"en": "first come, first served; never preempts; ties: earlier arrival, then input order",
+               "ja": "到着順に実行し、横取りしません。同着は入力順"}
+    rule = {"en": "FCFS runs the task that arrived first", "ja": "FCFSは最も早く到着したタスクを実行します"}
+    keep = {"en": "FCFS never preempts", "ja": "FCFSは横取りしません"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.queued
@@ -128,9 +154,13 @@ class SJF(Policy):
     """Shortest job first, non-preemptive: when the CPU is free, the ready task with the least burst
     runs to completion. Ties: earlier arrival, then input order."""
     name = "sjf"
+    group = "article"
+    label = {"en": "SJF", "ja": "SJF（最短ジョブ優先）"}
+    summary = {"en": "shortest burst first, non-preemptive; ties: earlier arrival, then input order",
+               "ja": "実行時間が最短のものから、横取りなし。同点は到着が早い方、次に入力順"}
     ties_by_arrival = True
-    rule = {"en": "SJF runs the shortest burst", "ja": "SJFは実行時間が最短のタスクを実行する"}
-    keep = {"en": "SJF never preempts", "ja": "SJFは横取りしない"}
+    rule = {"en": "SJF runs the shortest burst", "ja": "SJFは実行時間が最短のタスクを実行します"}
+    keep = {"en": "SJF never preempts", "ja": "SJFは横取りしません"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.burst, task.arrival, task.index
@@ -143,11 +173,15 @@ class SRTF(Policy):
     """Shortest remaining time first: the ready task with the least remaining time runs; it preempts the
     running task only when its remaining time is strictly shorter. Ties: earlier arrival, then input order."""
     name = "srtf"
+    group = "article"
+    label = {"en": "SRTF", "ja": "SRTF（残り時間最短優先）"}
+    summary = {"en": "shortest remaining time first; preempts only on strictly shorter remaining; ties: arrival, input",
+               "ja": "残り時間最短を実行し、厳密に短いときだけ横取り。同点は到着順、入力順"}
     preemptive = True
     ties_by_arrival = True
-    rule = {"en": "SRTF runs the shortest remaining time", "ja": "SRTFは残り時間が最短のタスクを実行する"}
+    rule = {"en": "SRTF runs the shortest remaining time", "ja": "SRTFは残り時間が最短のタスクを実行します"}
     keep = {"en": "no ready task has a strictly shorter remaining time",
-            "ja": "残り時間が厳密に短い待ちタスクはない"}
+            "ja": "残り時間が厳密に短い待ちタスクはありません"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.remaining, task.arrival, task.index
@@ -162,12 +196,21 @@ class RoundRobin(Policy):
     inside its quantum frees the CPU at once. Alone in the system, it starts a new quantum."""
     name = "rr"
     queue = "fifo"
-    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っている"}
+    group = "article"
+    label = {"en": "Round Robin", "ja": "ラウンドロビン"}
+    summary = {"en": "queue head runs up to quantum q (default 2); expired task rejoins the tail after arrivals",
+               "ja": "先頭をクォンタムq（既定2）まで実行し、切れたら同時刻の到着の後ろに並びます"}
+    parameter_names = ("quantum",)
+    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っています"}
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.quantum or DEFAULT_QUANTUM)
 
     def __init__(self, quantum: int) -> None:
         self.q = quantum
         self.rule = {"en": f"RR runs the head of the ready queue for up to q={quantum}",
-                     "ja": f"RRは待ち行列の先頭を最大q={quantum}実行する"}
+                     "ja": f"RRは待ち行列の先頭を最大q={quantum}実行します"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.queued
@@ -180,21 +223,27 @@ class RoundRobin(Policy):
 
 
 class Priority(Policy):
-    """Priority: the ready task with the least priority number runs (0 is the most urgent; a task without
-    one has 0). Non-preemptive, or preemptive when a ready task's priority is strictly better than the
-    running task's. Optional aging a: a task's effective priority is its priority minus one for every a
-    time units it has waited in the ready queue. Ties: earlier arrival, then input order."""
+    """Priority, non-preemptive: when the CPU is free, the ready task with the least priority number runs
+    to completion (0 is the most urgent; a task without one has 0). Optional aging a: a task's effective
+    priority is its priority minus one for every a time units it has waited in the ready queue. Ties:
+    earlier arrival, then input order."""
+    name = "priority"
+    label = {"en": "Priority", "ja": "優先度"}
+    summary = {"en": "least priority number first (0 most urgent), non-preemptive; optional aging; ties: arrival, input",
+               "ja": "優先度番号が最小のものから（0が最優先）、横取りなし。エージング可。同点は到着順、入力順"}
+    parameter_names = ("aging",)
+    item_fields = ("priority",)
     ties_by_arrival = True
-    keep = {"en": "no ready task has a strictly better priority", "ja": "優先度が厳密に高い待ちタスクはない"}
+    rule = {"en": "Priority runs the least priority number", "ja": "優先度方式は優先度番号が最小のタスクを実行します"}
+    keep = {"en": "non-preemptive Priority never preempts", "ja": "非横取り優先度方式は横取りしません"}
 
-    def __init__(self, preemptive: bool, aging: int | None) -> None:
-        self.name = "priority-preemptive" if preemptive else "priority"
-        self.preemptive = preemptive
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.aging)
+
+    def __init__(self, aging: int | None) -> None:
         self.aging = aging
         self.dynamic = aging is not None
-        self.rule = {"en": "Priority runs the least priority number", "ja": "優先度方式は優先度番号が最小のタスクを実行する"}
-        if not preemptive:
-            self.keep = {"en": "non-preemptive Priority never preempts", "ja": "非横取り優先度方式は横取りしない"}
 
     def effective(self, task: Task, now: int) -> int:
         base = task.priority or 0
@@ -206,9 +255,6 @@ class Priority(Policy):
     def key(self, task: Task, now: int) -> Any:
         return self.effective(task, now), task.arrival, task.index
 
-    def preempts(self, candidate: Task, running: Task, now: int) -> bool:
-        return self.effective(candidate, now) < self.effective(running, now)
-
     def detail(self, task: Task, now: int) -> Text:
         value = self.effective(task, now)
         return {"en": f"priority {value}", "ja": f"優先度{value}"}
@@ -217,17 +263,35 @@ class Priority(Policy):
         return {"aging": self.aging}
 
 
+class PreemptivePriority(Priority):
+    """Priority, preemptive: the ready task with the least effective priority number runs, as in Priority
+    (0 is the most urgent, optional aging), and it preempts the running task when its effective priority is
+    strictly better. Ties: earlier arrival, then input order."""
+    name = "priority-preemptive"
+    label = {"en": "Priority (preemptive)", "ja": "優先度（横取りあり）"}
+    summary = {"en": "least priority number first; preempts on a strictly better priority; optional aging",
+               "ja": "優先度番号が最小のものから、厳密に高い優先度なら横取り。エージング可"}
+    preemptive = True
+    keep = {"en": "no ready task has a strictly better priority", "ja": "優先度が厳密に高い待ちタスクはありません"}
+
+    def preempts(self, candidate: Task, running: Task, now: int) -> bool:
+        return self.effective(candidate, now) < self.effective(running, now)
+
+
 class HRRN(Policy):
     """Highest response ratio next, non-preemptive: when the CPU is free, the ready task with the greatest
     (waiting + burst) / burst runs to completion, waiting being now - arrival. Ties: earlier arrival,
     then input order."""
     name = "hrrn"
+    label = {"en": "HRRN", "ja": "HRRN（応答比最高優先）"}
+    summary = {"en": "highest (waiting + burst) / burst first, non-preemptive; ties: arrival, input",
+               "ja": "（待ち時間＋実行時間）÷実行時間が最大のものから、横取りなし。同点は到着順、入力順"}
     dynamic = True
-    queue = "groups"   # by group(): a decision compares one task per burst length, not every ready task
+    queue = "cohorts"   # by cohort(): a decision compares one task per burst length, not every ready task
     ties_by_arrival = True
     rule = {"en": "HRRN runs the highest response ratio (waiting + burst) / burst",
-            "ja": "HRRNは応答比（待ち時間＋実行時間）÷実行時間が最大のタスクを実行する"}
-    keep = {"en": "HRRN never preempts", "ja": "HRRNは横取りしない"}
+            "ja": "HRRNは応答比（待ち時間＋実行時間）÷実行時間が最大のタスクを実行します"}
+    keep = {"en": "HRRN never preempts", "ja": "HRRNは横取りしません"}
 
     @staticmethod
     def ratio(task: Task, now: int) -> Fraction:
@@ -237,7 +301,7 @@ class HRRN(Policy):
         return -self.ratio(task, now), task.arrival, task.index
 
     @staticmethod
-    def group(task: Task) -> int:
+    def cohort(task: Task) -> int:
         """Of two tasks with the same burst, the earlier arrival always has the higher ratio (and joined first)."""
         return task.burst
 
@@ -254,13 +318,21 @@ class MLFQ(Policy):
     it). Every `boost` time units all tasks move to the top level in their current order, top level first,
     with fresh quanta and allotments. Ties within a level: queue order."""
     name = "mlfq"
+    label = {"en": "MLFQ", "ja": "MLFQ（多段フィードバックキュー）"}
+    summary = {"en": "OSTEP's rules: levels, per-level quantum, allotment in quanta, periodic boost",
+               "ja": "OSTEPの規則: レベル、レベルごとのクォンタム、割り当て（クォンタム数）、定期ブースト"}
+    parameter_names = ("levels", "quanta", "allotment", "boost")
     preemptive = True
-    keep = {"en": "no task waits at a higher level", "ja": "より上のレベルで待つタスクはない"}
+    keep = {"en": "no task waits at a higher level", "ja": "より上のレベルで待つタスクはありません"}
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.quanta, parameters.allotment, parameters.boost)
 
     def __init__(self, quanta: tuple[int, ...], allotment: tuple[int, ...], boost: int | None) -> None:
         self.quanta, self.allotment, self.boost = quanta, allotment, boost
         self.rule = {"en": "MLFQ runs the head of the highest non-empty level",
-                     "ja": "MLFQは空でない最上位レベルの先頭を実行する"}
+                     "ja": "MLFQは空でない最上位レベルの先頭を実行します"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.level, task.queued
@@ -281,10 +353,11 @@ class MLFQ(Policy):
         return [{"kind": "demote", "task": task.name, "time": now, "level": task.level}]
 
     def next_instant(self, now: int) -> int | None:
-        return None if self.boost is None else (now // self.boost + 1) * self.boost
+        """The next boost: the first multiple of ``boost`` after ``now`` (never 0: nothing to boost yet)."""
+        return None if self.boost is None else (max(now, 0) // self.boost + 1) * self.boost
 
     def at_instant(self, now: int, present: list[Task]) -> list[dict[str, Any]]:
-        if self.boost is None or now == 0 or now % self.boost or not present:
+        if not present:
             return []
         # Keep the current order (level, then queue position) by handing the same positions out again.
         positions = sorted(task.queued for task in present)
@@ -306,14 +379,19 @@ class EDF(Policy):
     after every task with one. A late task still runs to completion (its miss is reported). Ties: earlier
     arrival, then input order."""
     name = "edf"
+    label = {"en": "EDF", "ja": "EDF（締切最早優先）"}
+    summary = {"en": "earliest absolute deadline first; preempts on a strictly earlier deadline; misses reported",
+               "ja": "絶対締切が最も早いものから、厳密に早いときだけ横取り。締切超過を報告"}
+    item_fields = ("deadline",)
     preemptive = True
     ties_by_arrival = True
-    rule = {"en": "EDF runs the earliest deadline", "ja": "EDFは締切が最も早いタスクを実行する"}
-    keep = {"en": "no ready task has a strictly earlier deadline", "ja": "締切が厳密に早い待ちタスクはない"}
+    rule = {"en": "EDF runs the earliest deadline", "ja": "EDFは締切が最も早いタスクを実行します"}
+    keep = {"en": "no ready task has a strictly earlier deadline", "ja": "締切が厳密に早い待ちタスクはありません"}
 
     @staticmethod
-    def due(task: Task) -> float:
-        return float("inf") if task.deadline is None else task.deadline
+    def due(task: Task) -> tuple[bool, int]:
+        """(has no deadline, deadline): every task with a deadline comes before every task without one."""
+        return task.deadline is None, task.deadline or 0
 
     def key(self, task: Task, now: int) -> Any:
         return self.due(task), task.arrival, task.index
@@ -338,20 +416,29 @@ class Stride(Policy):
     gets the least pass among the tasks present (0 if none), so it can neither hog nor starve. Ties:
     earlier arrival, then input order."""
     name = "stride"
+    label = {"en": "Stride", "ja": "ストライド"}
+    summary = {"en": "least pass runs one quantum, then pass += 10000 / tickets; ties: arrival, input",
+               "ja": "パス値最小のものを1クォンタム実行し、パス += 10000 ÷ くじ数。同点は到着順、入力順"}
+    parameter_names = ("quantum",)
+    item_fields = ("tickets",)
     ties_by_arrival = True
-    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っている"}
+    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っています"}
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.quantum or 1)
 
     def __init__(self, quantum: int) -> None:
         self.q = quantum
         self.scale = 1   # passes are counted in units of 1 / scale (see start)
         self.strides: dict[int, int | Fraction] = {}   # by ticket count
-        self.rule = {"en": "Stride runs the least pass", "ja": "ストライドはパス値が最小のタスクを実行する"}
+        self.rule = {"en": "Stride runs the least pass", "ja": "ストライドはパス値が最小のタスクを実行します"}
 
     def start(self, tasks: list[Task]) -> None:
         """Count passes in units of 1 / scale, the strides' common denominator (1 when every ticket count
         divides 10,000): they are integers then, compared exactly and fast. Past MAX_SCALE, Fractions."""
         counts = {task.tickets or DEFAULT_TICKETS for task in tasks}
-        scale = lcm(*(tickets // gcd(STRIDE1, tickets) for tickets in counts))
+        scale = math.lcm(*(tickets // math.gcd(STRIDE1, tickets) for tickets in counts))
         self.scale = scale if scale <= MAX_SCALE else 1
         self.strides = {}
         for tickets in counts:
@@ -400,15 +487,24 @@ class Lottery(Policy):
     laid out along the ready queue (arrival order, requeued tasks at the tail) and the task holding the
     winning ticket runs for one quantum. Same seed, same schedule."""
     name = "lottery"
+    label = {"en": "Lottery", "ja": "抽選"}
+    summary = {"en": "each quantum, a seeded random ticket picks the task; same lottery_seed, same schedule",
+               "ja": "クォンタムごとに乱数で当たりくじを引きます。同じlottery_seedなら同じスケジュール"}
+    parameter_names = ("quantum", "lottery_seed")
+    item_fields = ("tickets",)
     dynamic = True
     queue = "tickets"   # the engine keeps the tickets along the queue in a Fenwick tree: a draw is O(log n)
-    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っている"}
+    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っています"}
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.quantum or 1, parameters.lottery_seed or 0)
 
     def __init__(self, quantum: int, seed: int) -> None:
         self.q, self.seed = quantum, seed
         self.random = random.Random(seed)
         self.rule = {"en": "Lottery runs the holder of the winning ticket",
-                     "ja": "抽選方式は当たりくじを持つタスクを実行する"}
+                     "ja": "抽選方式は当たりくじを持つタスクを実行します"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.queued
@@ -432,16 +528,174 @@ class Lottery(Policy):
         return {"quantum": self.q, "lottery_seed": self.seed}
 
 
+# Linux's sched_prio_to_weight (kernel/sched/core.c): nice -20 .. 19; nice 0 is 1024, each step about 1.25x.
+NICE_WEIGHTS = (88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+                9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
+                1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
+                110, 87, 70, 56, 45, 36, 29, 23, 18, 15)
+NICE_0_WEIGHT = 1024
+# vruntime is kept as an integer in units of 1/VRUNTIME_SCALE: every weight divides it, so ran * 1024 / weight is
+# a whole number of units (exact, and much faster to compare than a Fraction).
+VRUNTIME_SCALE = math.lcm(*NICE_WEIGHTS)
+VRUNTIME_PER_TIME_UNIT = tuple(NICE_0_WEIGHT * (VRUNTIME_SCALE // weight) for weight in NICE_WEIGHTS)  # by nice + 20
+
+
+class CFS(Policy):
+    """Linux's Completely Fair Scheduler, on one CPU: a task's weight comes from its nice value (-20 .. 19,
+    default 0; nice 0 weighs 1024, each step about 1.25x); vruntime += ran * 1024 / weight, exactly. The
+    task with the least vruntime runs for a slice of max(min_granularity, floor(latency * w / W)), W the total
+    weight of the runnable tasks (the chosen one included) at dispatch; then the choice is made again. A
+    task that arrives gets vruntime = max(its own, min_vruntime), the least vruntime of the runnable tasks,
+    the running one included (with none runnable, it keeps its own, 0). No wakeup preemption: an arrival
+    waits for the end of the running slice. Ties: earlier arrival, then input order."""
+    name = "cfs"
+    label = {"en": "CFS", "ja": "CFS（完全公平スケジューラ）"}
+    summary = {"en": "least vruntime runs a slice max(min_granularity, floor(latency*w/W)); vruntime += "
+                     "ran*1024/weight (weight from nice); arrivals get max(own, min_vruntime); ties: arrival, input",
+               "ja": "vruntime最小のタスクをスライスmax(min_granularity, floor(latency*w/W))実行し、vruntime += "
+                     "実行時間*1024/重み（重みはnice値から）とします。到着時はmax(自分, min_vruntime)。同点は到着順、入力順"}
+    parameter_names = ("latency", "min_granularity")
+    item_fields = ("nice",)
+    ties_by_arrival = True
+    keep = {"en": "its slice is not used up (no wakeup preemption)",
+            "ja": "スライスが残っています（起床時の横取りはありません）"}
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.latency or DEFAULT_LATENCY, parameters.min_granularity or DEFAULT_MIN_GRANULARITY)
+
+    def __init__(self, latency: int, min_granularity: int) -> None:
+        self.latency, self.min_granularity = latency, min_granularity
+        self.runnable_weight = 0   # W: the weights of the tasks that have arrived and not completed
+        self.rule = {"en": "CFS runs the least vruntime", "ja": "CFSはvruntimeが最小のタスクを実行します"}
+
+    @staticmethod
+    def weight(task: Task) -> int:
+        return NICE_WEIGHTS[(task.nice or 0) + 20]
+
+    def vruntime(self, task: Task) -> int:
+        """In units of 1/VRUNTIME_SCALE: the lift it got on arrival plus ran * 1024 / weight."""
+        return task.vruntime_base + (task.burst - task.remaining) * VRUNTIME_PER_TIME_UNIT[(task.nice or 0) + 20]
+
+    def key(self, task: Task, now: int) -> Any:
+        return self.vruntime(task), task.arrival, task.index
+
+    def quantum(self, task: Task) -> int | None:
+        return max(self.min_granularity, self.latency * self.weight(task) // self.runnable_weight)
+
+    def admit(self, task: Task, now: int, least: Callable[[], Task | None]) -> None:
+        present = least()
+        min_vruntime = self.vruntime(present) if present else task.vruntime_base
+        task.vruntime_base = max(task.vruntime_base, min_vruntime)
+        self.runnable_weight += self.weight(task)
+
+    def complete(self, task: Task, now: int) -> None:
+        self.runnable_weight -= self.weight(task)
+
+    def detail(self, task: Task, now: int) -> Text:
+        vruntime, weight = Fraction(self.vruntime(task), VRUNTIME_SCALE), self.weight(task)
+        if task.slice_left is not None:   # running: the rest of the slice it was given
+            return {"en": f"vruntime {vruntime}, weight {weight}, {task.slice_left} left of its slice",
+                    "ja": f"vruntime {vruntime}、重み{weight}、スライス残り{task.slice_left}"}
+        formula = f"max({self.min_granularity}, floor({self.latency} × {weight} / {self.runnable_weight}))"
+        return {"en": f"vruntime {vruntime}, weight {weight}, slice {self.quantum(task)} = {formula}",
+                "ja": f"vruntime {vruntime}、重み{weight}、スライス{self.quantum(task)} = {formula}"}
+
+    def parameters(self) -> dict[str, Any]:
+        return {"latency": self.latency, "min_granularity": self.min_granularity}
+
+    def trace_state(self, tasks: Sequence[Task], time: int) -> dict[str, dict[str, Fraction | int]]:
+        arrived = [task for task in tasks if task.arrival < time]   # step k shows the arrivals of instant k-1
+        return {"vruntime": {task.name: Fraction(self.vruntime(task), VRUNTIME_SCALE) for task in arrived},
+                "weight": {task.name: self.weight(task) for task in arrived}}
+
+
+class EEVDF(CFS):
+    """EEVDF, Earliest Eligible Virtual Deadline First, which replaced CFS in Linux 6.6, on one CPU: weight and
+    vruntime as in CFS. V is the weighted average vruntime of the runnable tasks, sum(w * v) / sum(w), the running
+    one included; a task is eligible when its lag, V - v, is >= 0. A task asks for the CPU in requests of `slice`
+    time units, each with the virtual deadline d = v + slice * 1024 / weight, v taken when the request starts.
+    When the CPU is free, the eligible task with the earliest virtual deadline runs its request (or what is left
+    of its burst); then its next request starts: d += slice * 1024 / weight. A task that arrives is placed at lag
+    0, v = V (with none runnable it keeps its own, 0). No wakeup preemption. Ties: earlier arrival, then input
+    order."""
+    name = "eevdf"
+    label = {"en": "EEVDF", "ja": "EEVDF（適格仮想締切最早優先）"}
+    summary = {"en": "among tasks with lag V - v >= 0 (V the weighted mean vruntime), the earliest virtual deadline "
+                     "runs a slice; deadline = v + slice*1024/weight; arrivals placed at v = V; ties: arrival, input",
+               "ja": "ラグ V - v >= 0 のタスク（Vは重み付き平均vruntime）のうち仮想締切が最も早いものをスライス実行します。"
+                     "締切 = v + スライス*1024/重み。到着時は v = V。同点は到着順、入力順"}
+    parameter_names = ("slice",)
+    dynamic = True   # eligibility moves with V: each decision looks at every runnable task
+    ties_by_arrival = False   # a task level on deadline may not be eligible: no sentence about ties
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        return cls(parameters.slice or DEFAULT_SLICE)
+
+    def __init__(self, slice_length: int) -> None:
+        self.slice_length = slice_length
+        self.runnable: list[Task] = []   # arrived and not completed, in arrival order
+        self.rule = {"en": "EEVDF runs the eligible task with the earliest virtual deadline",
+                     "ja": "EEVDFは適格なタスクのうち仮想締切が最も早いものを実行します"}
+
+    def average(self, tasks: Sequence[Task]) -> Fraction:
+        """V, in vruntime units: sum(w * v) / sum(w) over ``tasks``."""
+        return Fraction(sum(self.weight(t) * self.vruntime(t) for t in tasks), sum(self.weight(t) for t in tasks))
+
+    def request(self, task: Task) -> int:
+        """slice * 1024 / weight in vruntime units: how far a request's deadline lies beyond its start."""
+        return self.slice_length * VRUNTIME_PER_TIME_UNIT[(task.nice or 0) + 20]
+
+    def key(self, task: Task, now: int) -> Any:
+        return task.virtual_deadline, task.arrival, task.index
+
+    def choose(self, ready: Sequence[Task], now: int) -> Task:
+        average = self.average(ready)   # the CPU is free: every runnable task is ready
+        return min((task for task in ready if self.vruntime(task) <= average), key=lambda task: self.key(task, now))
+
+    def quantum(self, task: Task) -> int | None:
+        return self.slice_length
+
+    def admit(self, task: Task, now: int, least: Callable[[], Task | None]) -> None:
+        if self.runnable:
+            task.vruntime_base = self.average(self.runnable)
+        task.virtual_deadline = self.vruntime(task) + self.request(task)
+        self.runnable.append(task)
+
+    def expire(self, task: Task, now: int) -> list[dict[str, Any]]:
+        task.virtual_deadline += self.request(task)
+        return []
+
+    def complete(self, task: Task, now: int) -> None:
+        self.runnable.remove(task)
+
+    def detail(self, task: Task, now: int) -> Text:
+        scale = VRUNTIME_SCALE
+        vruntime, deadline = Fraction(self.vruntime(task), scale), Fraction(task.virtual_deadline, scale)
+        lag = Fraction(self.average(self.runnable), scale) - vruntime
+        return {"en": f"vruntime {vruntime}, lag {lag}, virtual deadline {deadline}",
+                "ja": f"vruntime {vruntime}、ラグ{lag}、仮想締切{deadline}"}
+
+    def parameters(self) -> dict[str, Any]:
+        return {"slice": self.slice_length}
+
+    def trace_state(self, tasks: Sequence[Task], time: int) -> dict[str, dict[str, Fraction | int]]:
+        numbers = super().trace_state(tasks, time)
+        arrived = [task for task in tasks if task.arrival < time]
+        numbers["virtual_deadline"] = {task.name: Fraction(task.virtual_deadline, VRUNTIME_SCALE) for task in arrived}
+        if self.runnable:
+            average = self.average(self.runnable)
+            numbers["lag"] = {task.name: Fraction(average - self.vruntime(task), VRUNTIME_SCALE)
+                              for task in self.runnable}
+        return numbers
+
+
+RULES: tuple[type[Policy], ...] = (FCFS, SJF, SRTF, RoundRobin, Priority, PreemptivePriority, HRRN, MLFQ, EDF,
+                                    Stride, Lottery, CFS, EEVDF)   # menu order: the article's four first
+POLICIES: dict[str, type[Policy]] = {rule.name: rule for rule in RULES}
+
+
 def make_policy(algorithm: str, parameters: Parameters) -> Policy:
-    """The rule named ``algorithm`` with the scenario's parameters (defaults documented in README)."""
-    quantum = parameters.quantum
-    factories = {
-        "fcfs": FCFS, "sjf": SJF, "srtf": SRTF, "hrrn": HRRN, "edf": EDF,
-        "rr": lambda: RoundRobin(quantum or DEFAULT_QUANTUM),
-        "priority": lambda: Priority(False, parameters.aging),
-        "priority-preemptive": lambda: Priority(True, parameters.aging),
-        "mlfq": lambda: MLFQ(parameters.quanta, parameters.allotment, parameters.boost),
-        "stride": lambda: Stride(quantum or 1),
-        "lottery": lambda: Lottery(quantum or 1, parameters.lottery_seed or 0),
-    }
-    return factories[algorithm]()
+    """The rule named ``algorithm`` with the scenario's parameters."""
+    return POLICIES[algorithm].from_parameters(parameters)

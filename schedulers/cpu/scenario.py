@@ -11,24 +11,51 @@ from typing import Any
 
 from .. import fields
 from ..errors import ScenarioError
+from ..schema import Field
 
 MAX_TASKS = 100_000          # tasks in one scenario
 MAX_HORIZON = 1_000_000      # the last completion (every algorithm here keeps the CPU busy while work is
                              # ready, so this time is the same for all of them and is checked before running)
 MAX_LEVELS = 16              # MLFQ queues
+DEFAULT_LEVELS = 3
 DEFAULT_QUANTUM = 2          # RR when the scenario gives none (MLFQ's default quanta are 1, 2, 4, ...)
 DEFAULT_TICKETS = 100        # stride and lottery; with STRIDE1 = 10,000 (stride.py) the stride is 100
+DEFAULT_LATENCY = 6          # CFS: the period shared out among the runnable tasks in proportion to weight
+DEFAULT_MIN_GRANULARITY = 1  # CFS: the shortest slice
+DEFAULT_SLICE = 3            # EEVDF: the length of every request (Linux's base slice)
 MAX_TICKETS = 1_000_000
 MAX_SEED = 2**63 - 1
 # Rules that compare every ready task at each decision (their order changes with time, or is drawn at
 # random) may do at most this many task comparisons, counted on the worst case before running.
 MAX_SCAN_WORK = 20_000_000
 
-TASK_FIELDS = ("name", "arrival", "burst", "deadline", "priority", "tickets")
+TASK = (
+    Field("name", "text", required=True),
+    Field("arrival", "integer", required=True, minimum=0, maximum=MAX_HORIZON),
+    Field("burst", "integer", required=True, minimum=1, maximum=MAX_HORIZON),
+    Field("deadline", "integer", minimum=0, maximum=MAX_HORIZON),        # none: after every task with one
+    Field("priority", "integer", default=0, minimum=0, maximum=MAX_HORIZON),
+    Field("tickets", "integer", default=DEFAULT_TICKETS, minimum=1, maximum=MAX_TICKETS),
+    Field("nice", "integer", default=0, minimum=-20, maximum=19),       # CFS and EEVDF: the weight's index
+)
+PARAMETERS = (   # their defaults depend on the algorithm (README): a result's "parameters" shows those used
+    Field("quantum", "integer", minimum=1, maximum=MAX_HORIZON),
+    Field("aging", "integer", minimum=1, maximum=MAX_HORIZON),
+    Field("levels", "integer", default=DEFAULT_LEVELS, minimum=1, maximum=MAX_LEVELS),
+    Field("quanta", "integers", minimum=1, maximum=MAX_HORIZON),
+    Field("allotment", "integers", minimum=1, maximum=MAX_HORIZON),
+    Field("boost", "integer", minimum=1, maximum=MAX_HORIZON),
+    Field("lottery_seed", "integer", default=0, minimum=0, maximum=MAX_SEED),
+    Field("latency", "integer", default=DEFAULT_LATENCY, minimum=1, maximum=MAX_HORIZON),
+    Field("min_granularity", "integer", default=DEFAULT_MIN_GRANULARITY, minimum=1, maximum=MAX_HORIZON),
+    Field("slice", "integer", default=DEFAULT_SLICE, minimum=1, maximum=MAX_HORIZON),
+)
+TASK_FIELDS = tuple(f.name for f in TASK)
 TASK_FIELD_SET = frozenset(TASK_FIELDS)
-OPTIONAL_LIMITS = (("deadline", 0, MAX_HORIZON), ("priority", 0, MAX_HORIZON), ("tickets", 1, MAX_TICKETS))
-SCENARIO_FIELDS = ("mode", "title", "description", "algorithm", "tasks", "quantum", "aging",
-                   "levels", "quanta", "allotment", "boost", "lottery_seed")
+REQUIRED_NUMBERS = tuple((f.name, f.minimum, f.maximum) for f in TASK if f.required and f.type == "integer")
+OPTIONAL_LIMITS = tuple((f.name, f.minimum, f.maximum) for f in TASK if not f.required)
+SCENARIO_FIELDS = ("mode", "title", "description", "algorithm", "tasks", *(p.name for p in PARAMETERS))
+LIMITS = {p.name: (p.minimum, p.maximum) for p in PARAMETERS}
 
 
 @dataclass(eq=False, slots=True)
@@ -41,15 +68,19 @@ class Task:
     deadline: int | None = None
     priority: int | None = None
     tickets: int | None = None
+    nice: int | None = None
     remaining: int = 0
     first_run: int | None = None
     completion: int | None = None
     queued: int = 0                 # when it last joined the ready queue, as a running count: FIFO order
     slice_left: int | None = None   # time left of its current quantum (None: no quantum running)
-    # Scratch space of the rules that keep per-task state (MLFQ level and allotment, stride pass).
+    # Scratch space of the rules that keep per-task state (MLFQ level and allotment, stride pass, CFS's and
+    # EEVDF's vruntime when the task had run nothing: where it was placed on arrival; EEVDF's virtual deadline).
     level: int = 0
     allotment_left: int = 0
     pass_value: Fraction = Fraction(0)
+    vruntime_base: int | Fraction = 0
+    virtual_deadline: int | Fraction = 0
 
     def __post_init__(self) -> None:
         self.remaining = self.burst
@@ -65,6 +96,9 @@ class Parameters:
     allotment: tuple[int, ...] | None = None
     boost: int | None = None
     lottery_seed: int | None = None
+    latency: int | None = None
+    min_granularity: int | None = None
+    slice: int | None = None
 
 
 def read_tasks(value: Any) -> list[Task]:
@@ -78,12 +112,11 @@ def read_task(index: int, raw: Any) -> Task:
     if type(raw) is not dict or not TASK_FIELD_SET.issuperset(raw):
         where = f"tasks[{index}]"
         fields.known_keys(fields.mapping(raw, where), where, TASK_FIELDS)
-    for required in ("name", "arrival", "burst"):
+    for required in (f.name for f in TASK if f.required):
         if required not in raw:
             raise ScenarioError(f"tasks[{index}].{required}", "is missing")
     task = Task(index, fields.name(raw["name"], f"tasks[{index}].name"),
-                checked(raw["arrival"], index, "arrival", 0, MAX_HORIZON),
-                checked(raw["burst"], index, "burst", 1, MAX_HORIZON))
+                *(checked(raw[key], index, key, minimum, maximum) for key, minimum, maximum in REQUIRED_NUMBERS))
     for key, minimum, maximum in OPTIONAL_LIMITS:
         if raw.get(key) is not None:
             setattr(task, key, checked(raw[key], index, key, minimum, maximum))
@@ -102,23 +135,24 @@ def per_level(value: Any, field_name: str, levels: int, default: list[int]) -> t
     if value is None:
         return tuple(default)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return (fields.integer(value, field_name, 1, MAX_HORIZON),) * levels
+        return (fields.integer(value, field_name, *LIMITS[field_name]),) * levels
     items = fields.sequence(value, field_name, minimum=levels, maximum=levels)
-    return tuple(fields.integer(v, f"{field_name}[{i}]", 1, MAX_HORIZON) for i, v in enumerate(items))
+    return tuple(fields.integer(v, f"{field_name}[{i}]", *LIMITS[field_name]) for i, v in enumerate(items))
 
 
 def read_parameters(scenario: Mapping[str, Any]) -> Parameters:
-    def optional(key: str, minimum: int, maximum: int) -> int | None:
+    def optional(key: str) -> int | None:
         value = scenario.get(key)
-        return None if value is None else fields.integer(value, key, minimum, maximum)
+        return None if value is None else fields.integer(value, key, *LIMITS[key])
 
-    quantum = optional("quantum", 1, MAX_HORIZON)
-    levels = optional("levels", 1, MAX_LEVELS) or 3
+    quantum = optional("quantum")
+    levels = optional("levels") or DEFAULT_LEVELS
     quanta = per_level(scenario.get("quanta"), "quanta", levels,
                        [quantum] * levels if quantum else [2 ** level for level in range(levels)])
-    return Parameters(quantum=quantum, aging=optional("aging", 1, MAX_HORIZON), levels=levels, quanta=quanta,
+    return Parameters(quantum=quantum, aging=optional("aging"), levels=levels, quanta=quanta,
                       allotment=per_level(scenario.get("allotment"), "allotment", levels, [1] * levels),
-                      boost=optional("boost", 1, MAX_HORIZON), lottery_seed=optional("lottery_seed", 0, MAX_SEED))
+                      boost=optional("boost"), lottery_seed=optional("lottery_seed"), latency=optional("latency"),
+                      min_granularity=optional("min_granularity"), slice=optional("slice"))
 
 
 def makespan(tasks: list[Task]) -> int:

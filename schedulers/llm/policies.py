@@ -16,16 +16,23 @@ at each logical time t (one dispatch per time unit):
 ``explain(now, decision)`` turns a decision into one sentence per language, after the charge. Ties are
 always broken by tenant order (input order), then request order. Meters are exact integers in units of
 ``1/router.scale`` (see ``Router.units``), so ``cost / weight`` never rounds.
+
+Each rule class also carries its menu entry (``catalog.catalogue``): ``name``, ``group``, ``label``, ``summary``,
+``parameter_names`` and ``item_fields`` (the optional tenant fields it reads). A new rule is one class here, listed
+in ``RULES`` at the end.
 """
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..catalog import json_number as number
+from ..errors import ScenarioError
 from ..narration import Messages, join, say
+from .scenario import MAX_QUANTUM_ROUNDS
 
 if TYPE_CHECKING:
     from .router import Router
@@ -43,6 +50,11 @@ class Policy:
 
     name: ClassVar[str]
     meters: ClassVar[bool] = False  # keeps meters M_i and a virtual time V (the SFQ family)
+    group: ClassVar[str] = "more"
+    label: ClassVar[dict[str, str]] = {"en": "", "ja": ""}
+    summary: ClassVar[dict[str, str]] = {"en": "", "ja": ""}
+    parameter_names: ClassVar[tuple[str, ...]] = ()
+    item_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, router: Router) -> None:
         self.router = router
@@ -61,6 +73,10 @@ class Policy:
 
     def state(self, tenants: Sequence[int]) -> dict[str, Any]:
         """The policy's own numbers for the trace, e.g. ``{"meters": {i: M_i}, "virtual_time": V}``."""
+        return {}
+
+    def parameters(self) -> dict[str, Any]:
+        """The parameters the rule used, for the result (JSON numbers, with their ``exact`` forms)."""
         return {}
 
     def explain(self, now: int, decision: Decision) -> dict[str, str]:
@@ -88,6 +104,10 @@ class Fifo(Policy):
     """
 
     name = "fifo"
+    group = "article"
+    label = {"en": "Global FIFO", "ja": "グローバル FIFO"}
+    summary = {"en": "earliest arrival first; ties by tenant order, then request order",
+               "ja": "到着の早い順。同着はテナント順、次にリクエスト順"}
 
     def __init__(self, router: Router) -> None:
         super().__init__(router)
@@ -147,6 +167,10 @@ class RoundRobin(Policy):
     """
 
     name = "rr"
+    group = "article"
+    label = {"en": "Per-tenant round robin", "ja": "テナント単位ラウンドロビン"}
+    summary = {"en": "one request per turn, cycling over waiting tenants in tenant order; joiners take their place",
+               "ja": "待ちのあるテナントをテナント順に巡回し、1 回に 1 リクエスト。参加者はその順の位置に入ります"}
 
     def __init__(self, router: Router) -> None:
         super().__init__(router)
@@ -174,6 +198,10 @@ class Shortest(Policy):
     a tenant whose requests are all long."""
 
     name = "shortest"
+    group = "article"
+    label = {"en": "Shortest request first", "ja": "最短リクエスト優先"}
+    summary = {"en": "the waiting request of least cost; ties by arrival, then tenant order",
+               "ja": "コスト最小の待ちリクエスト。同点は到着順、次にテナント順"}
 
     def __init__(self, router: Router) -> None:
         super().__init__(router)
@@ -206,13 +234,33 @@ class DeficitRoundRobin(Policy):
     """
 
     name = "drr"
+    label = {"en": "Deficit round robin", "ja": "Deficit ラウンドロビン"}
+    summary = {"en": "tenant order, round after round; a visit adds quantum Q*weight to the deficit; dispatch while "
+                     "it covers the head; reset to 0 when the queue empties",
+               "ja": "テナント順に巡回し、訪問ごとに deficit に Q*重み を足し、先頭を賄える間送ります。キューが空になると 0 に戻します"}
+    parameter_names = ("quantum",)
+    item_fields = ("weight",)
 
     def __init__(self, router: Router) -> None:
         super().__init__(router)
         self.cycle = Cycle()
         self.deficit = [Fraction(0)] * len(router.tenants)
-        self.quantum = [router.quantum * t.weight for t in router.tenants]
+        self.base = self.base_quantum(router)
+        self.quantum = [self.base * t.weight for t in router.tenants]
         self.turn: int | None = None   # the tenant holding the turn, outside the cycle's heaps
+
+    @staticmethod
+    def base_quantum(router: Router) -> Fraction:
+        """Q: as given, else the largest cost / weight, so that every visit dispatches. Below 1/MAX_QUANTUM_ROUNDS
+        of that a request would need too many futile visits: an error."""
+        needed = max(Fraction(max(t.costs)) / t.weight for t in router.tenants)
+        given = router.scenario.quantum
+        if given is None:
+            return needed
+        if needed > given * MAX_QUANTUM_ROUNDS:
+            raise ScenarioError("quantum", f"must be at least 1/{MAX_QUANTUM_ROUNDS} of the largest cost/weight "
+                                f"({needed}), not {given} (the documented limit)")
+        return given
 
     def arrive(self, tenant: int, requests: Sequence[int], joined: bool) -> None:
         if joined:
@@ -249,6 +297,9 @@ class DeficitRoundRobin(Policy):
     def state(self, tenants: Sequence[int]) -> dict[str, Any]:
         return {"deficits": {i: self.deficit[i] for i in tenants}}
 
+    def parameters(self) -> dict[str, Any]:
+        return {"quantum": number(self.base), "exact": {"quantum": str(self.base)}}
+
     def explain(self, now: int, decision: Decision) -> dict[str, str]:
         facts, tenant = decision.facts, self.name_of(decision.tenant)
         cost = self.router.tenants[decision.tenant].costs[decision.request]
@@ -272,6 +323,7 @@ class MeterPolicy(Policy):
     """
 
     meters = True
+    item_fields = ("weight",)
 
     def __init__(self, router: Router) -> None:
         super().__init__(router)
@@ -324,6 +376,10 @@ class StartTimeFairQueueing(MeterPolicy):
     pick, so the rule needs no estimate to choose (with weights all 1 it is exactly the article's SFQ)."""
 
     name = "sfq"
+    group = "article"
+    label = {"en": "SFQ (weighted)", "ja": "SFQ (重み付き)"}
+    summary = {"en": "least meter M_i (ties: tenant order); V = M_i; dispatch its FIFO head; then M_i += cost/weight",
+               "ja": "メーター M_i 最小 (同点はテナント順) を選び V = M_i、先頭を送り、M_i += コスト/重み"}
 
     def tag(self, tenant: int) -> int:
         return self.meter[tenant]
@@ -346,6 +402,9 @@ class WeightedFairQueueing(MeterPolicy):
     before choosing, and it favours small requests within a round."""
 
     name = "wfq"
+    label = {"en": "WFQ (self-clocked, estimated cost)", "ja": "WFQ (自己クロック、推定コスト)"}
+    summary = {"en": "least finish tag M_i + cost(head)/weight (ties: tenant order); V = that tag; M_i = it",
+               "ja": "終了タグ M_i + 先頭コスト/重み 最小 (同点はテナント順)。V = そのタグ、M_i = そのタグ"}
 
     def tag(self, tenant: int) -> int:
         return self.meter[tenant] + self.router.units(tenant, self.router.head_cost(tenant))
@@ -362,8 +421,9 @@ class WeightedFairQueueing(MeterPolicy):
         return join(pick, say(MESSAGES, "charge", **self.charged(decision)))
 
 
-POLICIES: dict[str, type[Policy]] = {p.name: p for p in (
-    Fifo, RoundRobin, Shortest, StartTimeFairQueueing, DeficitRoundRobin, WeightedFairQueueing)}
+RULES: tuple[type[Policy], ...] = (Fifo, RoundRobin, Shortest, StartTimeFairQueueing, DeficitRoundRobin,
+                                    WeightedFairQueueing)   # menu order: the article's four first
+POLICIES: dict[str, type[Policy]] = {rule.name: rule for rule in RULES}
 
 
 def show(value: Fraction | int) -> str:

@@ -15,14 +15,14 @@ sentence), ``compact`` (only the acting tenant's numbers, no sentences: chosen w
 """
 from __future__ import annotations
 
-import heapq
 import math
 from collections import deque
 from fractions import Fraction
 from typing import Any
 
-from ..catalog import json_number as number
+from ..catalog import json_number as number, json_plain as plain
 from ..narration import join, say
+from .fairness import Backlog, Band
 from .policies import Policy, show
 from .scenario import Scenario
 
@@ -31,9 +31,9 @@ FULL, COMPACT, NONE = "full", "compact", "none"
 
 
 class Router:
-    def __init__(self, scenario: Scenario, policy: type[Policy], quantum: Fraction, trace: bool = True) -> None:
+    def __init__(self, scenario: Scenario, policy: type[Policy], trace: bool = True) -> None:
+        self.scenario = scenario
         self.tenants = scenario.tenants
-        self.quantum = quantum
         # Meters count cost / weight exactly as integers in units of 1/scale: scale is the lcm of the
         # weights' numerators, so cost / (p/q) = cost * q * scale / p is a whole number of units.
         self.scale = math.lcm(*(t.weight.numerator for t in self.tenants))
@@ -240,17 +240,6 @@ class Router:
         return say(MESSAGES, outcome, tenant=self.tenants[tenant].name, old=show(old), v=show(v))
 
 
-def plain(value: Any) -> Any:
-    """``value`` with every Fraction written as a JSON number."""
-    if isinstance(value, Fraction):
-        return number(value)
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    return value
-
-
 class PolicyError(RuntimeError):
     """A policy chose something that is not waiting (a user-written policy's mistake, never a built-in's)."""
 
@@ -275,73 +264,9 @@ def trace_level(scenario: Scenario, arrival_count: int) -> str:
     return FULL if steps * (len(scenario.tenants) + requests) <= TRACE_BUDGET else COMPACT
 
 
-class Backlog:
-    """The longest run of dispatches (earliest on ties) during which every compared tenant stayed backlogged:
-    waiting at each dispatch and never emptied in between."""
-
-    def __init__(self) -> None:
-        self.open: list[int] | None = None     # [start, end] of the run in progress
-        self.best: tuple[int, int] | None = None
-
-    def decide(self, now: int, all_busy: bool) -> None:
-        if not all_busy:
-            self.close()
-        elif self.open is None:
-            self.open = [now, now]
-        else:
-            self.open[1] = now
-
-    def close(self) -> None:
-        if self.open is not None:
-            start, end = self.open
-            if self.best is None or end - start > self.best[1] - self.best[0]:
-                self.best = (start, end)
-            self.open = None
-
-
-class Band:
-    """Checks V <= M_i <= V + c̄ for every waiting tenant at every boundary, in O(log n) per step: lazy heaps
-    of the waiting tenants' meters (an entry is stale once the meter moved or the tenant left)."""
-
-    def __init__(self, router: Router) -> None:
-        self.router = router
-        self.policy = router.policy
-        self.width = max(router.units(t.order, max(t.costs)) for t in router.tenants)   # c̄ in units
-        self.low: list[tuple[int, int]] = []
-        self.high: list[tuple[int, int]] = []
-        self.least_gap: tuple[int, int, int] | None = None      # (M_i - V, time, tenant), smallest seen
-        self.greatest_gap: tuple[int, int, int] | None = None   # largest seen
-        self.checks = 0
-
-    def watch(self, tenant: int) -> None:
-        if self.router.sizes[tenant]:
-            meter = self.policy.meter[tenant]
-            heapq.heappush(self.low, (meter, tenant))
-            heapq.heappush(self.high, (-meter, tenant))
-
-    def live(self, heap: list[tuple[int, int]], sign: int) -> tuple[int, int] | None:
-        while heap:
-            meter, tenant = heap[0]
-            if self.router.sizes[tenant] and self.policy.meter[tenant] == sign * meter:
-                return sign * meter, tenant
-            heapq.heappop(heap)
-        return None
-
-    def check(self, now: int) -> None:
-        low, high = self.live(self.low, 1), self.live(self.high, -1)
-        if low is None or high is None:
-            return
-        self.checks += 1
-        v = self.policy.virtual_time
-        if self.least_gap is None or low[0] - v < self.least_gap[0]:
-            self.least_gap = (low[0] - v, now, low[1])
-        if self.greatest_gap is None or high[0] - v > self.greatest_gap[0]:
-            self.greatest_gap = (high[0] - v, now, high[1])
-
-
 MESSAGES = {
-    "initial": {"en": "Before t=0: {tenants} tenant(s), nothing waiting yet.",
-                "ja": "t=0 の前: テナント {tenants} 個、まだ何も待っていません。"},
+    "initial": {"en": "Before t=0: {tenants} tenant(s); nothing has arrived yet.",
+                "ja": "t=0 の前: テナント {tenants} 個。まだ何も届いていません。"},
     "join": {"en": "t={t}: {tenant} joins with {count} request(s).",
              "ja": "t={t}: {tenant} がリクエスト {count} 件で参加します。"},
     "arrive": {"en": "t={t}: {count} more request(s) from {tenant} arrive; it was already waiting ({waiting} now).",

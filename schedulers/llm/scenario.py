@@ -7,13 +7,14 @@ Every bad value raises ``ScenarioError`` naming its field, e.g. ``tenants[1].cos
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from .. import fields
 from ..errors import ScenarioError
+from ..schema import Field
 
 MAX_TENANTS = 5_000
 MAX_REQUESTS = 200_000          # in the whole scenario
@@ -22,9 +23,20 @@ MAX_TIME = 10**9                # join / arrival times
 MAX_WEIGHT = 1_000              # weights lie in [1/MAX_WEIGHT, MAX_WEIGHT] ...
 MAX_WEIGHT_DENOMINATOR = 10**6  # ... with a denominator of at most this once reduced
 MAX_QUANTUM_ROUNDS = 8          # DRR: a request may need at most this many visits before it fits
+MAX_QUANTUM = MAX_COST * MAX_WEIGHT
 
-TOP_KEYS = ("algorithm", "tenants", "quantum", "compare")
-TENANT_KEYS = ("name", "cost", "count", "costs", "join", "arrivals", "weight")
+TENANT = (
+    Field("name", "text", required=True),
+    Field("cost", "integer", required=True, minimum=1, maximum=MAX_COST),
+    Field("count", "integer", required=True, minimum=1, maximum=MAX_REQUESTS),
+    Field("costs", "integers", minimum=1, maximum=MAX_COST, instead_of=("cost", "count")),
+    Field("join", "integer", default=0, minimum=0, maximum=MAX_TIME),
+    Field("arrivals", "integers", minimum=0, maximum=MAX_TIME, instead_of=("join",)),
+    Field("weight", "number", default=1, maximum=MAX_WEIGHT),   # at least 1/MAX_WEIGHT, see read_tenant
+)
+PARAMETERS = (Field("quantum", "number", maximum=MAX_QUANTUM),)   # DRR's; default: largest cost/weight
+TOP_KEYS = ("algorithm", "tenants", *(p.name for p in PARAMETERS), "compare")
+TENANT_KEYS = tuple(f.name for f in TENANT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +64,7 @@ class Scenario:
         return sum(len(t.costs) for t in self.tenants)
 
 
-def read(scenario: Mapping[str, Any], algorithms: Mapping[str, Any]) -> Scenario:
+def read(scenario: Mapping[str, Any], algorithms: Iterable[str]) -> Scenario:
     scenario = fields.mapping(scenario, "scenario")
     fields.known_keys(scenario, "", TOP_KEYS)
     algorithm = fields.choice(scenario.get("algorithm", "sfq"), "algorithm", list(algorithms))
@@ -68,7 +80,7 @@ def read(scenario: Mapping[str, Any], algorithms: Mapping[str, Any]) -> Scenario
     fields.unique_names([t.name for t in tenants], "tenants")
     quantum = None
     if scenario.get("quantum") is not None:
-        quantum = fields.positive_rational(scenario["quantum"], "quantum", maximum=MAX_COST * MAX_WEIGHT)
+        quantum = fields.positive_rational(scenario["quantum"], "quantum", maximum=MAX_QUANTUM)
     return Scenario(algorithm, tuple(tenants), quantum, read_compare(scenario.get("compare"), tenants))
 
 
@@ -125,13 +137,4 @@ def read_tenant(item: Any, index: int, room: int) -> Tenant:
 def read_compare(value: Any, tenants: list[Tenant]) -> tuple[int, ...]:
     if value is None:
         return tuple(range(len(tenants)))
-    listed = fields.sequence(value, "compare", minimum=2, maximum=len(tenants))
-    by_name = {t.name: t.order for t in tenants}
-    chosen = []
-    for k, name in enumerate(listed):
-        if not isinstance(name, str) or name not in by_name:
-            raise ScenarioError(f"compare[{k}]", f"must be a tenant's name, not {fields.describe(name)}")
-        if by_name[name] in chosen:
-            raise ScenarioError(f"compare[{k}]", f"duplicate name {name!r}")
-        chosen.append(by_name[name])
-    return tuple(sorted(chosen))
+    return tuple(fields.known_names(value, "compare", [t.name for t in tenants], 2, len(tenants), "tenant"))

@@ -1,0 +1,57 @@
+"""The lab's stylesheets and its one HTML pane helper: a leaf that every view module imports (it imports no other
+module of the app).
+
+Panel renders every component in its own shadow root, so a page-wide <link> cannot style the HTML the panes hold;
+the stylesheets travel with each pane instead and need no server (Pyodide included).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import panel as pn
+
+CSS_FILE = Path(__file__).resolve().parent.parent / "static" / "lab.css"
+
+
+def site_css() -> str:
+    """static/lab.css as text, read once at import. Where the file is not beside the code (a bundle without
+    ``static/``), the pane links ``lab.css`` instead, relative to the page, which the static site ships next to
+    its HTML."""
+    try:
+        return CSS_FILE.read_text(encoding="utf-8")
+    except OSError:
+        return "lab.css"
+
+
+CSS = site_css()
+# The teaching features' few styles: the rule's source, the differences in compare, the quiz's feedback, exports.
+TEACH_CSS = """
+.source { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85em;
+          line-height: 1.35; margin: 0.3em 0; padding: 0.3em 0; background: #fafafa; border: 1px solid #ddd;
+          border-radius: 4px; overflow-x: auto; }
+.source .line { display: block; white-space: pre-wrap; overflow-wrap: anywhere; padding: 0 0.6em 0 4em;
+                text-indent: -4em; }
+.source .no { display: inline-block; width: 3.2em; color: #777; text-align: right; margin-right: 0.8em;
+              text-indent: 0; user-select: none; }
+.source .line.mark { background: #fff2b3; box-shadow: inset 4px 0 0 #E69F00; }
+.source .line.bad { background: #ffe0e0; box-shadow: inset 4px 0 0 #a40000; }
+.source .line.menu { color: #6b6b6b; }
+.source .section { display: block; color: #555; font-style: italic; padding: 0.3em 0.6em 0.1em; white-space: normal; }
+.diff-better { background: #e3f4ea; color: #00512e; font-weight: 700; }
+.diff-worse { background: #fde6e6; color: #7a0000; font-weight: 700; }
+.quiz-feedback.right { border-left: 4px solid #009E73; background: #e9f7f1; padding: 0.3em 0.6em; }
+.quiz-feedback.wrong { border-left: 4px solid #D55E00; background: #fdeee6; padding: 0.3em 0.6em; }
+.score { font-size: 1.2em; font-weight: 700; }
+.chart-preview svg { max-width: 100%; height: auto; border: 1px solid #ddd; }
+code.cli { background: #f3f3f3; padding: 0.1em 0.3em; border-radius: 3px; }
+"""
+STYLESHEETS = [CSS, TEACH_CSS]
+# Panel's bootstrap buttons size their text in rem (the page root); in em they follow presenter mode.
+SCALED = [".bk-btn { --bs-btn-font-size: 0.95em; --bs-btn-padding-x: 0.6em; --bs-btn-padding-y: 0.3em; }"]
+
+
+def pane(content, **kwargs) -> pn.pane.HTML:
+    """An HTML pane with the lab's stylesheets; ``content`` is markup built with ``render.esc`` (or a function
+    bound to parameters that returns such markup)."""
+    return pn.pane.HTML(content, stylesheets=STYLESHEETS, **{"sizing_mode": "stretch_width", "margin": (4, 4),
+                                                            **kwargs})

@@ -1,0 +1,81 @@
+"""The fields a scenario may hold, per mode: names, types, required or optional, defaults, limits and which
+algorithms read them. The readers (each mode's ``scenario.py``) check input against these very declarations;
+the app's editor and links, the exports and the docs read them instead of listing fields again.
+
+    >>> from schedulers import schema
+    >>> schema("cpu").optional
+    ('deadline', 'priority', 'tickets', 'nice')
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from .catalog import Algorithm
+
+# number: exact rational (int, float, "p/q"); integers: a list; records: a list of objects with the field's own
+# ``fields`` (engine's requests), which may also be given in a compact text form (README)
+TYPES = ("text", "integer", "number", "integers", "records")
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str                          # one of TYPES
+    required: bool = False             # unless a field given ``instead_of`` it replaces it
+    default: Any = None                # what the core uses when it is left out (None: nothing, or it depends on
+                                       # the algorithm; a result's ``parameters`` show the value used)
+    minimum: int | None = None         # of the value, or of each item of a list
+    maximum: int | None = None
+    instead_of: tuple[str, ...] = ()   # giving this field replaces those (``costs`` replaces cost and count)
+    read_by: tuple[str, ...] = ()      # the algorithms that read it; empty: every algorithm
+    fields: tuple[Field, ...] = ()     # records: the fields of each record
+
+
+@dataclass(frozen=True)
+class Schema:
+    mode: str
+    items: str                         # the scenario's list: "tasks" or "tenants"
+    item_fields: tuple[Field, ...]     # the fields of one item, in the order the docs and links list them
+    parameters: tuple[Field, ...]      # scenario-level values that algorithms read (quantum, ...)
+    keys: tuple[str, ...]              # every key a scenario may have at its top level
+
+    def field(self, name: str) -> Field:
+        return next(f for f in (*self.item_fields, *self.parameters) if f.name == name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.item_fields)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The item fields every item must give (or replace with a field ``instead_of`` them)."""
+        return tuple(f.name for f in self.item_fields if f.required)
+
+    @property
+    def optional(self) -> tuple[str, ...]:
+        """The optional item fields that hold one value (not lists, not replacements of other fields)."""
+        return tuple(f.name for f in self.item_fields
+                     if not f.required and not f.instead_of and f.type not in ("integers", "records"))
+
+    def as_json(self) -> dict[str, Any]:
+        """The schema as plain JSON data."""
+        return asdict(self)
+
+
+def with_readers(mode: str, items: str, item_fields: Iterable[Field], parameters: Iterable[Field],
+                 keys: Iterable[str], algorithms: Mapping[str, Algorithm]) -> Schema:
+    """A mode's schema, each optional field and parameter marked with the algorithms that read it (their own
+    ``item_fields`` and ``parameter_names``; an item field there may also be a field of an item's records, as
+    vtc-predict's ``predicted`` of a request)."""
+    def readers(name: str, listed: str) -> tuple[str, ...]:
+        return tuple(a.name for a in algorithms.values() if name in getattr(a, listed))
+
+    def marked(f: Field) -> Field:
+        if f.fields:
+            f = replace(f, fields=tuple(map(marked, f.fields)))
+        return replace(f, read_by=readers(f.name, "item_fields")) if readers(f.name, "item_fields") else f
+
+    return Schema(mode, items, tuple(map(marked, item_fields)),
+                  tuple(replace(p, read_by=readers(p.name, "parameters")) for p in parameters), tuple(keys))
