@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from fractions import Fraction
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedulers.cpu import run
-from schedulers.cpu.policies import CFS, NICE_WEIGHTS
+from schedulers.cpu.policies import CFS, NICE_WEIGHTS, VRUNTIME_SCALE
 from schedulers.errors import ScenarioError
 from schedulers.rule import deciding_lines, rule_source
 from tests.cpu_support import ARTICLE, ROOT, chart, scenario, simulate
@@ -271,7 +272,9 @@ class EEVDFModel(UnitModel):
         return Fraction(self.slice_length * 1024, self.weight[name])
 
     def place(self, name: str) -> None:
-        self.vruntime[name] = self.average() if self.runnable else Fraction(0)
+        # V rounded down to vruntime's unit, 1/lcm(the 40 weights) of a time unit
+        self.vruntime[name] = Fraction(math.floor(self.average() * VRUNTIME_SCALE), VRUNTIME_SCALE) \
+            if self.runnable else Fraction(0)
         self.deadline[name] = self.vruntime[name] + self.request(name)
 
     def slice_ended(self, name: str) -> None:

@@ -4,10 +4,12 @@ The engine keeps FCFS's and RR's ready queue as a FIFO, lottery's tickets in a F
 tasks in one FIFO per burst, Stride's passes as integers and, without a trace, runs a task's winning streak
 of quanta as one stretch. ``reference`` below does none of that: one decision per time unit, the ready
 queue a plain list scanned from the head, exact Fractions, a linear walk along the tickets. Both must give
-the same schedule, with every trace level.
+the same schedule, with every trace level. EEVDF keeps sum(w * v) as it goes and its ready tasks in two heaps;
+``ScannedEEVDF`` sums and scans, and gives the same result, trace and sentences included.
 """
 from __future__ import annotations
 
+import math
 import random
 from fractions import Fraction
 
@@ -16,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedulers.cpu import policies, run
-from schedulers.cpu.engine import TicketQueue
+from schedulers.cpu.engine import EligibleQueue, TicketQueue
 from schedulers.cpu.scenario import Task
 
 RULES = ("fcfs", "rr", "stride", "lottery", "hrrn")
@@ -198,3 +200,88 @@ def test_hrrn_past_ten_thousand_tasks():
     assert result["summary"]["busy"] == sum(task["burst"] for task in tasks)
     small = tasks[:1500]
     assert_same_schedule(small, "hrrn", 1, 0, False)
+
+
+class ScannedEEVDF(policies.EEVDF):
+    """EEVDF as its docstring says, straightforwardly: V summed over the runnable tasks whenever it is used, every
+    ready task looked at in each decision."""
+    queue = ""   # a scan: choose gets the ready tasks as a list
+
+    def start(self, tasks):
+        self.runnable = []   # arrived and not completed, in arrival order
+
+    @property
+    def runnable_weight(self):
+        return sum(self.weight(task) for task in self.runnable)
+
+    def average(self, now):
+        return Fraction(sum(self.weight(task) * self.vruntime(task) for task in self.runnable), self.runnable_weight)
+
+    def choose(self, ready, now):
+        average = self.average(now)   # the CPU is free: every runnable task is ready
+        return min((task for task in ready if self.vruntime(task) <= average), key=lambda task: self.key(task, now))
+
+    def admit(self, task, now, least):
+        if self.runnable:
+            task.vruntime_base = math.floor(self.average(now))
+        task.virtual_deadline = self.vruntime(task) + self.request(task)
+        self.runnable.append(task)
+
+    def complete(self, task, now):
+        self.runnable.remove(task)
+
+
+@st.composite
+def niced_workloads(draw, max_tasks=12):
+    """Nice values from the whole range: weights whose sums give V's with large denominators."""
+    return [{"name": f"T{index}", "arrival": draw(st.integers(0, 20)), "burst": draw(st.integers(1, 12)),
+             "nice": draw(st.sampled_from([0, 0, -20, -7, -1, 1, 5, 13, 19]))}
+            for index in range(draw(st.integers(1, max_tasks)))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(niced_workloads(), st.integers(1, 5), st.sampled_from([False, "compact", True]))
+def test_eevdf_with_two_heaps_is_eevdf_scanned(tasks, slice_length, trace):
+    scenario = {"algorithm": "eevdf", "slice": slice_length, "tasks": tasks}
+    assert run(scenario, trace=trace) == run(scenario, trace=trace, policy=ScannedEEVDF(slice_length))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_eevdf_with_two_heaps_on_hundreds_of_tasks(seed):
+    """Long queues, where V falls below tasks already found eligible (they go back to the first heap)."""
+    rng = random.Random(seed)
+    tasks = [{"name": f"T{i}", "arrival": rng.randint(0, 600), "burst": rng.randint(1, 9),
+              "nice": rng.choice([0, 0, 0, -5, 3, 19])} for i in range(400)]
+    scenario = {"algorithm": "eevdf", "slice": 1 + seed % 3, "tasks": tasks}
+    assert run(scenario, trace=False) == run(scenario, trace=False, policy=ScannedEEVDF(1 + seed % 3))
+
+
+def test_eligible_queue_finds_the_earliest_within_a_bound_that_moves_both_ways():
+    """As the engine uses it: joins, a decision (the bound V = total / weights, up or down), the winner taken."""
+    class Keys:
+        @staticmethod
+        def vruntime(task):
+            return task.vruntime_base
+
+        @staticmethod
+        def key(task, now):
+            return task.virtual_deadline, task.arrival, task.index
+
+    rng = random.Random(5)
+    queue, line = EligibleQueue(Keys()), []
+    bound = Fraction(0)
+    for step in range(4000):
+        if line and rng.random() < 0.6:
+            bound += Fraction(rng.randint(-40, 60), rng.randint(1, 7))   # V falls as well as rises here
+            bound = max(bound, min(task.vruntime_base for task in line))   # a weighted mean: never below all
+            within = [task for task in line if task.vruntime_base <= bound]
+            expected = min(within, key=lambda task: Keys.key(task, 0))
+            assert queue.earliest(bound.numerator, bound.denominator, 0) is expected
+            queue.take(expected)
+            line.remove(expected)
+        else:
+            task = Task(step, f"T{step}", step, 1, vruntime_base=int(bound) + rng.randint(-50, 50),
+                        virtual_deadline=rng.randint(0, 300))
+            queue.push(task, 0)
+            line.append(task)
+        assert len(queue) == len(line) and sorted(queue.tasks(), key=id) == sorted(line, key=id)

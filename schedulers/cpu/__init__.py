@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 from fractions import Fraction
+from itertools import repeat
+from operator import attrgetter, is_not
 from typing import Any
 
 from .. import fields
@@ -76,22 +78,25 @@ def check_scan_work(policy: Policy, tasks: list[Task], makespan: int) -> None:
 
 def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, timeline: list[str | None],
            trace: Trace) -> dict[str, Any]:
-    rows = []
-    for task in tasks:
-        turnaround = task.completion - task.arrival
-        row = {"name": task.name, "arrival": task.arrival, "burst": task.burst, "completion": task.completion,
-               "turnaround": turnaround, "waiting": turnaround - task.burst, "response": task.first_run - task.arrival}
-        for optional in OPTIONAL:
-            value = getattr(task, optional)
-            if value is not None:
-                row[optional] = value
-        if task.deadline is not None:
-            row["missed"] = task.completion > task.deadline
-        rows.append(row)
-    totals = {key: sum(row[key] for row in rows) for key in ("turnaround", "waiting", "response")}
-    misses = sum(row.get("missed", False) for row in rows)
+    given = [name for name in OPTIONAL if any(map(is_not, map(attrgetter(name), tasks), repeat(None)))]
+    rows = [{"name": task.name, "arrival": task.arrival, "burst": task.burst, "completion": task.completion,
+             "turnaround": task.completion - task.arrival, "waiting": task.completion - task.arrival - task.burst,
+             "response": task.first_run - task.arrival} for task in tasks]
+    if given:
+        for task, row in zip(tasks, rows):
+            for optional in given:
+                value = getattr(task, optional)
+                if value is not None:
+                    row[optional] = value
+            if task.deadline is not None:
+                row["missed"] = task.completion > task.deadline
+    # Sums of the tasks' own numbers, in C: the same totals as the rows'.
+    arrivals, busy = sum(map(attrgetter("arrival"), tasks)), sum(map(attrgetter("burst"), tasks))
+    turnaround = sum(map(attrgetter("completion"), tasks)) - arrivals
+    totals = {"turnaround": turnaround, "waiting": turnaround - busy,
+              "response": sum(map(attrgetter("first_run"), tasks)) - arrivals}
+    misses = sum(row.get("missed", False) for row in rows) if "deadline" in given else 0
     averages = {key: Fraction(total, len(tasks)) for key, total in totals.items()}
-    busy = sum(task.burst for task in tasks)
     utilisation = Fraction(busy, makespan)
     return {
         "mode": "cpu", "algorithm": algorithm, "parameters": policy.parameters(),

@@ -235,6 +235,56 @@ class CohortQueue:
         """Keys are computed at every decision anyway."""
 
 
+class EligibleQueue:
+    """The ready queue of a rule that runs the least key among the tasks whose vruntime is within a bound that moves
+    with time (``queue = "eligible"``, EEVDF: lag V - v >= 0, V the weighted average vruntime): two heaps, the tasks
+    not known to be within it, by vruntime, and those found within it, by key. A task's vruntime and key do not change
+    while it waits, so ``earliest`` moves the tasks the bound has passed to the second heap, O(log n) a move, and a
+    top found past the bound again back (EEVDF's V never falls from one decision to the next but for rounding an
+    arrival's placement down, so that is rare; at most one move in and one back a join, amortised)."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.beyond: list[tuple[Any, ...]] = []     # (vruntime, index, task)
+        self.eligible: list[tuple[Any, ...]] = []   # (*key, index, vruntime, task)
+        self.count = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def push(self, task: Task, now: int) -> None:
+        heapq.heappush(self.beyond, (self.policy.vruntime(task), task.index, task))
+        self.count += 1
+
+    def best(self, now: int) -> Task:
+        return self.policy.choose(self, now)
+
+    def earliest(self, total: int, weights: int, now: int) -> Task:
+        """The task of least key among those whose vruntime v has v * weights <= total (V = total / weights)."""
+        beyond, eligible, key = self.beyond, self.eligible, self.policy.key
+        while beyond and beyond[0][0] * weights <= total:
+            vruntime, index, task = heapq.heappop(beyond)
+            heapq.heappush(eligible, (*key(task, now), index, vruntime, task))
+        while eligible[0][-2] * weights > total:
+            *_, index, vruntime, task = heapq.heappop(eligible)
+            heapq.heappush(beyond, (vruntime, index, task))
+        return eligible[0][-1]
+
+    def take(self, task: Task) -> None:
+        """The engine only ever takes the best task: the top of the eligible heap."""
+        heapq.heappop(self.eligible)
+        self.count -= 1
+
+    def tasks(self) -> list[Task]:
+        return [entry[-1] for entry in self.beyond] + [entry[-1] for entry in self.eligible]
+
+    def ordered(self, now: int) -> list[Task]:
+        return sorted(self.tasks(), key=lambda task: self.policy.key(task, now))
+
+    def rekey(self, now: int) -> None:
+        """Keys and vruntimes do not change while tasks wait."""
+
+
 class ScanQueue:
     """The ready queue of any other dynamic rule (aging, your own): a list in queue order, scanned per decision."""
 
@@ -264,8 +314,9 @@ class ScanQueue:
         """Keys are computed at every decision anyway."""
 
 
-ReadyQueue = HeapQueue | FifoQueue | TicketQueue | CohortQueue | ScanQueue
-QUEUES = {"heap": HeapQueue, "fifo": FifoQueue, "tickets": TicketQueue, "cohorts": CohortQueue, "scan": ScanQueue}
+ReadyQueue = HeapQueue | FifoQueue | TicketQueue | CohortQueue | EligibleQueue | ScanQueue
+QUEUES = {"heap": HeapQueue, "fifo": FifoQueue, "tickets": TicketQueue, "cohorts": CohortQueue,
+          "eligible": EligibleQueue, "scan": ScanQueue}
 
 
 def queue_kind(policy: Policy) -> str:

@@ -45,7 +45,7 @@ from .scenario import (DEFAULT_LATENCY, DEFAULT_MIN_GRANULARITY, DEFAULT_QUANTUM
                        Parameters, Task)
 
 if TYPE_CHECKING:
-    from .engine import TicketQueue
+    from .engine import EligibleQueue, TicketQueue
 
 Text = dict[str, str]
 
@@ -617,8 +617,8 @@ class EEVDF(CFS):
     time units, each with the virtual deadline d = v + slice * 1024 / weight, v taken when the request starts.
     When the CPU is free, the eligible task with the earliest virtual deadline runs its request (or what is left
     of its burst); then its next request starts: d += slice * 1024 / weight. A task that arrives is placed at lag
-    0, v = V (with none runnable it keeps its own, 0). No wakeup preemption. Ties: earlier arrival, then input
-    order."""
+    0, v = V rounded down to vruntime's unit, 1/lcm(the 40 weights) of a time unit (with none runnable it keeps
+    its own, 0). No wakeup preemption. Ties: earlier arrival, then input order."""
     name = "eevdf"
     label = {"en": "EEVDF", "ja": "EEVDF（適格仮想締切最早優先）"}
     summary = {"en": "among tasks with lag V - v >= 0 (V the weighted mean vruntime), the earliest virtual deadline "
@@ -626,7 +626,8 @@ class EEVDF(CFS):
                "ja": "ラグ V - v >= 0 のタスク（Vは重み付き平均vruntime）のうち仮想締切が最も早いものをスライス実行します。"
                      "締切 = v + スライス*1024/重み。到着時は v = V。同点は到着順、入力順"}
     parameter_names = ("slice",)
-    dynamic = True   # eligibility moves with V: each decision looks at every runnable task
+    dynamic = True            # eligibility moves with V
+    queue = "eligible"        # the engine keeps the not yet eligible by vruntime and the eligible by key: O(log n)
     ties_by_arrival = False   # a task level on deadline may not be eligible: no sentence about ties
 
     @classmethod
@@ -635,13 +636,25 @@ class EEVDF(CFS):
 
     def __init__(self, slice_length: int) -> None:
         self.slice_length = slice_length
-        self.runnable: list[Task] = []   # arrived and not completed, in arrival order
         self.rule = {"en": "EEVDF runs the eligible task with the earliest virtual deadline",
                      "ja": "EEVDFは適格なタスクのうち仮想締切が最も早いものを実行します"}
+        self.start([])
 
-    def average(self, tasks: Sequence[Task]) -> Fraction:
-        """V, in vruntime units: sum(w * v) / sum(w) over ``tasks``."""
-        return Fraction(sum(self.weight(t) * self.vruntime(t) for t in tasks), sum(self.weight(t) for t in tasks))
+    def start(self, tasks: list[Task]) -> None:
+        """sum(w * v) over the runnable tasks is kept as their placements' part and the time they have run: every
+        unit run adds w * 1024 / w = 1024 to it, whichever task ran."""
+        self.runnable_weight = 0   # sum(w)
+        self.placed = 0            # sum(w * vruntime_base)
+        self.left = 0              # time the CPU was idle or ran tasks that have completed: now - left is the
+                                   # time the runnable tasks have run
+        self.emptied = 0           # when the last runnable task completed
+
+    def weighted_vruntime(self, now: int) -> int:
+        """sum(w * v) over the runnable tasks at ``now``, in vruntime units; V = this / sum(w)."""
+        return self.placed + NICE_0_WEIGHT * VRUNTIME_SCALE * (now - self.left)
+
+    def average(self, now: int) -> Fraction:
+        return Fraction(self.weighted_vruntime(now), self.runnable_weight)
 
     def request(self, task: Task) -> int:
         """slice * 1024 / weight in vruntime units: how far a request's deadline lies beyond its start."""
@@ -650,30 +663,36 @@ class EEVDF(CFS):
     def key(self, task: Task, now: int) -> Any:
         return task.virtual_deadline, task.arrival, task.index
 
-    def choose(self, ready: Sequence[Task], now: int) -> Task:
-        average = self.average(ready)   # the CPU is free: every runnable task is ready
-        return min((task for task in ready if self.vruntime(task) <= average), key=lambda task: self.key(task, now))
+    def choose(self, ready: EligibleQueue, now: int) -> Task:
+        """The CPU is free, so every runnable task is ready: of those with v <= V, the least key."""
+        return ready.earliest(self.weighted_vruntime(now), self.runnable_weight, now)
 
     def quantum(self, task: Task) -> int | None:
         return self.slice_length
 
     def admit(self, task: Task, now: int, least: Callable[[], Task | None]) -> None:
-        if self.runnable:
-            task.vruntime_base = self.average(self.runnable)
+        if self.runnable_weight:
+            task.vruntime_base = self.weighted_vruntime(now) // self.runnable_weight   # V, rounded down
+        else:
+            self.left += now - self.emptied   # idle since the last runnable task completed
         task.virtual_deadline = self.vruntime(task) + self.request(task)
-        self.runnable.append(task)
+        self.runnable_weight += self.weight(task)
+        self.placed += self.weight(task) * task.vruntime_base
 
     def expire(self, task: Task, now: int) -> list[dict[str, Any]]:
         task.virtual_deadline += self.request(task)
         return []
 
     def complete(self, task: Task, now: int) -> None:
-        self.runnable.remove(task)
+        self.runnable_weight -= self.weight(task)
+        self.placed -= self.weight(task) * task.vruntime_base
+        self.left += task.burst
+        self.emptied = now
 
     def detail(self, task: Task, now: int) -> Text:
         scale = VRUNTIME_SCALE
         vruntime, deadline = Fraction(self.vruntime(task), scale), Fraction(task.virtual_deadline, scale)
-        lag = Fraction(self.average(self.runnable), scale) - vruntime
+        lag = self.average(now) / scale - vruntime
         return {"en": f"vruntime {vruntime}, lag {lag}, virtual deadline {deadline}",
                 "ja": f"vruntime {vruntime}、ラグ{lag}、仮想締切{deadline}"}
 
@@ -684,10 +703,11 @@ class EEVDF(CFS):
         numbers = super().trace_state(tasks, time)
         arrived = [task for task in tasks if task.arrival < time]
         numbers["virtual_deadline"] = {task.name: Fraction(task.virtual_deadline, VRUNTIME_SCALE) for task in arrived}
-        if self.runnable:
-            average = self.average(self.runnable)
-            numbers["lag"] = {task.name: Fraction(average - self.vruntime(task), VRUNTIME_SCALE)
-                              for task in self.runnable}
+        if self.runnable_weight:
+            average = self.average(time)
+            runnable = sorted((task for task in arrived if task.completion is None),
+                              key=lambda task: (task.arrival, task.index))
+            numbers["lag"] = {task.name: (average - self.vruntime(task)) / VRUNTIME_SCALE for task in runnable}
         return numbers
 
 
