@@ -44,7 +44,7 @@ ENGINE_HOOKS = ("join", "pick", "admit", "generate", "finish", "charge")
 NOT_DECIDING = {"engine": set(),
                 "cpu": {"next_instant", "detail", "parameters", "decision_source", "from_parameters", "trace_state"},
                 "llm": {"state", "explain", "name_of", "pick_sentence", "parameters"}}
-ASKING = {"decide", "schedule", "finish"}                                     # the engine asks the rule
+ASKING = {"schedule", "finish"}                                               # the engine asks the rule
 BOOKKEEPING = {"push", "rekey", "ordered", "tie_note", "record_stretch", "continuation"}   # it keeps or shows
 
 
@@ -123,12 +123,17 @@ def spy_cpu(algorithm: str, scenario: dict, monkeypatch) -> tuple[dict, dict[int
     policy = make_policy(algorithm, read_parameters(scenario))
     watched = {name for name in CPU_HOOKS if has_code(type(policy), CpuPolicy, name)}
     calls: dict[int, set[str]] = defaultdict(set)
-    state = {"depth": 0, "instant": -1}   # before the first decision: step 0
+    state = {"depth": 0}
 
-    def note(name: str, now: int | None) -> None:
+    def note(name: str, now: int | None, frame) -> None:
         # An expiry or a completion is the end of the step's slice; everything else is asked at an instant t, for
-        # step t + 1.
-        calls[now if name in ("expire", "complete") else (state["instant"] if now is None else now) + 1].add(name)
+        # step t + 1: the instant the engine's loop is at when a hook does not say (quantum), and before the loop
+        # (start), step 0.
+        if now is None:
+            while frame.f_code.co_name != "schedule":
+                frame = frame.f_back
+            now = frame.f_locals.get("t", -1)
+        calls[now if name in ("expire", "complete") else now + 1].add(name)
 
     for name in watched:
         original = getattr(policy, name)
@@ -136,7 +141,7 @@ def spy_cpu(algorithm: str, scenario: dict, monkeypatch) -> tuple[dict, dict[int
 
         def spied(*arguments, name=name, original=original, signature=signature):
             if state["depth"] == 0 and asking(sys._getframe(1)):
-                note(name, signature.bind(*arguments).arguments.get("now"))
+                note(name, signature.bind(*arguments).arguments.get("now"), sys._getframe(1))
             state["depth"] += 1
             try:
                 return original(*arguments)
@@ -144,22 +149,16 @@ def spy_cpu(algorithm: str, scenario: dict, monkeypatch) -> tuple[dict, dict[int
                 state["depth"] -= 1
         setattr(policy, name, spied)   # on the instance: the engine's class-level checks see the real rule
 
-    decide = engine.decide
-
-    def spied_decide(rule, ready, running, t):
-        state["instant"] = t
-        return decide(rule, ready, running, t)
-
     def spying_best(best):
         def spied_best(queue, now):   # a heap's or a FIFO's order is the key's: their answer is the key deciding
-            if "key" in watched and state["depth"] == 0 and asking(sys._getframe(1)):
-                note("key", now)
+            if "key" in watched and len(queue) and state["depth"] == 0 and asking(sys._getframe(1)):
+                note("key", now, sys._getframe(1))
             answer = best(queue, now)
-            assert answer is min(queue.tasks(), key=lambda task: (type(policy).key(policy, task, now), task.index))
+            assert answer is min(queue.tasks(), key=lambda task: (type(policy).key(policy, task, now), task.index),
+                                 default=None)
             return answer
         return spied_best
 
-    monkeypatch.setattr(engine, "decide", spied_decide)
     for queue in (engine.HeapQueue, engine.FifoQueue):
         monkeypatch.setattr(queue, "best", spying_best(queue.best))
     result = run_cpu({**scenario, "algorithm": algorithm}, policy=policy)

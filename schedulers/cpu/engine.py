@@ -14,6 +14,7 @@ its state is the one after the slice.
 from __future__ import annotations
 
 import heapq
+import math
 from collections import deque
 from itertools import groupby
 from collections.abc import Iterable
@@ -68,8 +69,9 @@ class HeapQueue:
     def push(self, task: Task, now: int) -> None:
         heapq.heappush(self.heap, self.entry(task, now))
 
-    def best(self, now: int) -> Task:
-        return self.heap[0][-1]
+    def best(self, now: int) -> Task | None:
+        heap = self.heap
+        return heap[0][-1] if heap else None
 
     def take(self, task: Task) -> None:
         """Remove ``task``, which the engine only ever takes as ``best``: the heap's top."""
@@ -98,8 +100,9 @@ class FifoQueue:
     def push(self, task: Task, now: int) -> None:
         self.queue.append(task)
 
-    def best(self, now: int) -> Task:
-        return self.queue[0]
+    def best(self, now: int) -> Task | None:
+        queue = self.queue
+        return queue[0] if queue else None
 
     def take(self, task: Task) -> None:
         self.queue.popleft()
@@ -117,13 +120,15 @@ class FifoQueue:
 class TicketQueue:
     """The ready queue of a rule that draws a ticket (``queue = "tickets"``, lottery): the tasks in queue order
     with their tickets laid out along it, held in a Fenwick tree, so ``total`` is at hand and ``holder(w)``, the
-    task holding ticket w (0 <= w < total), is found in O(log n) instead of a walk along the queue."""
+    task holding ticket w (0 <= w < total), is found in O(log n) instead of a walk along the queue. The tree has
+    room for 2**k slots, the nodes past the last slot holding more tickets than there can be: a descent never
+    enters them, without a bound check at each of its steps."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
         self.slots: list[Task | None] = []   # in queue order; None where a task was taken
         self.tickets: list[int] = []         # each slot's tickets (0 where taken)
-        self.tree = [0]                      # Fenwick tree over the slots' tickets (1-based)
+        self.tree = [0, BEYOND]              # Fenwick tree over the slots' tickets (1-based), 2**k + 1 long
         self.count = self.total = 0
         self.drawn = 0                       # the slot of the last holder found
 
@@ -134,41 +139,44 @@ class TicketQueue:
         if len(self.slots) > 4 * self.count + 1024:
             self.compact()
         tickets = self.policy.tickets(task)
-        self.slots.append(task)
+        slots, tree = self.slots, self.tree
+        slots.append(task)
         self.tickets.append(tickets)
+        index = len(slots)
+        if index == len(tree):
+            tree += [BEYOND] * (index - 1)   # room for twice the slots
         # The new node covers the slots (index - lowbit, index]: its own tickets and the nodes below it.
-        tree, index = self.tree, len(self.slots)
         node, child, first = tickets, index - 1, index - (index & -index)
         while child > first:
             node += tree[child]
             child -= child & -child
-        tree.append(node)
+        tree[index] = node
         self.count += 1
         self.total += tickets
 
-    def best(self, now: int) -> Task:
-        return self.policy.choose(self, now)
+    def best(self, now: int) -> Task | None:
+        return self.policy.choose(self, now) if self.count else None
 
     def take(self, task: Task) -> None:
         """The engine only ever takes the best task: the holder just drawn."""
         slot = self.drawn
         tickets = self.tickets[slot]
-        self.slots[slot], self.tickets[slot] = None, 0
+        self.slots[slot] = None
+        self.tickets[slot] = 0
         self.count -= 1
         self.total -= tickets
-        tree, index, size = self.tree, slot + 1, len(self.tree)
+        tree, index, size = self.tree, slot + 1, len(self.slots) + 1
         while index < size:
             tree[index] -= tickets
             index += index & -index
 
     def holder(self, ticket: int) -> Task:
         """The task holding ``ticket`` when the tickets are numbered from 0 along the queue."""
-        tree, size, slot = self.tree, len(self.tree), 0
-        for step in STEPS[size.bit_length()]:   # the last slot whose tickets before it are at most ``ticket``
-            node = slot + step
-            if node < size and tree[node] <= ticket:
-                slot = node
-                ticket -= tree[node]
+        tree, slot = self.tree, 0
+        for step in STEPS[len(tree).bit_length() - 1]:   # the last slot whose tickets before it are at most ``ticket``
+            if tree[slot + step] <= ticket:
+                slot += step
+                ticket -= tree[slot]
         self.drawn = slot
         return self.slots[slot]
 
@@ -176,8 +184,8 @@ class TicketQueue:
         """Drop the slots of taken tasks and rebuild the tree in O(n): amortised O(1) per push."""
         self.slots = [task for task in self.slots if task is not None]
         self.tickets = [tickets for tickets in self.tickets if tickets]
-        tree = self.tree = [0, *self.tickets]
-        size = len(tree)
+        size = len(self.tickets) + 1
+        tree = self.tree = [0, *self.tickets] + [BEYOND] * ((1 << size.bit_length()) + 1 - size)
         for index in range(1, size):
             parent = index + (index & -index)
             if parent < size:
@@ -193,7 +201,8 @@ class TicketQueue:
         """The queue order never changes."""
 
 
-# The steps of a descent in a Fenwick tree of fewer than 2**bits nodes: 2**(bits - 1), ..., 2, 1.
+BEYOND = 1 << 62   # more tickets than a scenario can hold (10^5 tasks x 10^6 tickets)
+# The steps of a descent in a Fenwick tree of 2**bits slots: 2**(bits - 1), ..., 2, 1.
 STEPS = [tuple(1 << power for power in reversed(range(bits))) for bits in range(64)]
 
 
@@ -214,8 +223,9 @@ class CohortQueue:
         self.cohorts.setdefault(self.policy.cohort(task), deque()).append(task)
         self.count += 1
 
-    def best(self, now: int) -> Task:
-        return min((cohort[0] for cohort in self.cohorts.values()), key=lambda task: self.policy.key(task, now))
+    def best(self, now: int) -> Task | None:
+        return min((cohort[0] for cohort in self.cohorts.values()), key=lambda task: self.policy.key(task, now),
+                   default=None)
 
     def take(self, task: Task) -> None:
         name = self.policy.cohort(task)
@@ -256,8 +266,8 @@ class EligibleQueue:
         heapq.heappush(self.beyond, (self.policy.vruntime(task), task.index, task))
         self.count += 1
 
-    def best(self, now: int) -> Task:
-        return self.policy.choose(self, now)
+    def best(self, now: int) -> Task | None:
+        return self.policy.choose(self, now) if self.count else None
 
     def earliest(self, total: int, weights: int, now: int) -> Task:
         """The task of least key among those whose vruntime v has v * weights <= total (V = total / weights)."""
@@ -298,8 +308,8 @@ class ScanQueue:
     def push(self, task: Task, now: int) -> None:
         self.queue.append(task)
 
-    def best(self, now: int) -> Task:
-        return self.policy.choose(self.queue, now)
+    def best(self, now: int) -> Task | None:
+        return self.policy.choose(self.queue, now) if self.queue else None
 
     def take(self, task: Task) -> None:
         self.queue.remove(task)
@@ -360,39 +370,53 @@ class Trace:
 
 
 def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | None], Trace]:
-    """Run ``tasks`` under ``policy``; returns the per-unit timeline and the trace. Mutates the tasks."""
+    """Run ``tasks`` under ``policy``; returns the per-unit timeline and the trace. Mutates the tasks.
+
+    Without a trace (``level`` "none") this loop is the whole cost of a run, some 10^6 passes at the limits, so it
+    asks the queue and the rule directly (a decision and a stretch's end are written out here, not in helpers)."""
     arrivals = sorted(tasks, key=lambda task: (task.arrival, task.index))
-    arrival_times = [task.arrival for task in arrivals] + [None]   # None: no arrival is left
+    arrival_times = [task.arrival for task in arrivals] + [math.inf]   # inf: no arrival is left
     record = level != "none"
     rule_instants = type(policy).next_instant is not Policy.next_instant
     admits = type(policy).admit is not Policy.admit   # skip the no-op hook: 10^5 calls saved at the limit
     streaks = type(policy).streak is not Policy.streak
     expires = type(policy).expire is not Policy.expire
     completes = type(policy).complete is not Policy.complete
+    preemptive = policy.preemptive
+    every_instant = policy.dynamic and preemptive   # its keys change with time: it looks again at every instant
     policy.start(tasks)
     ready = QUEUES[queue_kind(policy)](policy)
-    push, take = ready.push, ready.take
+    push, take, best = ready.push, ready.take, ready.best
+    keyed = isinstance(ready, (HeapQueue, FifoQueue))
     trace = Trace(level, tasks, policy)
     if record:
         trace.record(0, None, [], [], "initial", say(MESSAGES, "initial", count=len(tasks)))
     timeline: list[str | None] = []
+    append, extend = timeline.append, timeline.extend
     queued = 0           # running count of joins to the ready queue: FIFO order for every rule
     next_arrival = 0     # index into ``arrivals``
     unfinished = len(tasks)
     running: Task | None = None
     expired: Task | None = None   # its quantum ended at t; it returns to the tail after t's arrivals
     streak = 0           # without trace, the quantum of a running task granted several in a row (0: none)
+    events: list[dict[str, Any]] = []
     t = 0
 
     def least() -> Task | None:
-        present = [task for task in (running, expired) if task is not None]
-        if isinstance(ready, (HeapQueue, FifoQueue)) and ready:
-            present.append(ready.best(t))
-        return min(present, key=lambda task: policy.key(task, t), default=None)
+        """The present task the key prefers: running, just expired, or ready (the best one, if the queue is in key
+        order; a rule that scans finds it itself)."""
+        found, found_key = None, None
+        for task in (running, expired, best(t) if keyed else None):
+            if task is not None:
+                key = policy.key(task, t)
+                if found is None or key < found_key:
+                    found, found_key = task, key
+        return found
 
     while unfinished:
         # 1. arrivals, 2. the expired task's requeue, 3. the rule's own work, 4. the decision.
-        events: list[dict[str, Any]] = []
+        if record:
+            events = []
         while arrival_times[next_arrival] == t:
             task = arrivals[next_arrival]
             next_arrival += 1
@@ -413,9 +437,21 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
             rule_events = policy.at_instant(t, ready.tasks() + ([running] if running else []))
             if rule_events:
                 ready.rekey(t)
-                events += rule_events
+                if record:
+                    events += rule_events
 
-        decision, chosen = decide(policy, ready, running, t)
+        # The decision: dispatch the best ready task onto a free CPU (idle if none), or let it preempt the running
+        # one if the rule preempts and says so, or continue.
+        chosen = None
+        if running is None:
+            chosen = best(t)
+            decision = "idle" if chosen is None else "dispatch"
+        else:
+            decision = "continue"
+            if preemptive:
+                candidate = best(t)
+                if candidate is not None and policy.preempts(candidate, running, t):
+                    chosen, decision = candidate, "preempt"
         if record:
             why = explain(policy, ready, decision, chosen, running, t, level == "full")
         if chosen is not None:
@@ -429,20 +465,39 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                 running.first_run = t
             if record:
                 events.append(event("dispatch", running, t))
-        if running is not None and running.slice_left is None:
-            running.slice_left = policy.quantum(running)
-            # Dispatched again as soon as its quantum ended: without a trace, a rule that can say for how many
-            # quanta in a row (Stride) has them run as one stretch. (Asked only then: it costs a look at the rival.)
-            if streaks and running is requeued and not record and running.slice_left is not None:
-                streak = running.slice_left
-                wins = policy.streak(running, ready.best(t) if ready else None, t)
-                running.slice_left = streak * (wins or -(-running.remaining // streak))
-        end = stretch_end(policy, running, t, arrival_times[next_arrival], rule_instants)
-        if running is None and record:
-            events.append(event("idle", None, t, until=end))
-            why = continuation(policy, None, t, end)
 
-        timeline.extend([running.name if running else None] * (end - t))
+        # The stretch: until the next instant at which anything can change (an arrival, the running task's
+        # completion or quantum end, the rule's own instant), or the next time unit for a rule that looks again
+        # at every one.
+        if running is None:
+            end = arrival_times[next_arrival]   # the CPU idles only while a task is still to arrive
+            if record:
+                events.append(event("idle", None, t, until=end))
+                why = continuation(policy, None, t, end)
+            extend([None] * (end - t))
+        else:
+            if running.slice_left is None:
+                running.slice_left = policy.quantum(running)
+                # Dispatched again as soon as its quantum ended: without a trace, a rule that can say for how many
+                # quanta in a row (Stride) has them run as one stretch. (Asked only then: it costs a look at the
+                # rival.)
+                if streaks and running is requeued and not record and running.slice_left is not None:
+                    streak = running.slice_left
+                    wins = policy.streak(running, best(t), t)
+                    running.slice_left = streak * (wins or -(-running.remaining // streak))
+            slice_left = running.slice_left
+            end = t + (slice_left if slice_left is not None and slice_left < running.remaining else running.remaining)
+            if arrival_times[next_arrival] < end:
+                end = arrival_times[next_arrival]
+            if rule_instants:
+                end = min(end, policy.next_instant(t) or end)
+            if every_instant:
+                end = t + 1
+            if end - t == 1:
+                append(running.name)
+            else:
+                extend([running.name] * (end - t))
+
         if record:
             record_stretch(trace, policy, ready, running, t, end, events, decision, why)
             record = not trace.truncated
@@ -490,17 +545,6 @@ def record_stretch(trace: Trace, policy: Policy, ready: ReadyQueue, running: Tas
                      join(step_why, *map(end_sentence, end_events)))
 
 
-def decide(policy: Policy, ready: ReadyQueue, running: Task | None, t: int) -> tuple[str, Task | None]:
-    """The decision at instant t: its kind and the task to dispatch (None: keep the running one, or idle)."""
-    if running is None:
-        return ("dispatch", ready.best(t)) if ready else ("idle", None)
-    if policy.preemptive and ready:
-        candidate = ready.best(t)
-        if policy.preempts(candidate, running, t):
-            return "preempt", candidate
-    return "continue", None
-
-
 def explain(policy: Policy, ready: ReadyQueue, decision: str, chosen: Task | None,
             running: Task | None, t: int, ties: bool) -> dict[str, str]:
     """The sentence for a decision (``ties``: say when arrival or input order broke a tie)."""
@@ -530,23 +574,6 @@ def continuation(policy: Policy, running: Task | None, t: int, until: int) -> di
     if running is None:
         return say(MESSAGES, "idle", t=t, until=until)
     return say(MESSAGES, "continue", t=t, task=running.name, detail=policy.detail(running, t), keep=policy.keep)
-
-
-def stretch_end(policy: Policy, running: Task | None, t: int, next_arrival: int | None, rule_instants: bool) -> int:
-    """The next instant at which anything can change: arrival, completion, quantum end, the rule's own."""
-    if running is None:
-        assert next_arrival is not None, "the CPU idles only while a task is still to arrive"
-        return next_arrival
-    end = t + running.remaining
-    if running.slice_left is not None and running.slice_left < running.remaining:
-        end = t + running.slice_left
-    if next_arrival is not None and next_arrival < end:
-        end = next_arrival
-    if rule_instants:
-        end = min(end, policy.next_instant(t) or end)
-    if policy.dynamic and policy.preemptive:
-        end = t + 1   # its keys change with time: look again at every instant
-    return end
 
 
 def advance(task: Task | None, ran: int) -> None:

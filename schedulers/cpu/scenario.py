@@ -113,18 +113,16 @@ def read_tasks(value: Any) -> list[Task]:
 
 
 def read_task(index: int, raw: Any) -> Task:
-    if type(raw) is not dict or not TASK_FIELD_SET.issuperset(raw):
+    """One task; its fields are Task's first fields, in TASK's order."""
+    if type(raw) is not dict or not raw.keys() <= TASK_FIELD_SET:
         where = f"tasks[{index}]"
         fields.known_keys(fields.mapping(raw, where), where, TASK_FIELDS)
-    if not REQUIRED_SET.issubset(raw):
+    if not raw.keys() >= REQUIRED_SET:
         raise ScenarioError(f"tasks[{index}].{next(key for key in REQUIRED if key not in raw)}", "is missing")
-    task = Task(index, checked_name(raw["name"], index),
-                *[checked(raw[key], index, key, minimum, maximum) for key, minimum, maximum in REQUIRED_NUMBERS])
-    if len(raw) > len(REQUIRED):
-        for key, minimum, maximum in OPTIONAL_LIMITS:
-            if raw.get(key) is not None:
-                setattr(task, key, checked(raw[key], index, key, minimum, maximum))
-    return task
+    return Task(index, checked_name(raw["name"], index),
+                *[checked(raw[key], index, key, minimum, maximum) for key, minimum, maximum in REQUIRED_NUMBERS],
+                *[None if raw.get(key) is None else checked(raw[key], index, key, minimum, maximum)
+                  for key, minimum, maximum in OPTIONAL_LIMITS])
 
 
 def checked(value: Any, index: int, key: str, minimum: int, maximum: int) -> int:
