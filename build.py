@@ -204,6 +204,8 @@ def build_site(args: argparse.Namespace) -> dict:
         raise BuildError(f"{app} does not exist: the static site is built from the Panel app (app/lab.py)")
     cmd = [python, ROOT / "static" / "build_site.py", "--root", ROOT, "--out", Path(args.out).resolve(),
            "--app", app, "--base-url", args.base_url]
+    for example in args.example or []:
+        cmd += ["--example", example]
     if args.pyodide_dist:
         cmd += ["--pyodide-dist", Path(args.pyodide_dist).resolve()]
         cmd += ["--allow-incomplete"] * args.allow_incomplete + ["--pyodide-standin"] * args.pyodide_standin
@@ -323,6 +325,10 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--pyodide-standin", action="store_true",
                              help="with --pyodide-dist: it is a stand-in for Pyodide's CDN folder (an older runtime, "
                                   "for tests), accepted although its lock names another Python")
+        command.add_argument("--example", action="append", metavar="NAME=QUERY",
+                             help="a prepared embed, example-NAME.html: the embed page prerendered with the link's "
+                                  "QUERY, stepping before Python starts (repeatable; default: the article's FCFS, "
+                                  "SRTF, RR q=2 and the SFQ reference)")
     build.set_defaults(func=cmd_build)
     serve.add_argument("--port", type=int, default=8000)
     serve.set_defaults(func=cmd_serve)

@@ -2,7 +2,7 @@
 together, with the differences highlighted.
 
 The right side runs the lab's own rows through ``schedulers.simulate`` with its own algorithm and parameters; it
-follows the lab's step (``schedulers.trace.aligned_step``): in CPU mode the step with the same time, in LLM mode
+follows the lab's step (``schedulers.trace.step_aligner``): in CPU mode the step with the same time, in LLM mode
 the step after the same number of dispatches.
 """
 from __future__ import annotations
@@ -14,13 +14,13 @@ import panel as pn
 import param
 
 from schedulers import ScenarioError, algorithms, simulate
-from schedulers.trace import aligned_step, dispatched_so_far, normalised_so_far
+from schedulers.trace import dispatched_so_far, normalised_so_far, step_aligner
 
 from . import render
 from .model import LabView, parameter_text, scenario_for
 from .panes import pane
 from .render import esc
-from .teach_text import algorithm_label, t
+from .teach_text import t
 from .text import t as app_t
 
 CPU_METRICS = ("waiting", "turnaround", "response")   # smaller is better
@@ -84,6 +84,7 @@ class CompareView(LabView):
     result = param.Dict(default=None, allow_None=True)
     error = param.String(default="")
     shown = param.Boolean(default=False, doc="on the page (set by the teaching bar): a hidden view draws nothing")
+    stepping = param.Parameter(default=None, doc="the lab's pager (app/pager.py): its slots show each step")
 
     def __init__(self, lab=None, **params) -> None:
         super().__init__(lab, **params)
@@ -132,42 +133,40 @@ class CompareView(LabView):
             widgets.append(box)
         return pn.FlexBox(*widgets, align_items="end")
 
-    def side(self, result: Mapping[str, Any], step: int, heading: str) -> list:
-        lang = self.lab.lang
-        parts: list = [pane(f'<h3>{esc(heading)}</h3>'
-                            + render.step_counter(step, len(result["steps"]), result["steps"][step], lang)
-                            + render.narration(result["steps"][step], lang))]
+    def side(self, result: Mapping[str, Any], owner: str, step: int) -> list:
+        """A side's heading, counter and narration (the pager's slot ``owner``), and its Gantt chart or dispatch
+        strip; the pager moves the cursor and the strip's marks as it steps."""
+        parts: list = [self.stepping.slot(owner)]
         if result["mode"] == "cpu":
-            gantt = render.Gantt(result, lang, self.lab.presenter)
+            gantt = render.Gantt(result, self.lab.lang, self.lab.presenter)
             gantt.move(result["steps"][step]["time"])
+            self.stepping.follow(owner, "time" if owner == "compare.left" else f"{owner}.time", gantt)
             parts.append(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width"))
         else:
-            parts.append(pane(render.dispatch_strip(result, step, lang)))
+            parts.append(self.stepping.slot(f"{owner}.strip"))
         return parts
 
-    @param.depends("lab.result", "lab.step", "lab.lang", "result", "error", "shown")
+    @param.depends("lab.result", "lab.lang", "lab.presenter", "result", "error", "shown")
     def views(self):
+        """Laid out once per run: the step's parts are the pager's slots (``frames.compare_frames``)."""
         lab, lang = self.lab, self.lab.lang
-        if not lab.result or not self.shown:   # hidden: no two Gantt charts rebuilt on every step
+        if not lab.result or not self.shown:   # hidden: no two Gantt charts built for nobody
             return pn.Column()
         left = lab.result
         parts = [pane(f'<p class="muted">{esc(t(lang, "compare.same"))}</p>')]
         if self.error:
             parts.append(pane(render.error_note(t(lang, "compare.error", problem=self.error)),
                               css_classes=["compare-error"]))
-        left_side = pn.Column(*self.side(left, lab.step, t(lang, "compare.left", name=algorithm_label(left,
-                              lang))), sizing_mode="stretch_width", css_classes=["compare-left"],
-                              styles={"flex": "1 1 360px", "min-width": "0"})
+        sided = {"sizing_mode": "stretch_width", "styles": {"flex": "1 1 360px", "min-width": "0"}}
+        left_side = pn.Column(*self.side(left, "compare.left", lab.step), css_classes=["compare-left"], **sided)
         if not self.result or self.result["mode"] != left["mode"]:
+            self.stepping.follow("compare.right", "", None)
             return pn.Column(*parts, left_side, sizing_mode="stretch_width")
         right = self.result
-        step = aligned_step(left, lab.step, right)
-        right_side = pn.Column(*self.side(right, step, t(lang, "compare.right", name=algorithm_label(right,
-                               lang))), sizing_mode="stretch_width", css_classes=["compare-right"],
-                               styles={"flex": "1 1 360px", "min-width": "0"})
-        diff = cpu_diff(left, right, lang) if left["mode"] == "cpu" else llm_diff(left, lab.step, right, lang)
+        right_side = pn.Column(*self.side(right, "compare.right", step_aligner(left, right)(lab.step)),
+                               css_classes=["compare-right"], **sided)
         parts += [pn.FlexBox(left_side, right_side, sizing_mode="stretch_width", gap="8px"),
-                  pane(f'<section class="card compare-diff">{diff}</section>')]
+                  self.stepping.slot("compare.diff")]
         return pn.Column(*parts, sizing_mode="stretch_width")
 
     def panel(self):

@@ -156,7 +156,7 @@ class ExportView(LabView):
         query = self.lab.link()
         return f"{base}?{query}" if query else base
 
-    @param.depends("lab.result", "lab.lang", "lab.step")
+    @param.depends("lab.result", "lab.lang")
     def panel(self):
         lab, lang = self.lab, self.lab.lang
         if not lab.result:
@@ -167,8 +167,9 @@ class ExportView(LabView):
         buttons = pn.FlexBox(self.download("export.json", "json", trace_json),
                              self.download("export.csv", "csv", metrics_csv),
                              self.download("export.svg", "svg", lambda r: chart_svg(r, lang)), self.png)
-        link = pn.widgets.TextInput(label=t(lang, "export.link"), value=self.link(), css_classes=["export-link"],
-                                    sizing_mode="stretch_width")
+        # Only the link follows the step: the chart and the buttons are the run's, not redrawn at each step.
+        link = pn.widgets.TextInput(label=t(lang, "export.link"), value=pn.bind(lambda _: self.link(), lab.param.step),
+                                    css_classes=["export-link"], sizing_mode="stretch_width")
         notes = [t(lang, "export.note", mode=result["mode"])]
         if result.get("algorithm") == CUSTOM:
             notes.append(t(lang, "export.custom"))

@@ -34,9 +34,17 @@ def browser_language() -> str | None:
     return "ja" if language and language.lower().startswith("ja") else ("en" if language else None)
 
 
+def drawn_without_python() -> bool:
+    """The static site's build draws the page once (a prerender, to paint before Pyodide starts): no server session
+    and not Pyodide. Its pager then steps the run it was drawn with on its own."""
+    context = pn.state.curdoc.session_context if pn.state.curdoc is not None else None
+    return sys.platform != "emscripten" and getattr(context, "server_context", None) is None
+
+
 def build():
     lab = Lab()
     ui = LabUI(lab)
+    ui.stepping.static = drawn_without_python()
 
     def sync_address(*_):
         # Panel pushes a browser history entry per change: while playing, write once, at the pause.

@@ -23,7 +23,7 @@ from .text import LANGUAGES, t
 MODES = ("cpu", "llm")   # the modes the lab has views for
 DEFAULT_TASKS = [("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "3")]  # the article's
 DEFAULT_TENANTS = [("A", "8", "6", ""), ("B", "2", "6", ""), ("C", "2", "4", "6")]  # the contract's reference
-SPEEDS = (0.5, 1.0, 2.0, 4.0)
+SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)   # steps a second while playing (in the page)
 # The editor's limit, not the core's (the command line runs 100,000 tasks): every row is a handful of widgets the
 # server builds and keeps in sync; 1,500 rows kept it busy for over a minute (README, "Shareable links").
 MAX_ROWS = 100
@@ -296,18 +296,6 @@ class Lab(param.Parameterized):
 
     def last(self) -> None:
         self.go(self.last_step)
-
-    def toggle_play(self) -> None:
-        if not self.playing and self.step >= self.last_step:
-            self.step = 0  # play from the start again rather than doing nothing
-        self.playing = not self.playing
-
-    def tick(self) -> None:
-        """One playback beat: advance, and stop at the end."""
-        if self.step >= self.last_step:
-            self.playing = False
-        else:
-            self.next()
 
     # --- restoring a shared link ------------------------------------------------------------------------
     def restore(self, search: str) -> None:

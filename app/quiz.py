@@ -143,6 +143,7 @@ class QuizView(LabView):
             gantt = render.Gantt(result, lang, self.lab.presenter)
             gantt.move(now["time"])
             gantt.dim.fill_alpha = 1.0    # the future is hidden, not dimmed
+            gantt.dim.level = gantt.cursor.level = "annotation"   # below the arrival marks (overlay, next)
             gantt.plot.tools = []         # and no tooltip tells it
             for renderer in gantt.plot.renderers:   # arrivals are known: their marks stay above the cover
                 if type(renderer.glyph).__name__ == "Scatter":
@@ -161,7 +162,9 @@ class QuizView(LabView):
     def board(self):
         lab, lang = self.lab, self.lab.lang
         result = lab.result
-        if not result or not self.shown:   # hidden: no Gantt chart rebuilt on every step
+        if not self.shown:   # hidden (off the page): nothing is built at each step, not even an empty column
+            raise param.Skip
+        if not result:
             return pn.Column()
         score = pane(f'<p class="score" aria-live="polite">{esc(t(lang, "quiz.score", right=self.right, asked=self.asked))}'
                      f'</p>{self.cli_note(lang)}', css_classes=["quiz-score"])

@@ -137,8 +137,10 @@ class Gantt:
                                      "fill": [colour(i) for i in range(len(tasks))]})
         plot.scatter(x="x", y=dodge("row", 0.42, range=plot.y_range), marker="inverted_triangle",
                      size=16 if presenter else 11, fill_color="fill", line_color="black", source=arrivals)
-        self.dim = BoxAnnotation(left=0, right=self.end, fill_color="white", fill_alpha=0.65, line_alpha=0)
-        self.cursor = Span(location=0, dimension="height", line_color="black", line_width=3)
+        # On the overlay layer: moving them repaints that layer alone, not every bar (the pager moves them per step).
+        self.dim = BoxAnnotation(left=0, right=self.end, fill_color="white", fill_alpha=0.65, line_alpha=0,
+                                 level="overlay")
+        self.cursor = Span(location=0, dimension="height", line_color="black", line_width=3, level="overlay")
         plot.add_layout(self.dim)
         plot.add_layout(self.cursor)
         plot.xaxis.ticker.desired_num_ticks = min(self.end, 20)
@@ -261,15 +263,20 @@ def cpu_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:
 
 # --- LLM mode -----------------------------------------------------------------------------------------
 
+def strip_states(done: int, current: bool) -> tuple[int, int]:
+    """The strip after ``done`` dispatches: ``(past, now)``, cells before ``past`` are sent, cell ``now`` is this
+    step's dispatch (-1 when the step dispatches nothing), the rest is the future."""
+    return (done - 1, done - 1) if current else (done, -1)
+
+
 def dispatch_strip(result: Mapping[str, Any], step: int, lang: str) -> str:
     where = indexes(result["tenants"])
-    done = dispatched_so_far(result, step)
-    current = result["steps"][step].get("kind") == "dispatch"
+    past, now = strip_states(dispatched_so_far(result, step), result["steps"][step].get("kind") == "dispatch")
     cells = []
     for n, item in enumerate(result["dispatch"]):
         name = item["tenant"]
         fill = colour(where[name])
-        state = "current" if current and n == done - 1 else ("future" if n >= done else "past")
+        state = "current" if n == now else ("past" if n < past else "future")
         label = f'{name} #{item.get("request", 0) + 1}: {item["cost"]}'
         current_mark = ' aria-current="step"' if state == "current" else ""
         cells.append(f'<li class="cell {state}" style="background:{fill};color:{ink(fill)}" title="{esc(label)}"'

@@ -8,14 +8,11 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-import param
-
 from schedulers.custom import CUSTOM
 from schedulers.rule import RuleSource, asked, deciding_lines, rule_source
 from schedulers.trace import policy_lines, resumes_quantum
 
 from .model import LabView
-from .panes import pane
 from .render import esc
 from .teach_text import t
 
@@ -69,25 +66,19 @@ def custom_html(result: Mapping[str, Any], code: str, step: int, lang: str) -> s
 
 
 class SourceView(LabView):
-    """The code that decides, for the lab's current algorithm and step."""
+    """The code that decides, for the lab's current algorithm, at any step of its run (the pager's frames)."""
 
-    def html(self) -> str:
+    def html(self, step: int) -> str:
         lab, lang = self.lab, self.lab.lang
         result = lab.result
         if not result:
             return ""
-        index = min(lab.step, len(result["steps"]) - 1)
+        index = min(step, len(result["steps"]) - 1)
         title = f'<h3>{esc(t(lang, "rule.title"))}</h3>'
         if result.get("algorithm") == CUSTOM:
             return title + custom_html(result, lab.policy_code.get(result["mode"], ""), index, lang)
         source = cached_source(result["mode"], result["algorithm"], json.dumps(result["parameters"], sort_keys=True))
         return title + rule_html(source, result, index, lang)
 
-    @param.depends("lab.result", "lab.step", "lab.lang")
-    def section(self) -> str:
-        return f'<section class="card source-view">{self.html()}</section>'
-
-    @property
-    def panel(self):
-        """One pane whose markup follows the step (a new pane per step would cost the server a Bokeh model)."""
-        return pane(self.section, css_classes=["source-pane"])
+    def card(self, step: int) -> str:
+        return f'<section class="card source-view">{self.html(step)}</section>'

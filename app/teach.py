@@ -23,11 +23,12 @@ VIEWS = ("lab", "compare", "quiz", "custom", "export")
 
 class Teaching(LabView):
     view = param.Selector(objects=list(VIEWS), default="lab")
+    features = param.Dict(default={}, doc="the views opened so far, by key (a new dict at each opening: the "
+                                          "pager follows Compare once it exists)")
 
     def __init__(self, lab=None, **params) -> None:
         super().__init__(lab, **params)
         self.source = SourceView(self.lab)  # beside the timeline: part of the lab's own view
-        self.features: dict[str, param.Parameterized] = {}  # the views opened so far, by key
         self._panels: dict[str, object] = {}
         self._controls = None
 
@@ -53,23 +54,23 @@ class Teaching(LabView):
 
     def _compare(self):
         from .compare import CompareView
-        self.features["compare"] = CompareView(self.lab)
+        self.features = {**self.features, "compare": CompareView(self.lab)}
         self._show()
         return pn.Column(self._controls, self.features["compare"].panel(), sizing_mode="stretch_width")
 
     def _quiz(self):
         from .quiz import QuizView
-        self.features["quiz"] = QuizView(self.lab)
+        self.features = {**self.features, "quiz": QuizView(self.lab)}
         self._show()
         return self.features["quiz"].panel()
 
     def _custom(self):
         from .custom import CustomEditor
-        self.features["custom"] = CustomEditor(self.lab)
+        self.features = {**self.features, "custom": CustomEditor(self.lab)}
         return self.features["custom"].panel()
 
     def _export(self):
-        self.features["export"] = exports.ExportView(self.lab)
+        self.features = {**self.features, "export": exports.ExportView(self.lab)}
         return self.features["export"].panel
 
     @param.depends("view")

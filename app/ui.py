@@ -1,7 +1,9 @@
 """The Panel layout of the lab: each piece is a view of ``model.Lab``, re-rendered by ``param.depends``.
 
 The only imperative links are the widgets' ``on_click``/``pn.bind(..., watch=True)`` calls into ``Lab``
-methods, the playback timer and the keyboard listener; everything shown follows from ``Lab``'s parameters.
+methods; everything shown follows from ``Lab``'s parameters. What changes with the step (counter, state, the
+rule's lines, the table's marks, the Gantt cursor) is the pager's (``app/pager.py``): rendered once per run as
+frames, shown by the browser at each step without a round trip.
 """
 from __future__ import annotations
 
@@ -9,13 +11,13 @@ import re
 
 import panel as pn
 import param
-from panel.custom import JSComponent
 
 from schedulers import schema
 from schedulers.custom import CUSTOM
 
 from . import render
-from .model import MAX_ROWS, MODES, SPEEDS, LabView, Row
+from .model import MAX_ROWS, MODES, LabView, Row
+from .pager import Stepping
 from .panes import SCALED, pane
 from .teach import Teaching
 from .teach_text import t as teach_t
@@ -35,55 +37,13 @@ def placeholder(field) -> str:
     return "" if field.required or field.default is None else str(field.default)
 
 
-class Keyboard(JSComponent):
-    """← → step, Space plays or pauses, Home/End jump; keys typed into a form field are left alone.
-
-    A dozen lines of browser code: one document-level listener that sends the action's name to Python.
-    ``composedPath()[0]`` is the element really focused inside Panel's shadow roots. The slider handles
-    its own arrow keys, and Space on a focused button presses that button, so those are not taken twice.
-    """
-
-    _esm = """
-    const ACTIONS = {ArrowLeft: "prev", ArrowRight: "next", " ": "toggle", Home: "first", End: "last"}
-    export function render({ model }) {
-      function onKey(event) {
-        const action = ACTIONS[event.key]
-        const target = event.composedPath()[0]
-        if (!action || event.altKey || event.ctrlKey || event.metaKey) return
-        if (target instanceof Element) {
-          if (/^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || target.isContentEditable) return
-          if (target.closest(".noUi-target")) return
-          if (action === "toggle" && target.tagName === "BUTTON") return
-        }
-        event.preventDefault()
-        model.send_msg(action)
-      }
-      document.addEventListener("keydown", onKey)
-      model.on("remove", () => document.removeEventListener("keydown", onKey))
-      return document.createElement("span")
-    }
-    """
-
-    def __init__(self, lab, **params) -> None:
-        super().__init__(**params)
-        self._lab = lab  # a plain attribute: nothing of the state is sent to the browser
-
-    def _handle_msg(self, msg) -> None:
-        lab = self._lab
-        actions = {"prev": lab.prev, "next": lab.next, "toggle": lab.toggle_play, "first": lab.first,
-                   "last": lab.last}
-        if msg in actions:
-            actions[msg]()
-
-
 class LabUI(LabView):
     """The views of one ``Lab``: header, editor, step controls, and each mode's pictures and table."""
 
     def __init__(self, lab=None, **params) -> None:
         super().__init__(lab, **params)
         self.teaching = Teaching(self.lab)
-        self._timer = None
-        self._gantt: render.Gantt | None = None
+        self.stepping = Stepping(self.lab, self.teaching)
 
     # --- header --------------------------------------------------------------------------------------
     @param.depends("lab.lang", "lab.mode")
@@ -103,7 +63,7 @@ class LabUI(LabView):
                      f'<p>{render.esc(t(lang, "keys"))}</p></details>')
         title = pane(f'<h1 class="title">{render.esc(t(lang, "title"))}</h1>', sizing_mode=None)
         return pn.FlexBox(title, modes, language, presenter, pane(help_html, sizing_mode=None), align_items="center",
-                          sizing_mode="stretch_width")
+                          sizing_mode="stretch_width", css_classes=["lab-header"])
 
     @param.depends("lab.notices", "lab.lang")
     def notices(self):
@@ -188,113 +148,44 @@ class LabUI(LabView):
             return "".join(notes)
         return pane(pn.bind(message, self.lab.param.errors, self.lab.param.lang))
 
-    # --- step controls -------------------------------------------------------------------------------
-    @param.depends("lab.lang")
-    def controls(self):
-        lab, lang = self.lab, self.lab.lang
-        buttons = []
-        for key, action in (("first", lab.first), ("prev", lab.prev), ("next", lab.next), ("last", lab.last)):
-            button = pn.widgets.Button(label=t(lang, key), css_classes=[f"step-{key}"], margin=(4, 2),
-                                       stylesheets=SCALED)
-            button.on_click(lambda _, action=action: action())
-            buttons.append(button)
-        play = pn.widgets.Button(label=pn.bind(lambda p: t(lang, "pause" if p else "play"), lab.param.playing),
-                                 color="primary", css_classes=["step-play"], margin=(4, 2),
-                                 stylesheets=SCALED)
-        play.on_click(lambda _: lab.toggle_play())
-        speed = pn.widgets.Select(options={f"{s:g}×": s for s in SPEEDS}, value=lab.speed,
-                                  label=t(lang, "speed"), width=130, margin=(0, 4))
-        speed.link(lab, value="speed")
-        slider = pn.widgets.IntSlider.from_param(lab.param.step, label=t(lang, "step"), show_value=False,
-                                                 sizing_mode="stretch_width", margin=(4, 10))
-        return pn.Column(pn.FlexBox(*buttons, play, speed, align_items="end", gap="0 2px"), slider,
-                         pane(f'<p class="muted keys">{render.esc(t(lang, "keys"))}</p>'),
-                         sizing_mode="stretch_width")
-
-    @param.depends("lab.step", "lab.result", "lab.lang")
-    def counter(self):
-        lab = self.lab
-        if not lab.result:
-            return ""
-        step = lab.result["steps"][lab.step]
-        return render.step_counter(lab.step, lab.last_step + 1, step, lab.lang) + render.narration(step, lab.lang)
-
     @param.depends("lab.errors", "lab.lang")
     def invalid_banner(self):
         lab, lang = self.lab, self.lab.lang
         notes = [t(lang, "invalid", problem=f"{field}: {problem}") for field, problem in lab.errors.items()]
         return "".join(f'<p class="error banner">{render.esc(n)}</p>' for n in notes)
 
-    # --- CPU views -------------------------------------------------------------------------------------
+    # --- the step's views: the pager's slots, and the Gantt chart whose cursor it moves ------------------------
     @param.depends("lab.result", "lab.lang", "lab.presenter")
     def gantt(self):
-        if not self.lab.result or self.lab.result.get("mode") != "cpu":
-            return pane("")
-        self._gantt = render.Gantt(self.lab.result, self.lab.lang, self.lab.presenter)
-        self._gantt.move(self._time())
-        return pn.pane.Bokeh(self._gantt.plot, sizing_mode="stretch_width", css_classes=["gantt"])
-
-    @param.depends("lab.step", watch=True)
-    def _move_cursor(self) -> None:
-        if self._gantt is not None:
-            with pn.io.unlocked():  # a direct Bokeh edit: send it to the browser as Panel's own edits are
-                self._gantt.move(self._time())
-
-    def _time(self) -> int:
-        """The time the current step reaches (steps and times differ in a compact trace)."""
-        return self.lab.result["steps"][self.lab.step].get("time", self.lab.step) if self.lab.result else 0
-
-    @param.depends("lab.result", "lab.step", "lab.lang")
-    def cpu_state(self):
         lab = self.lab
         if not lab.result or lab.result.get("mode") != "cpu":
-            return ""
-        step = lab.result["steps"][lab.step]
-        where = render.indexes(lab.result["tasks"])
-        return ('<div class="grid">' + render.ready_queue(step, where, lab.lang)
-                + render.remaining_bars(step, lab.result["tasks"], lab.lang) + render.event_list(step, lab.lang)
-                + "</div>")
+            self.stepping.follow("lab", "", None)
+            return pane("")
+        gantt = render.Gantt(lab.result, lab.lang, lab.presenter)
+        gantt.move(lab.result["steps"][lab.step].get("time", lab.step))
+        self.stepping.follow("lab", "time", gantt)
+        return pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["gantt"])
 
-    @param.depends("lab.result", "lab.step", "lab.lang")
-    def metrics(self):
-        lab = self.lab
-        if not lab.result:
-            return ""
-        draw = render.cpu_metrics if lab.result.get("mode") == "cpu" else render.llm_metrics
-        return draw(lab.result, lab.step, lab.lang)
-
-    # --- LLM views -------------------------------------------------------------------------------------
-    @param.depends("lab.result", "lab.step", "lab.lang")
-    def llm_state(self):
-        lab = self.lab
-        if not lab.result or lab.result.get("mode") != "llm":
-            return ""
-        return (render.dispatch_strip(lab.result, lab.step, lab.lang)
-                + '<div class="grid">' + render.tenant_queues(lab.result, lab.step, lab.lang)
-                + render.meters(lab.result, lab.step, lab.lang) + "</div>" + render.fairness(lab.result, lab.lang))
+    @param.depends("lab.result", "lab.lang")
+    def fairness(self):
+        result = self.lab.result
+        return render.fairness(result, self.lab.lang) if result and result.get("mode") == "llm" else ""
 
     @param.depends("lab.mode")
     def visuals(self):
-        # The step's views are HTML panes bound to methods that return markup: a step sends new text to the same
-        # panes instead of building new ones (and the Gantt chart only moves its cursor).
-        views = [self.gantt, pane(self.cpu_state)] if self.lab.mode == "cpu" else [pane(self.llm_state)]
+        # What changes with the step is in the pager's slots, filled in the browser; Python lays them out once.
+        slot = self.stepping.slot
+        if self.lab.mode == "cpu":
+            views = [self.gantt, slot("state")]
+        else:
+            views = [slot("strip"), slot("state"), pane(self.fairness)]
         # The rule's own code beside the timeline (below it when the screen is narrow).
         beside = pn.FlexBox(pn.Column(*views, sizing_mode="stretch_width", styles={"flex": "3 1 420px", "min-width": "0"}),
-                            pn.Column(self.teaching.source.panel, sizing_mode="stretch_width",
+                            pn.Column(slot("source", css_classes=["source-pane"]), sizing_mode="stretch_width",
                                       styles={"flex": "2 1 320px", "min-width": "0"}),
                             sizing_mode="stretch_width", gap="4px")
-        return pn.Column(pane(self.invalid_banner), pane(self.counter), beside,
-                         pane(self.metrics, css_classes=["metrics-pane"]), sizing_mode="stretch_width")
-
-    # --- playback --------------------------------------------------------------------------------------
-    @param.depends("lab.playing", "lab.speed", watch=True)
-    def _playback(self) -> None:
-        """A periodic callback while playing (asyncio-based, so it works in Pyodide as on the server)."""
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        if self.lab.playing:
-            self._timer = pn.state.add_periodic_callback(self.lab.tick, period=int(1000 / self.lab.speed))
+        return pn.Column(pane(self.invalid_banner), slot("counter"), beside,
+                         slot("metrics", css_classes=["metrics-pane"]), sizing_mode="stretch_width")
 
     # --- the page --------------------------------------------------------------------------------------
     def page(self):
@@ -304,11 +195,11 @@ class LabUI(LabView):
 
         editor = pn.Column(self.editor, sizing_mode="stretch_width",
                            styles={"flex": "1 1 300px", "max-width": "560px", "min-width": "0"})
-        visuals = pn.Column(self.teaching.views(pn.Column(self.controls, self.visuals, sizing_mode="stretch_width"),
-                                               self.controls),
+        controls = self.stepping.pager
+        visuals = pn.Column(self.teaching.views(pn.Column(controls, self.visuals, sizing_mode="stretch_width"),
+                                               controls),
                             sizing_mode="stretch_width", styles={"flex": "3 1 540px", "min-width": "0"})
         return pn.Column(self.header, self.notices, pn.FlexBox(editor, visuals, sizing_mode="stretch_width",
                                                                gap="8px"),
-                         Keyboard(self.lab, height=0, width=0, margin=0),
                          sizing_mode="stretch_width", css_classes=["lab-root"],
                          styles=pn.bind(presenter_style, self.lab.param.presenter))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from itertools import accumulate
 from typing import Any
@@ -63,19 +63,25 @@ def pending(result: Result, step: int) -> set[str]:
     return {tenant["name"] for tenant in result["tenants"] if sent[tenant["name"]] < tenant["requests"]}
 
 
-def aligned_step(left: Result, step: int, right: Result) -> int:
-    """The step of ``right`` (another run of the same scenario) to show beside ``left``'s ``step``: CPU, the last
+def step_aligner(left: Result, right: Result) -> Callable[[int], int]:
+    """``left``'s step -> the step of ``right`` (another run of the same scenario) to show beside it: CPU, the last
     one whose time is not later; LLM, the one after the same number of dispatches (each router sends one request
-    per time unit, so that is the fair moment to compare)."""
-    steps = right["steps"]
+    per time unit, so that is the fair moment to compare). ``right`` is indexed once, so aligning every step of a
+    run (the app's frames) costs O(n log n), not O(n^2)."""
     if left["mode"] == "cpu":
-        time = left["steps"][step]["time"]
-        return max((i for i, s in enumerate(steps) if s["time"] <= time), default=0)
-    count = dispatched_so_far(left, step)
-    if count == 0:
-        return 0
-    dispatches = [i for i, s in enumerate(steps) if s.get("kind") == "dispatch"]
-    return dispatches[min(count, len(dispatches)) - 1]
+        times = [s["time"] for s in right["steps"]]   # non-decreasing
+        return lambda step: max(bisect_right(times, left["steps"][step]["time"]) - 1, 0)
+    dispatches = [i for i, s in enumerate(right["steps"]) if s.get("kind") == "dispatch"]
+
+    def aligned(step: int) -> int:
+        count = dispatched_so_far(left, step)
+        return dispatches[min(count, len(dispatches)) - 1] if count and dispatches else 0
+    return aligned
+
+
+def aligned_step(left: Result, step: int, right: Result) -> int:
+    """``step_aligner`` at one step."""
+    return step_aligner(left, right)(step)
 
 
 def normalised_so_far(result: Result, count: int) -> dict[str, Fraction]:

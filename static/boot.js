@@ -4,7 +4,12 @@
 //     arrived before this script ran), down to the parts of "Starting the app", and a clear message, not a hang,
 //     when something cannot be loaded; in the page's language (early.js set <html lang>);
 //   - keeps what the visitor does before the lab is ready: a click on a button of the prerendered lab, or a step key
-//     (← → Space Home End), is shown as waiting and done once the lab is ready;
+//     (← → Space Home End), is shown as waiting and done once the lab is ready. When the prerender's pager steps its
+//     run alone (app/pager.py marks <html> with `lab-stepping`), the step controls work at once, the boot display
+//     moves to a corner and stops veiling the page, and only what needs Python waits (a click on any other button
+//     is kept, a field is not entered), dimmed and said so; Python that cannot start leaves stepping working;
+//   - on a prepared example (`labSite.example`), starts Python (early.js's `labStartPython`) only when the reader
+//     does something that needs it: until then the page is `dormant`, without a boot display;
 //   - records when each stage began (`window.labBoot.timeline`, milliseconds since navigation), for the benchmarks;
 //   - keeps <html lang> on the app's language after it starts (the app writes `lang=` into the address);
 //   - registers the service worker (offline after the first visit);
@@ -28,6 +33,12 @@
       notYet: 'Not ready yet: the lab is still starting. Buttons you click and step keys you press now are done ' +
               'as soon as it is ready.',
       dropped: (what) => `${what} was not done: the lab, now ready, has no such control here.`,
+      stepping: 'You can step through this run now. Editing, switching algorithm, mode or language and the other ' +
+                'views wait for Python, which is starting.',
+      steppingOnly: 'You can step through this run. Editing, switching algorithm, mode or language and the other ' +
+                    'views need Python, which could not start:',
+      editing: 'Not ready yet: editing waits for Python, which is starting.',
+      noPython: 'That needs Python, which could not start (see above); stepping through this run still works.',
     },
     ja: {
       title: 'スケジューリング実験室をブラウザで起動しています',
@@ -39,6 +50,12 @@
       waiting: (what, n) => `まだ準備中です。${what}は準備ができしだい実行します` + (n > 1 ? `（${n} 件待機中）。` : '。'),
       notYet: 'まだ準備中です。今押したボタンやステップのキーは、準備ができしだい実行します。',
       dropped: (what) => `${what}は実行しませんでした（準備ができた画面にその操作がありません）。`,
+      stepping: 'この実行はもうステップ送りできます。編集、アルゴリズム・モード・言語の切り替え、ほかのビューは、' +
+                '起動中の Python を待ちます。',
+      steppingOnly: 'この実行はステップ送りできます。編集、アルゴリズム・モード・言語の切り替え、ほかのビューには ' +
+                    'Python が必要ですが、起動できませんでした:',
+      editing: 'まだ準備中です。編集は起動中の Python を待ちます。',
+      noPython: 'この操作には Python が必要ですが、起動できませんでした（上記）。この実行のステップ送りはそのまま使えます。',
     },
   }
   const text = () => TEXT[root.lang === 'ja' ? 'ja' : 'en']
@@ -53,8 +70,8 @@
   box.id = 'lab-boot'
   box.setAttribute('role', 'status')
   box.setAttribute('aria-live', 'polite')
-  box.innerHTML = '<div class="lab-boot-title"></div><ol></ol><div class="lab-boot-bar"><div></div></div>' +
-    '<div class="lab-boot-detail"></div><div class="lab-boot-waiting"></div>'
+  box.innerHTML = '<div class="lab-boot-title"></div><div class="lab-boot-stepping"></div><ol></ol>' +
+    '<div class="lab-boot-bar"><div></div></div><div class="lab-boot-detail"></div><div class="lab-boot-waiting"></div>'
   const list = box.querySelector('ol')
   STAGES.forEach((stage) => {
     const item = document.createElement('li')
@@ -76,6 +93,7 @@
   function draw() {
     const words = text()
     box.querySelector('.lab-boot-title').textContent = words.title
+    box.querySelector('.lab-boot-stepping').textContent = !stepping() ? '' : failed ? words.steppingOnly : words.stepping
     list.querySelectorAll('li').forEach((item, i) => {
       item.textContent = words.stages[i]
       item.className = i < current ? 'done' : i === current ? (failed ? 'failed' : 'active') : ''
@@ -167,6 +185,37 @@
     return found
   }
 
+  // The prerender's pager steps alone: its controls go on, every other control waits for Python (the pager keeps
+  // what it does to itself; a click on the page's other buttons is kept, a field is not entered).
+  const stepping = () => root.classList.contains('lab-stepping')
+  const FIELD = /^(INPUT|SELECT|TEXTAREA)$/
+  function waitsForPython(event) {
+    if (document.body.dataset.labBoot === 'ready' || !stepping()) return null
+    const path = event.composedPath()
+    if (path.some((el) => el.classList && el.classList.contains('step-pager'))) return null
+    return path.find((el) => el.tagName === 'BUTTON' || FIELD.test(el.tagName || '')) || null
+  }
+  for (const type of ['pointerdown', 'mousedown', 'click', 'focusin']) {
+    window.addEventListener(type, (event) => {
+      const control = waitsForPython(event)
+      if (!control) return
+      event.preventDefault()
+      event.stopImmediatePropagation()
+      if (type === 'focusin') control.blur()
+      if (type !== 'click') return
+      window.labStartPython()   // a prepared example starts Python now (elsewhere it has started already)
+      if (failed) waitingNote.textContent = text().noPython
+      else if (control.tagName === 'BUTTON') keep({kind: 'click', cls: componentClass(control), label: control.textContent.trim()})
+      else waitingNote.textContent = text().editing
+    }, true)
+  }
+  // What waits is dimmed while Python starts (each component draws in its own shadow root: its host is styled).
+  function dimWaiting() {
+    if (!stepping() || document.body.dataset.labBoot !== 'starting') return
+    for (const el of deepQueryAll('.lab-header, .editor, .teach-tabs')) el.style.opacity = '0.45'
+  }
+  new MutationObserver(() => { draw(); dimWaiting() }).observe(root, {attributes: true, attributeFilter: ['class']})
+
   if (loader) {
     loader.addEventListener('click', (event) => {
       if (event.target.closest('#lab-boot') || document.body.dataset.labBoot !== 'starting') return
@@ -176,7 +225,7 @@
     })
   }
   window.addEventListener('keydown', (event) => {
-    if (document.body.dataset.labBoot !== 'starting' || !KEYS.has(event.key)) return
+    if (document.body.dataset.labBoot !== 'starting' || !KEYS.has(event.key) || stepping()) return
     if (event.altKey || event.ctrlKey || event.metaKey) return
     event.preventDefault()
     event.stopImmediatePropagation()  // the prerendered lab's keyboard listener would send it nowhere
@@ -223,7 +272,13 @@
       setTimeout(replay, 0)
     },
   }
-  document.body.dataset.labBoot = 'starting'
+  document.body.dataset.labBoot = site.example ? 'dormant' : 'starting'
+  window.addEventListener('lab-python-starting', () => {
+    document.body.dataset.labBoot = 'starting'
+    lastWord = Date.now()
+    mark({stage: 'worker'})
+    dimWaiting()
+  })
   draw()
 
   // --- the worker's messages: those early.js kept, then the rest as they come ---
@@ -246,6 +301,7 @@
     })
     const watchdog = setInterval(() => {
       if (failed || document.body.dataset.labBoot === 'ready') return clearInterval(watchdog)
+      if (document.body.dataset.labBoot === 'dormant') lastWord = Date.now()   // an example not started yet
       if (Date.now() - lastWord > SILENCE_MS) {
         clearInterval(watchdog)
         showError(`No progress for ${SILENCE_MS / 60000} minutes at “${STAGES[Math.max(current, 0)]}”: ` +

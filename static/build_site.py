@@ -7,7 +7,8 @@ Runs with the virtual environment's Python (Panel, Bokeh and packaging come from
 
 What ``dist/`` holds, and where it comes from:
 
-- ``index.html``, ``embed.html``: ``panel convert``'s pyodide-worker page for the app (prerendered, so the default view
+- ``index.html``, ``embed.html``, ``example-NAME.html`` (prepared embeds: ``EXAMPLES``, or ``--example NAME=QUERY``):
+  ``panel convert``'s pyodide-worker page for the app (prerendered, so the default view
   shows before Python starts; with the Japanese prerender beside it, which the page takes before it paints when its
   language is Japanese), plus the site's boot (``early.js`` inlined first in the head: it starts the worker;
   ``boot.js``/``boot.css``: the boot display); the embed page has no footer and reports its height to the host page.
@@ -285,6 +286,14 @@ def copy_pyodide(dist: PyodideDist, lock: dict, packages: list[str], out: Path, 
 BUILD_PANEL_ROOT = "https://panel.schedlab-build.invalid/"
 # The prerendered views besides the default one, as the query that shows them (the page picks one before it paints).
 PRERENDERS = {"ja": "lang=ja"}
+# Prepared embeds (``--example NAME=QUERY`` replaces them): ``example-NAME.html``, the embed page prerendered with
+# the link's run, which steps at once and starts Python only when the reader needs it (early.js).
+ARTICLE_TASKS = "tasks=A:0:7,B:1:4,C:2:1,D:4:3"
+EXAMPLES = {"fcfs": f"mode=cpu&algorithm=fcfs&{ARTICLE_TASKS}",
+            "srtf": f"mode=cpu&algorithm=srtf&{ARTICLE_TASKS}",
+            "rr-q2": f"mode=cpu&algorithm=rr&quantum=2&{ARTICLE_TASKS}",
+            "sfq": "mode=llm&algorithm=sfq&tenants=A:8x6,B:2x6,C:2x4:join=6"}
+EXAMPLE_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,40}$")
 
 
 class Prerenders(NamedTuple):
@@ -331,11 +340,13 @@ def in_languages(texts: dict[str, str]) -> str:
     return "".join(f'<span class="lab-lang-{lang}">{text}</span>' for lang, text in texts.items())
 
 
-def page(html: str, app: Path, base: str, embed: bool, prerenders: Prerenders, panel_root: str) -> str:
+def page(html: str, app: Path, base: str, embed: bool, prerenders: Prerenders, panel_root: str,
+         example: str | None = None) -> str:
     """Panel's page plus the site's boot: the worker started first thing in the head (``early.js``, which also picks
     the prerender of the page's language), the boot display, and the footer (not on the embed page, which reports
-    its height instead)."""
-    site = {"embed": embed, "base": base, "prerender": {"json": prerenders.json_id, "langs": list(prerenders.documents)}}
+    its height instead). A prepared example names its query: its worker starts when the reader needs Python."""
+    site = {"embed": embed, "base": base, "prerender": {"json": prerenders.json_id, "langs": list(prerenders.documents)},
+            "example": example}
     early = f"window.labSite = {json.dumps(site)};\n" + (HERE / "early.js").read_text(encoding="utf-8")
     html = panel_adapter.adopt_worker(html, app, early)
     html = html.replace(BUILD_PANEL_ROOT, panel_root)
@@ -495,6 +506,36 @@ def read_pyodide_lock(args: argparse.Namespace, dist: PyodideDist | None) -> dic
     return lock
 
 
+def read_examples(given: list[str] | None) -> dict[str, str]:
+    """``--example NAME=QUERY`` options (none: ``EXAMPLES``), each query read by the lab itself: a part it cannot
+    use is an error naming the option and the field, not a page that quietly shows something else."""
+    from app.model import Lab
+    examples = {}
+    for option in given or [f"{name}={query}" for name, query in EXAMPLES.items()]:
+        name, sep, query = option.partition("=")
+        if not sep or not EXAMPLE_NAME.match(name):
+            raise BuildError(f"--example {option!r}: give NAME=QUERY, NAME of lowercase letters, digits and '-' "
+                             "(it names the page example-NAME.html)")
+        if name in examples:
+            raise BuildError(f"--example {name}: given twice")
+        lab = Lab()
+        lab.restore(query)
+        if lab.notices:
+            problems = "; ".join(f"{field}: {problem['en'] if isinstance(problem, dict) else problem}"
+                                 for field, problem in lab.notices)
+            raise BuildError(f"--example {name}: the lab cannot use all of {query!r}: {problems}")
+        examples[name] = query.lstrip("?")
+    return examples
+
+
+def example_page(html: str, app: Path, base: str, query: str, panel_root: str) -> str:
+    """The embed page prerendered with ``query``'s run (in English, and in Japanese beside it)."""
+    json_id, english = panel_adapter.prerender(app, html, query)
+    _, japanese = panel_adapter.prerender(app, html, f"{query}&lang=ja")
+    own = panel_adapter.with_document(html, json_id, english)
+    return page(own, app, base, True, Prerenders(json_id, {"ja": japanese}), panel_root, example=query)
+
+
 def build(args: argparse.Namespace) -> dict:
     root, out = args.root.resolve(), args.out.resolve()
     base = args.base_url
@@ -507,6 +548,7 @@ def build(args: argparse.Namespace) -> dict:
     except panel_adapter.AdapterError as error:
         raise BuildError(str(error)) from None
     sys.path.insert(0, str(root))
+    examples = read_examples(args.example)
     if out.exists():
         shutil.rmtree(out)
     (out / "wheels").mkdir(parents=True)
@@ -528,6 +570,9 @@ def build(args: argparse.Namespace) -> dict:
         html = localise_bokeh(html, base, out)
         for name, embed in (("index.html", False), ("embed.html", True)):
             (out / name).write_text(page(html, app, base, embed, prerenders, panel_root), encoding="utf-8")
+        for name, query in examples.items():
+            (out / f"example-{name}.html").write_text(example_page(html, app, base, query, panel_root),
+                                                      encoding="utf-8")
     except panel_adapter.AdapterError as error:
         raise BuildError(str(error)) from None
     for asset in sorted(HERE.iterdir()):  # the site's own assets: static/ but for the build's own files
@@ -571,6 +616,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="build even when --pyodide-dist lacks package files (the page then reports them)")
     parser.add_argument("--pyodide-standin", action="store_true",
                         help="--pyodide-dist is a stand-in for Pyodide's CDN folder whose lock names another Python")
+    parser.add_argument("--example", action="append", metavar="NAME=QUERY",
+                        help="a prepared embed, example-NAME.html (repeatable; default: " + ", ".join(EXAMPLES) + ")")
     args = parser.parse_args(argv)
     try:
         build(args)

@@ -1,6 +1,10 @@
 // First thing in the page's head (the build inlines it after `window.labSite = {...}`), before BokehJS loads:
-//   - it starts the Python worker (lab.js) at once and sends it the page's URL, so Pyodide downloads and starts while
-//     the page is still loading BokehJS; Panel's handler script adopts it as its `pyodideWorker`;
+//   - it starts the Python worker (lab.js) and sends it the page's URL: at once for a link to another run than the
+//     prerender's (so Pyodide downloads and starts while the page is still loading BokehJS), else as soon as the
+//     prerender's pager can step; Panel's handler script adopts it as its `pyodideWorker`. A prepared example
+//     (`build.py build --example`, `labSite.example` its query) starts it only when the reader does something that
+//     needs Python (boot.js calls `labStartPython()`): it steps its run without Python, and several on one page
+//     cost nothing until used. Its address then takes the example's query, which Python starts from;
 //   - it keeps the worker's messages until boot.js reads them (a message nobody listens to is lost);
 //   - it sets the page's language (`lang=` in the query, else the browser's, as the app decides) before the first
 //     paint, and puts the prerender of that language in place before BokehJS embeds it (Panel's prerender script
@@ -14,14 +18,61 @@
   const lang = (queryLang !== null ? queryLang === 'ja' : browserJapanese) ? 'ja' : 'en'
   const root = document.documentElement
   root.lang = lang
-  root.classList.add('lab-starting')
+  root.classList.add(site.example ? 'lab-dormant' : 'lab-starting')
 
-  const worker = new Worker(`${site.base || './'}lab.js`, {type: 'module'})
+  // The worker Panel's handler adopts: created now, or (an example) when labStartPython() is first called; until
+  // then what is given to it waits here.
   const early = []
-  worker.addEventListener('message', (event) => (window.labOnMessage || ((msg) => early.push(msg)))(event.data))
-  worker.postMessage({type: 'location', location: JSON.stringify(window.location)})
+  const waiting = []
+  const listeners = []
+  let real = null
+  const worker = {
+    busy: false,
+    queue: [],
+    get started() { return real !== null },
+    get onmessage() { return this.handler },
+    set onmessage(handler) { this.handler = handler; if (real) real.onmessage = handler },
+    addEventListener(type, listener) { listeners.push([type, listener]); if (real) real.addEventListener(type, listener) },
+    postMessage(message) { if (real) real.postMessage(message); else waiting.push(message) },
+  }
+  // An example's address takes its query when Python starts, unless it names a run of its own (the step and the
+  // language the page holds by then stay): Python starts from the address, and it stays a true link to the view.
+  function addressForPython() {
+    const own = window.location.search.replace(/^\?/, '')
+    const ownRun = own.split('&').some((p) => p && !/^(step|lang)=/.test(p))
+    if (!site.example || ownRun) return
+    const search = [site.example, own].filter(Boolean).join('&')
+    history.replaceState(history.state, '', `?${search}${window.location.hash}`)
+  }
+  window.labStartPython = () => {
+    if (real) return
+    addressForPython()
+    real = new Worker(`${site.base || './'}lab.js`, {type: 'module'})
+    real.addEventListener('message', (event) => (window.labOnMessage || ((msg) => early.push(msg)))(event.data))
+    if (worker.handler) real.onmessage = worker.handler
+    for (const [type, listener] of listeners) real.addEventListener(type, listener)
+    real.postMessage({type: 'location', location: JSON.stringify(window.location)})
+    for (const message of waiting.splice(0)) real.postMessage(message)
+    root.classList.replace('lab-dormant', 'lab-starting')
+    window.dispatchEvent(new Event('lab-python-starting'))
+  }
   window.labWorker = worker
   window.labEarlyMessages = early
+  // A link to another run than the prerender's needs Python to show anything: start it now. The prerender's own run
+  // steps without it: start Python once its pager can step (app/pager.py marks <html> with lab-stepping), so that
+  // Pyodide's download and compilation do not slow the first paint and the first step (5 s at the latest).
+  const ownRun = window.location.search.replace(/^\?/, '').split('&').some((p) => p && !/^(step|lang)=/.test(p))
+  if (site.example) {
+    // started by boot.js when the reader needs it
+  } else if (ownRun) {
+    window.labStartPython()
+  } else {
+    const watch = new MutationObserver(() => {
+      if (root.classList.contains('lab-stepping')) { watch.disconnect(); window.labStartPython() }
+    })
+    watch.observe(root, {attributes: true, attributeFilter: ['class']})
+    setTimeout(() => { watch.disconnect(); window.labStartPython() }, 5000)
+  }
 
   if (site.prerender.langs.includes(lang)) {
     document.addEventListener('DOMContentLoaded', () => {

@@ -12,7 +12,8 @@ build on any Panel but ``PANEL_VERSION``, the one these lines were read against:
 - ``adopt_worker``: Panel's handler script (``pyodide_handler.js``) creates the worker itself, after BokehJS has
   loaded; the site creates it first thing in the page's head and hands it over.
 - ``prerender``: the prerendered document as a link's query shows it (``?lang=ja``), rendered as Panel's conversion
-  renders (``MockSessionContext``, ``state._on_load``), and mapped onto the ids of the page's own prerender.
+  renders (``MockSessionContext``, ``state._on_load``), and mapped onto the ids of the page's own prerender;
+  ``with_document`` puts one in place of the page's own (a prepared example's page).
 - ``panel_dist``: Panel's JS/CSS inside the installed package, which the site ships.
 
 It imports Panel only inside functions: ``build.py`` (any Python 3.8+, no Panel) reads ``PYODIDE_VERSION`` here.
@@ -201,6 +202,14 @@ def prerender(app: Path, page: str, query: str) -> tuple[str, str]:
     for root, page_root in zip(roots, page_roots):  # unique ids: where the string is, the id is
         text = text.replace(json.dumps(root["id"]), json.dumps(page_root["id"]))
     return json_id, html.escape(text, quote=False)
+
+
+def with_document(page: str, json_id: str, document: str) -> str:
+    """The page with ``document`` (``prerender``'s) as its own prerendered document, in place of Panel's."""
+    own = re.compile(r'(<script type="application/json" id="%s">)\s*\{.*?\}\s*(</script>)' % re.escape(json_id), re.S)
+    if len(own.findall(page)) != 1:
+        raise AdapterError(f"Panel's page no longer holds its prerendered document in the script #{json_id}")
+    return own.sub(lambda match: match.group(1) + document + match.group(2), page, count=1)
 
 
 def panel_dist() -> tuple[Path, str]:

@@ -11,6 +11,7 @@ Pyodide 314.0.7's compiled packages are on no registry this machine reaches; ``.
   the stand-in's server (a redirect, not a body relayed through Playwright: relaying the 25 MB costs seconds that no
   visitor pays), every other request off 127.0.0.1 is aborted and recorded.
 - ``boot(page, url)``: opens the page and waits for the boot to end; ``BootFailed`` carries the boot display's text.
+- ``prerendered_frames(page_file)``: the bytes of the pager's frames a built page carries, per language.
 """
 from __future__ import annotations
 
@@ -165,6 +166,8 @@ def breakdown(timeline: list[dict]) -> list[tuple[str, int]]:
              "build": "building the page", "draw": "writing the document (Python)"}[here["part"]]
         if here["stage"] == "render":
             what = "drawing the page (BokehJS, main thread)"
+        elif here["stage"] == "worker":   # the page started the worker (once its prerender steps, or on a click)
+            what = "the worker, until its first word"
         rows.append((what, after["at"] - here["at"]))
     return rows
 
@@ -176,3 +179,22 @@ def build_site(out: Path, *options: str) -> dict:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "the site's own assets" in done.stdout
     return json.loads((out / "build-info.json").read_text())
+
+
+PRERENDERED = re.compile(r'<script type="application/json" id="([^"]+)">\s*(\{.*?\})\s*</script>', re.S)
+
+
+def prerendered_frames(page_file: Path) -> dict[str, int]:
+    """The bytes of the pager's window (app/frames.py) in each prerendered document of a built page: its own (the
+    page's default language, "en") and those beside it (``lab-prerender-ja``), as the page's JSON holds them."""
+    import html
+    found = {}
+    for json_id, text in PRERENDERED.findall(page_file.read_text(encoding="utf-8")):
+        document = html.unescape(text)
+        start = document.find('"window":{"type":"map"')
+        if start < 0:
+            continue
+        value, _ = json.JSONDecoder().raw_decode(document, start + len('"window":'))
+        found[json_id.removeprefix("lab-prerender-") if json_id.startswith("lab-prerender-") else "en"] = \
+            len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+    return found

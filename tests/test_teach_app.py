@@ -14,7 +14,7 @@ from app.notebook import lab  # noqa: E402
 from app.quiz import QuizView, command_line  # noqa: E402
 from schedulers import simulate  # noqa: E402
 from schedulers.exercises import cpu_exercise  # noqa: E402
-from schedulers.trace import aligned_step  # noqa: E402
+from schedulers.trace import step_aligner  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -56,12 +56,13 @@ def test_chart_svg_escapes_names_and_draws_every_slice():
 
 def test_compare_aligns_by_time_and_by_dispatch_count():
     fcfs = simulate("cpu", {"algorithm": "fcfs", "tasks": [{"name": "A", "arrival": 0, "burst": 3}]})
-    assert aligned_step(fcfs, 2, fcfs) == 2
+    assert step_aligner(fcfs, fcfs)(2) == 2
     tenants = [{"name": "A", "cost": 8, "count": 2}, {"name": "B", "cost": 2, "count": 2, "join": 5}]
     sfq, rr = simulate("llm", {"tenants": tenants}), simulate("llm", {"tenants": tenants, "algorithm": "rr"})
+    aligned = step_aligner(sfq, rr)
     for step in range(len(sfq["steps"])):
         mine = sum(s["kind"] == "dispatch" for s in sfq["steps"][:step + 1])
-        theirs = sum(s["kind"] == "dispatch" for s in rr["steps"][:aligned_step(sfq, step, rr) + 1])
+        theirs = sum(s["kind"] == "dispatch" for s in rr["steps"][:aligned(step) + 1])
         assert mine == theirs
     assert default_other("cpu", "fcfs") == "srtf" and default_other("cpu", "rr") == "fcfs"
 

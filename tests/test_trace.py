@@ -12,7 +12,8 @@ from schedulers import algorithms, simulate
 from schedulers.custom import TEMPLATES
 from schedulers.quiz import next_question, questions
 from schedulers.trace import (aligned_step, compare_so_far, dispatched_so_far, dispatches_so_far, fairness_so_far,
-                              finished_by, normalised_so_far, pending, policy_lines, resumes_quantum, span)
+                              finished_by, normalised_so_far, pending, policy_lines, resumes_quantum, span,
+                              step_aligner)
 
 ARTICLE = {"tasks": [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
                      {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]}
@@ -164,6 +165,11 @@ def test_aligned_step_matches_time_in_cpu_and_dispatch_count_in_llm():
     assert aligned_step(sfq, C_JOINS, rr) == 8 and aligned_step(sfq, C_JOINS + 1, rr) == C_JOINS + 1
     shorter = {**rr, "steps": rr["steps"][:5]}   # two dispatches: the right side stops at its last one
     assert aligned_step(sfq, C_JOINS, shorter) == 4
+    tasks = [{"name": "A", "arrival": 0, "burst": 3}, {"name": "B", "arrival": 5, "burst": 2}]
+    left, right = simulate("cpu", {"tasks": tasks}), simulate("cpu", {"tasks": tasks[:1]})
+    aligned = step_aligner(left, right)   # every step at once: the right's last step at or before the same time
+    for step, state in enumerate(left["steps"]):
+        assert aligned(step) == max(i for i, s in enumerate(right["steps"]) if s["time"] <= state["time"])
 
 
 def test_policy_lines_are_those_of_the_call_that_decided_the_step():

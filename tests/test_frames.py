@@ -1,0 +1,109 @@
+"""The frames the pager shows (app/frames.py), without a browser: a window's chunks put back together are exactly
+what ``render`` draws for each step, the strip's marks say what ``render.dispatch_strip`` draws, and a long run's
+window keeps to its byte budget around the step it was asked for."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.importorskip("panel")
+
+from app import frames, render  # noqa: E402
+from app.model import Lab  # noqa: E402
+from app.source import SourceView  # noqa: E402
+from schedulers import simulate  # noqa: E402
+
+ARTICLE = [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
+           {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]
+REFERENCE = [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
+             {"name": "C", "cost": 2, "count": 4, "join": 6}]
+RUNS = [("cpu", {"algorithm": a, "tasks": ARTICLE}) for a in ("fcfs", "srtf", "rr", "mlfq", "cfs")] + \
+       [("llm", {"algorithm": a, "tenants": REFERENCE}) for a in ("sfq", "rr", "drr")]
+
+
+def lab_for(mode: str, scenario: dict) -> Lab:
+    lab = Lab(mode=mode)
+    lab.result = simulate(mode, scenario)
+    return lab
+
+
+def shown(window: dict, step: int, slot: str) -> str:
+    """What the pager puts in ``slot`` at ``step``: the frame's content, its chunks joined (as the page does)."""
+    column = window["slots"].index(slot)
+    content = window["frames"][step - window["start"]][column]
+    return "".join(window["chunks"][c] for c in window["contents"][content])
+
+
+@pytest.mark.parametrize("mode, scenario", RUNS, ids=[f"{m}-{s['algorithm']}" for m, s in RUNS])
+def test_every_step_of_a_window_is_what_render_draws(mode, scenario):
+    lab = lab_for(mode, scenario)
+    result, source = lab.result, SourceView(lab)
+    window = frames.lab_frames(result, "en", source.card).window(0)
+    steps = result["steps"]
+    assert (window["start"], window["end"], window["total"]) == (0, len(steps), len(steps))   # small: all of it
+    for k, step in enumerate(steps):
+        assert shown(window, k, "counter") == (render.step_counter(k, len(steps), step, "en")
+                                               + render.narration(step, "en"))
+        assert shown(window, k, "source") == f'<section class="card source-view">{source.html(k)}</section>'
+        if mode == "cpu":
+            assert shown(window, k, "metrics") == render.cpu_metrics(result, k, "en")
+            assert shown(window, k, "state") == ('<div class="grid">' + render.ready_queue(step, render.indexes(
+                result["tasks"]), "en") + render.remaining_bars(step, result["tasks"], "en")
+                + render.event_list(step, "en") + "</div>")
+            assert window["marks"]["time"]["values"][k] == step["time"]
+        else:
+            assert shown(window, k, "metrics") == render.llm_metrics(result, k, "en")
+            assert shown(window, k, "state") == ('<div class="grid">' + render.tenant_queues(result, k, "en")
+                                                 + render.meters(result, k, "en") + "</div>")
+
+
+@pytest.mark.parametrize("algorithm", ["sfq", "rr", "wfq"])
+def test_the_strip_marks_say_what_render_draws_at_each_step(algorithm):
+    result = simulate("llm", {"algorithm": algorithm, "tenants": REFERENCE})
+    window = frames.lab_frames(result, "en", lambda k: "").window(0)
+    marks = window["marks"]["strip"]
+    assert marks["slot"] == "strip"
+    base = shown(window, 0, "strip")
+    assert all(shown(window, k, "strip") == base for k in range(len(result["steps"])))   # drawn once per run
+    for k in range(len(result["steps"])):
+        drawn = re.findall(r'<li class="cell (\w+)"', render.dispatch_strip(result, k, "en"))
+        past, now = marks["values"][k]
+        assert drawn == ["current" if i == now else "past" if i < past else "future" for i in range(len(drawn))]
+
+
+def test_a_long_run_is_held_as_a_window_within_its_byte_budget():
+    tasks = [{"name": "A", "arrival": 0, "burst": 10_000}, {"name": "B", "arrival": 0, "burst": 10_000}]
+    lab = lab_for("cpu", {"algorithm": "rr", "quantum": 1, "tasks": tasks})
+    result = lab.result
+    built = frames.lab_frames(result, "en", SourceView(lab).card)
+    assert built.total == len(result["steps"]) == 20_001
+    for step in (0, 9_999, 20_000):
+        window = built.window(step)
+        size = frames.window_bytes(window)
+        held = window["end"] - window["start"]
+        assert window["start"] <= step < window["end"]
+        assert frames.MIN_STEPS <= held < 5_000 and size <= frames.WINDOW_BYTES * 1.05, (held, size)
+        if 0 < step < 20_000:   # more ahead than behind: stepping goes forward mostly
+            assert window["end"] - step > step - window["start"]
+        for k in (window["start"], step, window["end"] - 1):
+            state = result["steps"][k]
+            assert shown(window, k, "counter") == (render.step_counter(k, 20_001, state, "en")
+                                                   + render.narration(state, "en"))
+    # Sharing: far fewer distinct chunks than frames times chunks per frame.
+    window = built.window(9_999)
+    per_frame = sum(len(window["contents"][c]) for c in window["frames"][0])
+    assert len(window["chunks"]) < (window["end"] - window["start"]) * per_frame / 4
+
+
+def test_compare_frames_step_the_right_side_at_the_matching_step():
+    from schedulers.trace import step_aligner
+    left = simulate("cpu", {"algorithm": "fcfs", "tasks": ARTICLE})
+    right = simulate("cpu", {"algorithm": "srtf", "tasks": ARTICLE})
+    window = frames.compare_frames(left, right, "en", ("Left: FCFS", "Right: SRTF")).window(0)
+    align = step_aligner(left, right)
+    for k in range(len(left["steps"])):
+        r = align(k)
+        assert shown(window, k, "compare.right") == ("<h3>Right: SRTF</h3>" + render.step_counter(
+            r, len(right["steps"]), right["steps"][r], "en") + render.narration(right["steps"][r], "en"))
+        assert window["marks"]["compare.right.time"]["values"][k] == right["steps"][r]["time"]
