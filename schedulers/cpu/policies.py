@@ -616,15 +616,17 @@ class EEVDF(CFS):
     one included; a task is eligible when its lag, V - v, is >= 0. A task asks for the CPU in requests of `slice`
     time units, each with the virtual deadline d = v + slice * 1024 / weight, v taken when the request starts.
     When the CPU is free, the eligible task with the earliest virtual deadline runs its request (or what is left
-    of its burst); then its next request starts: d += slice * 1024 / weight. A task that arrives is placed at lag
-    0, v = V rounded down to vruntime's unit, 1/lcm(the 40 weights) of a time unit (with none runnable it keeps
-    its own, 0). No wakeup preemption. Ties: earlier arrival, then input order."""
+    of its burst); then its next request starts: d += slice * 1024 / weight. A task that arrives is placed at
+    v = V rounded down to vruntime's unit, 1/lcm(the 40 weights) of a time unit: lag 0, or above 0 by less than
+    that unit (with none runnable it keeps its own, 0). No wakeup preemption. Ties: earlier arrival, then input
+    order."""
     name = "eevdf"
     label = {"en": "EEVDF", "ja": "EEVDF（適格仮想締切最早優先）"}
     summary = {"en": "among tasks with lag V - v >= 0 (V the weighted mean vruntime), the earliest virtual deadline "
-                     "runs a slice; deadline = v + slice*1024/weight; arrivals placed at v = V; ties: arrival, input",
+                     "runs a slice; deadline = v + slice*1024/weight; arrivals placed at v = V rounded down to vruntime's "
+                     "unit; ties: arrival, input",
                "ja": "ラグ V - v >= 0 のタスク（Vは重み付き平均vruntime）のうち仮想締切が最も早いものをスライス実行します。"
-                     "締切 = v + スライス*1024/重み。到着時は v = V。同点は到着順、入力順"}
+                     "締切 = v + スライス*1024/重み。到着時は v = V（vruntimeの単位に切り捨て）。同点は到着順、入力順"}
     parameter_names = ("slice",)
     dynamic = True            # eligibility moves with V
     queue = "eligible"        # the engine keeps the not yet eligible by vruntime and the eligible by key: O(log n)
