@@ -49,6 +49,7 @@ class Mode:
     exercise: Callable[[int], dict[str, Any]]          # the seeded random scenario (--seed)
     add_cli_arguments: Callable[[argparse.ArgumentParser], None]   # the mode's own options (--quantum, ...)
     cli_overrides: Callable[[argparse.Namespace], dict[str, Any]]  # those options as scenario fields
+    text_needs_steps: bool                             # render_text prints the steps: else the CLI runs without them
 
 
 def json_number(value: Fraction | int) -> int | float:

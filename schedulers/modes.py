@@ -1,17 +1,45 @@
 """The lab's modes, one entry each: ``simulate``, ``algorithms``, ``schema`` and ``python -m schedulers`` reach a
 mode only through ``MODES``. A new mode is a package that defines its ``MODE`` (``catalog.Mode``) and one entry
-here."""
+in ``PACKAGES`` here."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from importlib import import_module
 from typing import Any
 
-from . import cpu, engine, llm
 from .catalog import Mode
 from .errors import ScenarioError
 from .fields import describe
 
-MODES: dict[str, Mode] = {mode.name: mode for mode in (cpu.MODE, llm.MODE, engine.MODE)}
+PACKAGES = ("cpu", "llm", "engine")   # in menu order; each is the package schedulers.<name>
+
+
+class Registry(Mapping[str, Mode]):
+    """Mode name -> its ``Mode``, the package imported when the mode is first looked up: a run of one mode (the
+    command line's) imports no other. Iterating, ``len`` and ``in`` need only the names."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.loaded: dict[str, Mode] = {}
+
+    def __getitem__(self, name: str) -> Mode:
+        if name not in self.names:
+            raise KeyError(name)
+        if name not in self.loaded:
+            self.loaded[name] = import_module(f"{__package__}.{name}").MODE
+        return self.loaded[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+MODES: Mapping[str, Mode] = Registry(PACKAGES)
 
 
 def mode(name: object) -> Mode:

@@ -13,7 +13,9 @@ resumes a quantum it had left); a preemption, and a task that continues under a 
 the best ready task and ``preempts`` whether it takes over -- but only at an instant where something happened
 (an arrival, a boost) or, for a rule whose order changes with time (priority with aging), at every instant: in
 between, the engine does not look again. The events ask their hooks (``admit``, ``expire``, ``complete``,
-``at_instant``).
+``at_instant``); step 0 asks ``start`` (Stride's scale). A ready queue that keeps the rule's order asks as tasks join
+(a heap's ``key``, lottery's ``tickets``, HRRN's ``cohort``): that is bookkeeping, its answer at a decision is the
+deciding. ``streak`` is asked only by a run without a trace, which has no step to mark.
 LLM: a dispatch asks ``pick`` and ``charge`` (and ``leave`` when it emptied the tenant's queue, the final
 ``idle_reset`` when it is noted there), a join or an arrival ``arrive``, an idle reset ``idle_reset``.
 Engine: an admission asks ``pick``, ``admit`` and ``charge``; a decode ``generate`` and ``charge``, ``finish`` when a
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-CPU_USES = {"dispatch": ("choose", "key", "quantum"), "preempt": ("preempts", "key"),
+CPU_USES = {"initial": ("start",), "dispatch": ("choose", "key", "quantum"), "preempt": ("preempts", "key"),
             "continue": ("preempts", "key"), "arrive": ("admit",), "expire": ("expire",), "demote": ("expire",),
             "boost": ("at_instant",), "complete": ("complete",)}
 LLM_USES = {"dispatch": ("pick", "charge"), "join": ("arrive",), "arrive": ("arrive",),

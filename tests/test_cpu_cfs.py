@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from fractions import Fraction
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedulers.cpu import run
-from schedulers.cpu.policies import CFS, NICE_WEIGHTS
+from schedulers.cpu.policies import CFS, NICE_WEIGHTS, VRUNTIME_SCALE
 from schedulers.errors import ScenarioError
 from schedulers.rule import deciding_lines, rule_source
 from tests.cpu_support import ARTICLE, ROOT, chart, scenario, simulate
@@ -258,6 +259,24 @@ def test_eevdf_skips_an_ineligible_task_with_an_earlier_deadline():
     assert dispatch.startswith("t=2: B (vruntime 0, lag 2048/4145, virtual deadline 2)")
 
 
+def test_eevdf_places_an_arrival_at_v_rounded_down_to_vruntimes_unit():
+    # As above, and C (nice 0) arrives at t=2, when V = 3121 * (2048/3121) / 4145 = 2048/4145. 4145 = 5 * 829 does
+    # not divide lcm(the 40 weights), so C is placed at V rounded down to a multiple of 1/lcm: its lag is positive
+    # and less than one unit, and the runnable tasks' weighted lags still sum to 0 (V is exact).
+    assert VRUNTIME_SCALE % 4145
+    result = simulate("eevdf", [("A", 0, 6, {"nice": -5}), ("B", 0, 4), ("C", 2, 3)], slice=2)
+    step = result["steps"][3]   # after [2, 3): B ran one unit of vruntime 1
+    placed = vruntimes(result, 3)["C"]
+    average = Fraction(2048, 4145)
+    assert placed == Fraction(math.floor(average * VRUNTIME_SCALE), VRUNTIME_SCALE)
+    assert 0 < average - placed < Fraction(1, VRUNTIME_SCALE)
+    lags = {name: Fraction(lag) for name, lag in step["exact"]["lag"].items()}
+    weights = {"A": NICE_WEIGHTS[-5 + 20], "B": 1024, "C": 1024}
+    assert lags["C"] > 0 and sum(weights[name] * lag for name, lag in lags.items()) == 0
+    # A placement whose V needs no rounding is exact: the article's D at 13/6 (above).
+    assert (Fraction(13, 6) * VRUNTIME_SCALE).denominator == 1
+
+
 class EEVDFModel(UnitModel):
     def __init__(self, tasks, slice_length: int) -> None:
         super().__init__(tasks)
@@ -271,7 +290,9 @@ class EEVDFModel(UnitModel):
         return Fraction(self.slice_length * 1024, self.weight[name])
 
     def place(self, name: str) -> None:
-        self.vruntime[name] = self.average() if self.runnable else Fraction(0)
+        # V rounded down to vruntime's unit, 1/lcm(the 40 weights) of a time unit
+        self.vruntime[name] = Fraction(math.floor(self.average() * VRUNTIME_SCALE), VRUNTIME_SCALE) \
+            if self.runnable else Fraction(0)
         self.deadline[name] = self.vruntime[name] + self.request(name)
 
     def slice_ended(self, name: str) -> None:

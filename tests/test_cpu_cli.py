@@ -1,5 +1,6 @@
 """``python -m schedulers cpu``: text and JSON output, --list, and every kind of bad input."""
 import json
+import os
 import subprocess
 import sys
 
@@ -91,8 +92,11 @@ BAD = [
     ({"tasks": [{"name": "A", "arrival": 0, "burst": 1_000_001}]}, "tasks[0].burst: must be <= 1000000"),
     ({"tasks": [{"name": f"T{i}", "arrival": 0, "burst": 1} for i in range(100_001)]},
      "tasks: must have at most 100000 items"),
-    ({"algorithm": "hrrn", "tasks": [{"name": f"T{i}", "arrival": 0, "burst": 1} for i in range(5000)]},
-     "tasks: hrrn compares every ready task"),
+    ({"algorithm": "priority", "aging": 1, "tasks": [{"name": f"T{i}", "arrival": 0, "burst": 1} for i in range(5000)]},
+     "tasks: priority compares every ready task"),
+    ({"algorithm": "hrrn", "tasks": [{"name": f"T{i}", "arrival": 0, "burst": i + 1 if i < 1000 else 1}
+                                     for i in range(20_001)]},   # 1,000 distinct bursts x 20,001 decisions
+     "tasks: hrrn compares the first ready task of each cohort at each decision: 1000 cohorts"),
     ({"quantum": 1, "tasks": [{"name": "A", "arrival": 0, "burst": 1}], "seed": 3}, "seed: unknown field"),
 ]
 
@@ -174,3 +178,61 @@ def test_text_writes_exact_values_as_a_teacher_would():
     assert ratio("3") == "3"
     assert ratio("7/3") == "7/3 (2.333)"
     assert ratio("1/40") == "0.025"
+
+
+@pytest.mark.parametrize("algorithm", ["fcfs", "rr", "srtf", "mlfq", "stride", "lottery", "hrrn", "cfs", "eevdf"])
+def test_text_is_made_without_the_trace_and_says_the_same(capsys, scenario_file, algorithm):
+    """The text path runs without a trace (and with the fast paths a run without one takes): every line,
+    both languages, a wide name included, as from the full trace; past 200 segments only their count."""
+    from schedulers.cpu import render_text, run
+    from schedulers.exercises import cpu_exercise
+    tasks = cpu_exercise(11, tasks=300, max_arrival=1000, max_burst=9)["tasks"]
+    tasks[3]["name"] = "タスク"
+    content = {"algorithm": algorithm, "tasks": tasks}
+    traced = run(content)
+    assert traced["steps"]
+    for lang in ("en", "ja"):
+        status, out, _ = cli(capsys, "--scenario", scenario_file(content), "--lang", lang)
+        assert status == 0 and out == render_text(traced, lang) + "\n"
+    assert "more segments" in out or "ほか" in out
+
+
+def test_text_summary_of_ten_thousand_jobs_stays_small(tmp_path):
+    """The issue's comparison with OSTEP's simulator: 10,000 jobs at t = 0, RR with q = 1, as a real process.
+    With the trace it took 112 MB; the text needs none (about 30 MB, most of it the interpreter)."""
+    from benchmarks import child_usage
+    bursts = [1 + (job * 7919) % 20 for job in range(10_000)]
+    path = tmp_path / "jobs.json"
+    path.write_text(json.dumps({"tasks": [{"name": str(job), "arrival": 0, "burst": burst}
+                                          for job, burst in enumerate(bursts)]}))
+    _, peak = child_usage([sys.executable, "-m", "schedulers", "cpu", "--scenario", str(path), "--algorithm", "rr",
+                           "--quantum", "1"], tmp_path / "out.txt")
+    out = (tmp_path / "out.txt").read_text()
+    assert f"makespan {sum(bursts)}, busy {sum(bursts)}, idle 0" in out and out.count("\n") > 10_000
+    assert peak < 50e6, f"peak RSS {peak / 1e6:.1f} MB"
+
+
+@pytest.mark.parametrize("output", [[], ["--json"]], ids=["text", "json"])
+def test_a_run_imports_only_its_mode(output):
+    """The registry imports a mode's package when it is first looked up: a CPU run, as a real process, imports
+    neither the LLM nor the engine mode (a tenth of the command's time on the issue's 10,000 jobs)."""
+    code = ("import sys\nfrom schedulers.cli import main\nstatus = main(sys.argv[1:])\n"
+            "print(status, *sorted(name for name in sys.modules if name.startswith('schedulers.')), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code, "cpu", "--seed", "7", *output], capture_output=True,
+                          text=True, cwd=ROOT, timeout=60)
+    status, *modules = done.stderr.split()
+    assert status == "0" and "schedulers.cpu" in modules and "A" in done.stdout
+    assert not [name for name in modules if name.startswith(("schedulers.llm", "schedulers.engine"))], modules
+
+
+@pytest.mark.parametrize("argv", [["--list"], ["--seed", "7"]], ids=["list", "text"])
+def test_a_reader_that_left_early_gets_no_traceback(argv):
+    """`python -m schedulers cpu --list | head -1`: the pipe may be closed before anything is written."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "schedulers", "cpu", *argv], stdout=write,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=60)
+    finally:
+        os.close(write)
+    assert done.returncode == 0 and done.stderr == ""

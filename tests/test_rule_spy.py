@@ -4,9 +4,11 @@ step, for every rule of every mode on many scenarios, and the two must be the sa
 
 What counts as "asked": a call of one of the protocol's deciding hooks that the rule has code for (its own, or an
 ancestor's; CPU's ``Policy.preempts`` counts for a preemptive rule, since comparing keys is then its decision)
-made by the engine itself, not by another hook (those are that hook's helpers). Calls that only keep the heap in
-order (``push``, ``rekey``) or present the state (``ordered``, ``tie_note``, the narration) are not decisions; the
-heap's answer to "who is best?" is the key deciding. ``next_instant`` only plans when ``at_instant`` must run and is
+made by the engine itself, not by another hook (those are that hook's helpers). Calls that only keep the ready
+queue in order (``push``, ``rekey``: a heap's keys, lottery's ``tickets``, HRRN's ``cohort``) or present the state
+(``ordered``, ``tie_note``, the narration) are not decisions; a heap's or a FIFO's answer to "who is best?" is the
+key deciding (the spy checks that it is the least key). ``start`` is asked before t=0, for step 0; ``streak`` only by
+a run without a trace, so never here. ``next_instant`` only plans when ``at_instant`` must run and is
 not a decision either. In engine mode a hook is asked for the step the engine records next (an admission, a decode),
 except a ``join`` that lifts nothing: it belongs to the arrival just recorded (FCFS files the tenant in its heap).
 """
@@ -36,13 +38,13 @@ from schedulers.llm.scenario import read as read_llm
 from schedulers.rule import asked, rule_source
 from schedulers.trace import resumes_quantum
 
-CPU_HOOKS = ("key", "choose", "preempts", "quantum", "admit", "expire", "complete", "at_instant")
+CPU_HOOKS = ("key", "choose", "preempts", "quantum", "admit", "expire", "complete", "at_instant", "start", "streak")
 LLM_HOOKS = ("arrive", "pick", "charge", "leave", "idle_reset")
 ENGINE_HOOKS = ("join", "pick", "admit", "generate", "finish", "charge")
 NOT_DECIDING = {"engine": set(),
                 "cpu": {"next_instant", "detail", "parameters", "decision_source", "from_parameters", "trace_state"},
                 "llm": {"state", "explain", "name_of", "pick_sentence", "parameters"}}
-ASKING = {"decide", "schedule", "finish"}                                     # the engine asks the rule
+ASKING = {"schedule", "finish"}                                               # the engine asks the rule
 BOOKKEEPING = {"push", "rekey", "ordered", "tie_note", "record_stretch", "continuation"}   # it keeps or shows
 
 
@@ -121,12 +123,17 @@ def spy_cpu(algorithm: str, scenario: dict, monkeypatch) -> tuple[dict, dict[int
     policy = make_policy(algorithm, read_parameters(scenario))
     watched = {name for name in CPU_HOOKS if has_code(type(policy), CpuPolicy, name)}
     calls: dict[int, set[str]] = defaultdict(set)
-    state = {"depth": 0, "instant": 0}
+    state = {"depth": 0}
 
-    def note(name: str, now: int | None) -> None:
+    def note(name: str, now: int | None, frame) -> None:
         # An expiry or a completion is the end of the step's slice; everything else is asked at an instant t, for
-        # step t + 1.
-        calls[now if name in ("expire", "complete") else (state["instant"] if now is None else now) + 1].add(name)
+        # step t + 1: the instant the engine's loop is at when a hook does not say (quantum), and before the loop
+        # (start), step 0.
+        if now is None:
+            while frame.f_code.co_name != "schedule":
+                frame = frame.f_back
+            now = frame.f_locals.get("t", -1)
+        calls[now if name in ("expire", "complete") else now + 1].add(name)
 
     for name in watched:
         original = getattr(policy, name)
@@ -134,7 +141,7 @@ def spy_cpu(algorithm: str, scenario: dict, monkeypatch) -> tuple[dict, dict[int
 
         def spied(*arguments, name=name, original=original, signature=signature):
             if state["depth"] == 0 and asking(sys._getframe(1)):
-                note(name, signature.bind(*arguments).arguments.get("now"))
+                note(name, signature.bind(*arguments).arguments.get("now"), sys._getframe(1))
             state["depth"] += 1
             try:
                 return original(*arguments)
@@ -142,19 +149,18 @@ def spy_cpu(algorithm: str, scenario: dict, monkeypatch) -> tuple[dict, dict[int
                 state["depth"] -= 1
         setattr(policy, name, spied)   # on the instance: the engine's class-level checks see the real rule
 
-    decide, best = engine.decide, engine.HeapQueue.best
+    def spying_best(best):
+        def spied_best(queue, now):   # a heap's or a FIFO's order is the key's: their answer is the key deciding
+            if "key" in watched and len(queue) and state["depth"] == 0 and asking(sys._getframe(1)):
+                note("key", now, sys._getframe(1))
+            answer = best(queue, now)
+            assert answer is min(queue.tasks(), key=lambda task: (type(policy).key(policy, task, now), task.index),
+                                 default=None)
+            return answer
+        return spied_best
 
-    def spied_decide(rule, ready, running, t, explain):
-        state["instant"] = t
-        return decide(rule, ready, running, t, explain)
-
-    def spied_best(queue, now):   # a heap rule's order is its key: the heap answering is the key deciding
-        if "key" in watched and state["depth"] == 0 and asking(sys._getframe(1)):
-            note("key", now)
-        return best(queue, now)
-
-    monkeypatch.setattr(engine, "decide", spied_decide)
-    monkeypatch.setattr(engine.HeapQueue, "best", spied_best)
+    for queue in (engine.HeapQueue, engine.FifoQueue):
+        monkeypatch.setattr(queue, "best", spying_best(queue.best))
     result = run_cpu({**scenario, "algorithm": algorithm}, policy=policy)
     monkeypatch.undo()
     return result, calls

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 from fractions import Fraction
+from itertools import repeat
+from operator import attrgetter, is_not
 from typing import Any
 
 from .. import fields
@@ -15,11 +17,11 @@ from ..catalog import Algorithm, Mode, catalogue, json_number as number
 from ..errors import ScenarioError
 from ..exercises import cpu_exercise
 from ..schema import with_readers
-from .engine import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, schedule
+from .engine import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, queue_kind, schedule
 from .policies import RULES, Policy, make_policy
 from .scenario import MAX_SCAN_WORK, PARAMETERS, SCENARIO_FIELDS, TASK, Task, check_horizon, read_parameters, \
     read_tasks
-from .text import render_text
+from .text import TEXT_NEEDS_STEPS, render_text
 
 __all__ = ["ALGORITHMS", "MODE", "Policy", "SCHEMA", "add_cli_arguments", "cli_overrides", "render_text", "run"]
 
@@ -57,35 +59,44 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
 
 
 def check_scan_work(policy: Policy, tasks: list[Task], makespan: int) -> None:
-    """A rule that scans the ready queue at each decision: bound its comparisons before running."""
-    if not policy.dynamic:
+    """A rule that compares ready tasks one by one at each decision (every one of them, or the first of each
+    cohort): bound its comparisons, counted on the worst case, before running."""
+    kind = queue_kind(policy)
+    if kind not in ("scan", "cohorts"):
         return
     count, quantum = len(tasks), policy.quantum(tasks[0])
     decisions = makespan if policy.preemptive else makespan // quantum + count if quantum else count
-    if count * decisions > MAX_SCAN_WORK:
-        raise ScenarioError("tasks", f"{policy.name} compares every ready task at each decision: {count} tasks "
-                                     f"x up to {decisions} decisions is over the documented limit of "
-                                     f"{MAX_SCAN_WORK} comparisons")
+    if kind == "scan":
+        compared, what = count, f"every ready task at each decision: {count} tasks"
+    else:
+        compared = len({policy.cohort(task) for task in tasks})
+        what = f"the first ready task of each cohort at each decision: {compared} cohorts"
+    if compared * decisions > MAX_SCAN_WORK:
+        raise ScenarioError("tasks", f"{policy.name} compares {what} x up to {decisions} decisions is over the "
+                                     f"documented limit of {MAX_SCAN_WORK} comparisons")
 
 
 def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, timeline: list[str | None],
            trace: Trace) -> dict[str, Any]:
-    rows = []
-    for task in tasks:
-        turnaround = task.completion - task.arrival
-        row = {"name": task.name, "arrival": task.arrival, "burst": task.burst, "completion": task.completion,
-               "turnaround": turnaround, "waiting": turnaround - task.burst, "response": task.first_run - task.arrival}
-        for optional in OPTIONAL:
-            value = getattr(task, optional)
-            if value is not None:
-                row[optional] = value
-        if task.deadline is not None:
-            row["missed"] = task.completion > task.deadline
-        rows.append(row)
-    totals = {key: sum(row[key] for row in rows) for key in ("turnaround", "waiting", "response")}
-    misses = sum(row.get("missed", False) for row in rows)
+    given = [name for name in OPTIONAL if any(map(is_not, map(attrgetter(name), tasks), repeat(None)))]
+    rows = [{"name": task.name, "arrival": task.arrival, "burst": task.burst, "completion": task.completion,
+             "turnaround": task.completion - task.arrival, "waiting": task.completion - task.arrival - task.burst,
+             "response": task.first_run - task.arrival} for task in tasks]
+    if given:
+        for task, row in zip(tasks, rows):
+            for optional in given:
+                value = getattr(task, optional)
+                if value is not None:
+                    row[optional] = value
+            if task.deadline is not None:
+                row["missed"] = task.completion > task.deadline
+    # Sums of the tasks' own numbers, in C: the same totals as the rows'.
+    arrivals, busy = sum(map(attrgetter("arrival"), tasks)), sum(map(attrgetter("burst"), tasks))
+    turnaround = sum(map(attrgetter("completion"), tasks)) - arrivals
+    totals = {"turnaround": turnaround, "waiting": turnaround - busy,
+              "response": sum(map(attrgetter("first_run"), tasks)) - arrivals}
+    misses = sum(row.get("missed", False) for row in rows) if "deadline" in given else 0
     averages = {key: Fraction(total, len(tasks)) for key, total in totals.items()}
-    busy = sum(task.burst for task in tasks)
     utilisation = Fraction(busy, makespan)
     return {
         "mode": "cpu", "algorithm": algorithm, "parameters": policy.parameters(),
@@ -146,4 +157,4 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 MODE = Mode("cpu", "single CPU, integer time", ALGORITHMS, SCHEMA, run, render_text, cpu_exercise,
-            add_cli_arguments, cli_overrides)
+            add_cli_arguments, cli_overrides, TEXT_NEEDS_STEPS)

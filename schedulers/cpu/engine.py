@@ -14,8 +14,9 @@ its state is the one after the slice.
 from __future__ import annotations
 
 import heapq
+import math
+from collections import deque
 from itertools import groupby
-from operator import ne
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,39 +51,252 @@ MESSAGES = {
 
 
 class HeapQueue:
-    """The ready queue of a rule whose keys do not change while tasks wait: a heap, O(log n)."""
+    """The ready queue of a rule whose keys do not change while tasks wait: a heap, O(log n). An entry is one
+    flat tuple, the key's parts then the input position then the task: compared in one pass, twice as fast
+    as a key tuple nested in the entry."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
-        self.heap: list[tuple[Any, int, Task]] = []
+        self.heap: list[tuple[Any, ...]] = []
 
     def __len__(self) -> int:
         return len(self.heap)
 
-    def push(self, task: Task, now: int) -> None:
-        heapq.heappush(self.heap, (self.policy.key(task, now), task.index, task))
+    def entry(self, task: Task, now: int) -> tuple[Any, ...]:
+        key = self.policy.key(task, now)
+        return (*key, task.index, task) if type(key) is tuple else (key, task.index, task)
 
-    def best(self, now: int) -> Task:
-        return self.heap[0][2]
+    def push(self, task: Task, now: int) -> None:
+        heapq.heappush(self.heap, self.entry(task, now))
+
+    def best(self, now: int) -> Task | None:
+        heap = self.heap
+        return heap[0][-1] if heap else None
 
     def take(self, task: Task) -> None:
         """Remove ``task``, which the engine only ever takes as ``best``: the heap's top."""
-        _, _, top = heapq.heappop(self.heap)
-        assert top is task, "the engine takes the task best() gave it"
+        heapq.heappop(self.heap)
 
     def tasks(self) -> list[Task]:
-        return [entry[2] for entry in self.heap]
+        return [entry[-1] for entry in self.heap]
 
     def ordered(self, now: int) -> list[Task]:
-        return [entry[2] for entry in sorted(self.heap)]
+        return [entry[-1] for entry in sorted(self.heap)]
 
     def rekey(self, now: int) -> None:
-        self.heap = [(self.policy.key(task, now), task.index, task) for _, _, task in self.heap]
+        self.heap = [self.entry(entry[-1], now) for entry in self.heap]
         heapq.heapify(self.heap)
 
 
+class FifoQueue:
+    """The ready queue of a rule whose key is the order of joining (``queue = "fifo"``): a deque, O(1)."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.queue: deque[Task] = deque()
+
+    def __len__(self) -> int:
+        return len(self.queue)
+
+    def push(self, task: Task, now: int) -> None:
+        self.queue.append(task)
+
+    def best(self, now: int) -> Task | None:
+        queue = self.queue
+        return queue[0] if queue else None
+
+    def take(self, task: Task) -> None:
+        self.queue.popleft()
+
+    def tasks(self) -> list[Task]:
+        return list(self.queue)
+
+    def ordered(self, now: int) -> list[Task]:
+        return list(self.queue)
+
+    def rekey(self, now: int) -> None:
+        """The order of joining never changes."""
+
+
+class TicketQueue:
+    """The ready queue of a rule that draws a ticket (``queue = "tickets"``, lottery): the tasks in queue order
+    with their tickets laid out along it, held in a Fenwick tree, so ``total`` is at hand and ``holder(w)``, the
+    task holding ticket w (0 <= w < total), is found in O(log n) instead of a walk along the queue. The tree has
+    room for 2**k slots, the nodes past the last slot holding more tickets than there can be: a descent never
+    enters them, without a bound check at each of its steps."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.slots: list[Task | None] = []   # in queue order; None where a task was taken
+        self.tickets: list[int] = []         # each slot's tickets (0 where taken)
+        self.tree = [0, BEYOND]              # Fenwick tree over the slots' tickets (1-based), 2**k + 1 long
+        self.count = self.total = 0
+        self.drawn = 0                       # the slot of the last holder found
+
+    def __len__(self) -> int:
+        return self.count
+
+    def push(self, task: Task, now: int) -> None:
+        if len(self.slots) > 4 * self.count + 1024:
+            self.compact()
+        tickets = self.policy.tickets(task)
+        slots, tree = self.slots, self.tree
+        slots.append(task)
+        self.tickets.append(tickets)
+        index = len(slots)
+        if index == len(tree):
+            tree += [BEYOND] * (index - 1)   # room for twice the slots
+        # The new node covers the slots (index - lowbit, index]: its own tickets and the nodes below it.
+        node, child, first = tickets, index - 1, index - (index & -index)
+        while child > first:
+            node += tree[child]
+            child -= child & -child
+        tree[index] = node
+        self.count += 1
+        self.total += tickets
+
+    def best(self, now: int) -> Task | None:
+        return self.policy.choose(self, now) if self.count else None
+
+    def take(self, task: Task) -> None:
+        """The engine only ever takes the best task: the holder just drawn."""
+        slot = self.drawn
+        tickets = self.tickets[slot]
+        self.slots[slot] = None
+        self.tickets[slot] = 0
+        self.count -= 1
+        self.total -= tickets
+        tree, index, size = self.tree, slot + 1, len(self.slots) + 1
+        while index < size:
+            tree[index] -= tickets
+            index += index & -index
+
+    def holder(self, ticket: int) -> Task:
+        """The task holding ``ticket`` when the tickets are numbered from 0 along the queue."""
+        tree, slot = self.tree, 0
+        for step in STEPS[len(tree).bit_length() - 1]:   # the last slot whose tickets before it are at most ``ticket``
+            if tree[slot + step] <= ticket:
+                slot += step
+                ticket -= tree[slot]
+        self.drawn = slot
+        return self.slots[slot]
+
+    def compact(self) -> None:
+        """Drop the slots of taken tasks and rebuild the tree in O(n): amortised O(1) per push."""
+        self.slots = [task for task in self.slots if task is not None]
+        self.tickets = [tickets for tickets in self.tickets if tickets]
+        size = len(self.tickets) + 1
+        tree = self.tree = [0, *self.tickets] + [BEYOND] * ((1 << size.bit_length()) + 1 - size)
+        for index in range(1, size):
+            parent = index + (index & -index)
+            if parent < size:
+                tree[parent] += tree[index]
+
+    def tasks(self) -> list[Task]:
+        return [task for task in self.slots if task is not None]
+
+    def ordered(self, now: int) -> list[Task]:
+        return self.tasks()
+
+    def rekey(self, now: int) -> None:
+        """The queue order never changes."""
+
+
+BEYOND = 1 << 62   # more tickets than a scenario can hold (10^5 tasks x 10^6 tickets)
+# The steps of a descent in a Fenwick tree of 2**bits slots: 2**(bits - 1), ..., 2, 1.
+STEPS = [tuple(1 << power for power in reversed(range(bits))) for bits in range(64)]
+
+
+class CohortQueue:
+    """The ready queue of a dynamic rule whose order never changes within a cohort (``queue = "cohorts"``, HRRN:
+    of two tasks with the same burst, the earlier arrival always has the higher ratio): a FIFO per cohort,
+    so a decision compares only the cohorts' heads, by the key at that time."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.cohorts: dict[Any, deque[Task]] = {}
+        self.count = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def push(self, task: Task, now: int) -> None:
+        self.cohorts.setdefault(self.policy.cohort(task), deque()).append(task)
+        self.count += 1
+
+    def best(self, now: int) -> Task | None:
+        return min((cohort[0] for cohort in self.cohorts.values()), key=lambda task: self.policy.key(task, now),
+                   default=None)
+
+    def take(self, task: Task) -> None:
+        name = self.policy.cohort(task)
+        cohort = self.cohorts[name]
+        cohort.popleft()   # the engine only ever takes the best task: a cohort's head
+        if not cohort:
+            del self.cohorts[name]
+        self.count -= 1
+
+    def tasks(self) -> list[Task]:
+        return [task for cohort in self.cohorts.values() for task in cohort]
+
+    def ordered(self, now: int) -> list[Task]:
+        return sorted(self.tasks(), key=lambda task: self.policy.key(task, now))
+
+    def rekey(self, now: int) -> None:
+        """Keys are computed at every decision anyway."""
+
+
+class EligibleQueue:
+    """The ready queue of a rule that runs the least key among the tasks whose vruntime is within a bound that moves
+    with time (``queue = "eligible"``, EEVDF: lag V - v >= 0, V the weighted average vruntime): two heaps, the tasks
+    not known to be within it, by vruntime, and those found within it, by key. A task's vruntime and key do not change
+    while it waits, so ``earliest`` moves the tasks the bound has passed to the second heap, O(log n) a move, and a
+    top found past the bound again back (EEVDF's V never falls from one decision to the next but for rounding an
+    arrival's placement down, so that is rare; at most one move in and one back a join, amortised)."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.beyond: list[tuple[Any, ...]] = []     # (vruntime, index, task)
+        self.eligible: list[tuple[Any, ...]] = []   # (*key, index, vruntime, task)
+        self.count = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def push(self, task: Task, now: int) -> None:
+        heapq.heappush(self.beyond, (self.policy.vruntime(task), task.index, task))
+        self.count += 1
+
+    def best(self, now: int) -> Task | None:
+        return self.policy.choose(self, now) if self.count else None
+
+    def earliest(self, total: int, weights: int, now: int) -> Task:
+        """The task of least key among those whose vruntime v has v * weights <= total (V = total / weights)."""
+        beyond, eligible, key = self.beyond, self.eligible, self.policy.key
+        while beyond and beyond[0][0] * weights <= total:
+            vruntime, index, task = heapq.heappop(beyond)
+            heapq.heappush(eligible, (*key(task, now), index, vruntime, task))
+        while eligible[0][-2] * weights > total:
+            *_, index, vruntime, task = heapq.heappop(eligible)
+            heapq.heappush(beyond, (vruntime, index, task))
+        return eligible[0][-1]
+
+    def take(self, task: Task) -> None:
+        """The engine only ever takes the best task: the top of the eligible heap."""
+        heapq.heappop(self.eligible)
+        self.count -= 1
+
+    def tasks(self) -> list[Task]:
+        return [entry[-1] for entry in self.beyond] + [entry[-1] for entry in self.eligible]
+
+    def ordered(self, now: int) -> list[Task]:
+        return sorted(self.tasks(), key=lambda task: self.policy.key(task, now))
+
+    def rekey(self, now: int) -> None:
+        """Keys and vruntimes do not change while tasks wait."""
+
+
 class ScanQueue:
-    """The ready queue of a dynamic rule (aging, HRRN, lottery): a list in queue order, scanned per decision."""
+    """The ready queue of any other dynamic rule (aging, your own): a list in queue order, scanned per decision."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -94,8 +308,8 @@ class ScanQueue:
     def push(self, task: Task, now: int) -> None:
         self.queue.append(task)
 
-    def best(self, now: int) -> Task:
-        return self.policy.choose(self.queue, now)
+    def best(self, now: int) -> Task | None:
+        return self.policy.choose(self.queue, now) if self.queue else None
 
     def take(self, task: Task) -> None:
         self.queue.remove(task)
@@ -108,6 +322,16 @@ class ScanQueue:
 
     def rekey(self, now: int) -> None:
         """Keys are computed at every decision anyway."""
+
+
+ReadyQueue = HeapQueue | FifoQueue | TicketQueue | CohortQueue | EligibleQueue | ScanQueue
+QUEUES = {"heap": HeapQueue, "fifo": FifoQueue, "tickets": TicketQueue, "cohorts": CohortQueue,
+          "eligible": EligibleQueue, "scan": ScanQueue}
+
+
+def queue_kind(policy: Policy) -> str:
+    """The ready queue a rule gets: the one it names, else a scan if its keys change while tasks wait, else a heap."""
+    return policy.queue or ("scan" if policy.dynamic else "heap")
 
 
 def event(kind: str, task: Task | None, time: int, **extra: Any) -> dict[str, Any]:
@@ -146,50 +370,66 @@ class Trace:
 
 
 def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | None], Trace]:
-    """Run ``tasks`` under ``policy``; returns the per-unit timeline and the trace. Mutates the tasks."""
+    """Run ``tasks`` under ``policy``; returns the per-unit timeline and the trace. Mutates the tasks.
+
+    Without a trace (``level`` "none") this loop is the whole cost of a run, some 10^6 passes at the limits, so it
+    asks the queue and the rule directly (a decision and a stretch's end are written out here, not in helpers)."""
     arrivals = sorted(tasks, key=lambda task: (task.arrival, task.index))
-    arrival_times = [task.arrival for task in arrivals]
-    count = len(arrivals)
+    arrival_times = [task.arrival for task in arrivals] + [math.inf]   # inf: no arrival is left
     record = level != "none"
     rule_instants = type(policy).next_instant is not Policy.next_instant
     admits = type(policy).admit is not Policy.admit   # skip the no-op hook: 10^5 calls saved at the limit
-    ready = ScanQueue(policy) if policy.dynamic else HeapQueue(policy)
+    streaks = type(policy).streak is not Policy.streak
+    expires = type(policy).expire is not Policy.expire
+    completes = type(policy).complete is not Policy.complete
+    preemptive = policy.preemptive
+    every_instant = policy.dynamic and preemptive   # its keys change with time: it looks again at every instant
+    policy.start(tasks)
+    ready = QUEUES[queue_kind(policy)](policy)
+    push, take, best = ready.push, ready.take, ready.best
+    keyed = isinstance(ready, (HeapQueue, FifoQueue))
     trace = Trace(level, tasks, policy)
     if record:
         trace.record(0, None, [], [], "initial", say(MESSAGES, "initial", count=len(tasks)))
     timeline: list[str | None] = []
+    append, extend = timeline.append, timeline.extend
     queued = 0           # running count of joins to the ready queue: FIFO order for every rule
     next_arrival = 0     # index into ``arrivals``
-    unfinished = count
+    unfinished = len(tasks)
     running: Task | None = None
     expired: Task | None = None   # its quantum ended at t; it returns to the tail after t's arrivals
+    streak = 0           # without trace, the quantum of a running task granted several in a row (0: none)
+    events: list[dict[str, Any]] = []
     t = 0
 
     def least() -> Task | None:
-        present = [task for task in (running, expired) if task is not None]
-        if isinstance(ready, HeapQueue) and ready:
-            present.append(ready.best(t))
-        return min(present, key=lambda task: policy.key(task, t), default=None)
-
-    def join_queue(task: Task) -> None:
-        nonlocal queued
-        task.queued = queued
-        queued += 1
-        ready.push(task, t)
+        """The present task the key prefers: running, just expired, or ready (the best one, if the queue is in key
+        order; a rule that scans finds it itself)."""
+        found, found_key = None, None
+        for task in (running, expired, best(t) if keyed else None):
+            if task is not None:
+                key = policy.key(task, t)
+                if found is None or key < found_key:
+                    found, found_key = task, key
+        return found
 
     while unfinished:
         # 1. arrivals, 2. the expired task's requeue, 3. the rule's own work, 4. the decision.
-        events: list[dict[str, Any]] = []
-        while next_arrival < count and arrival_times[next_arrival] == t:
+        if record:
+            events = []
+        while arrival_times[next_arrival] == t:
             task = arrivals[next_arrival]
             next_arrival += 1
             if admits:
                 policy.admit(task, t, least)
-            join_queue(task)
+            task.queued, queued = queued, queued + 1
+            push(task, t)
             if record:
                 events.append(event("arrive", task, t))
+        requeued = expired
         if expired is not None:
-            join_queue(expired)
+            expired.queued, queued = queued, queued + 1
+            push(expired, t)
             if record:
                 events.append(event("requeue", expired, t))
             expired = None
@@ -197,15 +437,27 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
             rule_events = policy.at_instant(t, ready.tasks() + ([running] if running else []))
             if rule_events:
                 ready.rekey(t)
-                events += rule_events
+                if record:
+                    events += rule_events
 
-        decision, chosen, why = decide(policy, ready, running, t, record)
-        if chosen is not None and level == "full" and policy.ties_by_arrival:
-            why = join(why, *tie_note(policy, ready, chosen, t))
+        # The decision: dispatch the best ready task onto a free CPU (idle if none), or let it preempt the running
+        # one if the rule preempts and says so, or continue.
+        chosen = None
+        if running is None:
+            chosen = best(t)
+            decision = "idle" if chosen is None else "dispatch"
+        else:
+            decision = "continue"
+            if preemptive:
+                candidate = best(t)
+                if candidate is not None and policy.preempts(candidate, running, t):
+                    chosen, decision = candidate, "preempt"
+        if record:
+            why = explain(policy, ready, decision, chosen, running, t, level == "full")
         if chosen is not None:
-            ready.take(chosen)
+            take(chosen)
             if running is not None:
-                ready.push(running, t)
+                push(running, t)
                 if record:
                     events.append(event("preempt", running, t))
             running = chosen
@@ -213,21 +465,56 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                 running.first_run = t
             if record:
                 events.append(event("dispatch", running, t))
-        if running is not None and running.slice_left is None:
-            running.slice_left = policy.quantum(running)
-        end = stretch_end(policy, running, t, arrival_times[next_arrival] if next_arrival < count else None,
-                          rule_instants)
-        if running is None and record:
-            events.append(event("idle", None, t, until=end))
-            why = continuation(policy, None, t, end)
 
-        timeline.extend([running.name if running else None] * (end - t))
-        record = record and not trace.truncated
+        # The stretch: until the next instant at which anything can change (an arrival, the running task's
+        # completion or quantum end, the rule's own instant), or the next time unit for a rule that looks again
+        # at every one.
+        if running is None:
+            end = arrival_times[next_arrival]   # the CPU idles only while a task is still to arrive
+            if record:
+                events.append(event("idle", None, t, until=end))
+                why = continuation(policy, None, t, end)
+            extend([None] * (end - t))
+        else:
+            if running.slice_left is None:
+                running.slice_left = policy.quantum(running)
+                # Dispatched again as soon as its quantum ended: without a trace, a rule that can say for how many
+                # quanta in a row (Stride) has them run as one stretch. (Asked only then: it costs a look at the
+                # rival.)
+                if streaks and running is requeued and not record and running.slice_left is not None:
+                    streak = running.slice_left
+                    wins = policy.streak(running, best(t), t)
+                    running.slice_left = streak * (wins or -(-running.remaining // streak))
+            slice_left = running.slice_left
+            end = t + (slice_left if slice_left is not None and slice_left < running.remaining else running.remaining)
+            if arrival_times[next_arrival] < end:
+                end = arrival_times[next_arrival]
+            if rule_instants:
+                end = min(end, policy.next_instant(t) or end)
+            if every_instant:
+                end = t + 1
+            if end - t == 1:
+                append(running.name)
+            else:
+                extend([running.name] * (end - t))
+
         if record:
             record_stretch(trace, policy, ready, running, t, end, events, decision, why)
-        elif running is not None:
-            advance(running, end - t)
-            finish(policy, running, end, record=False)
+            record = not trace.truncated
+        elif running is not None:   # no trace: the whole stretch at once (advance and finish, inline)
+            running.remaining -= end - t
+            if running.slice_left is not None:
+                running.slice_left -= end - t
+            if streak:   # the quanta that ended inside the stretch expire as they would have one by one
+                for boundary in range(t + streak, end, streak):
+                    policy.expire(running, boundary)
+                running.slice_left, streak = (t - end) % streak, 0
+            if running.remaining == 0:
+                running.completion = end
+                if completes:
+                    policy.complete(running, end)
+            elif running.slice_left == 0 and expires:
+                policy.expire(running, end)
         if running is not None and running.remaining == 0:
             unfinished -= 1
             running = None
@@ -238,7 +525,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
     return timeline, trace
 
 
-def record_stretch(trace: Trace, policy: Policy, ready: HeapQueue | ScanQueue, running: Task | None, t: int,
+def record_stretch(trace: Trace, policy: Policy, ready: ReadyQueue, running: Task | None, t: int,
                    end: int, events: list[dict[str, Any]], decision: str, why: dict[str, str]) -> None:
     """Run the stretch [t, end) and record its steps: all of them ("full") or the first and last ("compact")."""
     full = trace.level == "full"
@@ -258,26 +545,20 @@ def record_stretch(trace: Trace, policy: Policy, ready: HeapQueue | ScanQueue, r
                      join(step_why, *map(end_sentence, end_events)))
 
 
-def decide(policy: Policy, ready: HeapQueue | ScanQueue, running: Task | None, t: int,
-           explain: bool) -> tuple[str, Task | None, dict[str, str]]:
-    """The decision at instant t: its kind, the task to dispatch (None: keep the running one, or idle),
-    and the sentence that explains it (empty when ``explain`` is false)."""
-    if running is None:
-        if not ready:
-            return "idle", None, {}
-        chosen = ready.best(t)
-        return "dispatch", chosen, say(MESSAGES, "dispatch", t=t, task=chosen.name, detail=policy.detail(chosen, t),
-                                       rule=policy.rule) if explain else {}
-    if policy.preemptive and ready:
-        candidate = ready.best(t)
-        if policy.preempts(candidate, running, t):
-            return "preempt", candidate, say(
-                MESSAGES, "preempt", t=t, task=candidate.name, detail=policy.detail(candidate, t),
-                old=running.name, old_detail=policy.detail(running, t), rule=policy.rule) if explain else {}
-    return "continue", None, continuation(policy, running, t, t + 1) if explain else {}
+def explain(policy: Policy, ready: ReadyQueue, decision: str, chosen: Task | None,
+            running: Task | None, t: int, ties: bool) -> dict[str, str]:
+    """The sentence for a decision (``ties``: say when arrival or input order broke a tie)."""
+    if decision == "idle":
+        return {}
+    if decision == "continue":
+        return continuation(policy, running, t, t + 1)
+    why = say(MESSAGES, "preempt", t=t, task=chosen.name, detail=policy.detail(chosen, t), old=running.name,
+              old_detail=policy.detail(running, t), rule=policy.rule) if decision == "preempt" else \
+        say(MESSAGES, "dispatch", t=t, task=chosen.name, detail=policy.detail(chosen, t), rule=policy.rule)
+    return join(why, *tie_note(policy, ready, chosen, t)) if ties and policy.ties_by_arrival else why
 
 
-def tie_note(policy: Policy, ready: HeapQueue | ScanQueue, chosen: Task, t: int) -> list[dict[str, str]]:
+def tie_note(policy: Policy, ready: ReadyQueue, chosen: Task, t: int) -> list[dict[str, str]]:
     """A sentence when the rule's own criterion (the key's first part) ties and arrival or input order decided.
     O(ready), so only in the full trace, which is O(tasks) per step anyway."""
     criterion = policy.key(chosen, t)[0]
@@ -295,23 +576,6 @@ def continuation(policy: Policy, running: Task | None, t: int, until: int) -> di
     return say(MESSAGES, "continue", t=t, task=running.name, detail=policy.detail(running, t), keep=policy.keep)
 
 
-def stretch_end(policy: Policy, running: Task | None, t: int, next_arrival: int | None, rule_instants: bool) -> int:
-    """The next instant at which anything can change: arrival, completion, quantum end, the rule's own."""
-    if running is None:
-        assert next_arrival is not None, "the CPU idles only while a task is still to arrive"
-        return next_arrival
-    end = t + running.remaining
-    if running.slice_left is not None and running.slice_left < running.remaining:
-        end = t + running.slice_left
-    if next_arrival is not None and next_arrival < end:
-        end = next_arrival
-    if rule_instants:
-        end = min(end, policy.next_instant(t) or end)
-    if policy.dynamic and policy.preemptive:
-        end = t + 1   # its keys change with time: look again at every instant
-    return end
-
-
 def advance(task: Task | None, ran: int) -> None:
     if task is not None:
         task.remaining -= ran
@@ -319,18 +583,17 @@ def advance(task: Task | None, ran: int) -> None:
             task.slice_left -= ran
 
 
-def finish(policy: Policy, task: Task | None, time: int, record: bool = True) -> list[dict[str, Any]]:
-    """The end of a stretch: the task completes, or its quantum expires (the rule updates its state).
-    Returns the events, when ``record``ed."""
+def finish(policy: Policy, task: Task | None, time: int) -> list[dict[str, Any]]:
+    """The end of a recorded stretch: the task completes, or its quantum expires (the rule updates its
+    state). Returns the events."""
     if task is None:
         return []
     if task.remaining == 0:
         task.completion = time
         policy.complete(task, time)
-        return [event("complete", task, time)] if record else []
+        return [event("complete", task, time)]
     if task.slice_left == 0:
-        rule_events = policy.expire(task, time)
-        return [event("expire", task, time), *rule_events] if record else []
+        return [event("expire", task, time), *policy.expire(task, time)]
     return []
 
 
@@ -340,6 +603,6 @@ def end_sentence(end_event: dict[str, Any]) -> dict[str, str]:
 
 def context_switches(timeline: Iterable[str | None]) -> int:
     """Context switches: how often the CPU goes from one task to a different one (idle gaps ignored).
-    ``groupby`` folds each stretch into one name in C, so a 10^6-unit timeline costs a few milliseconds."""
-    runs = [name for name, _ in groupby(timeline) if name is not None]
-    return sum(map(ne, runs, runs[1:]))
+    Without the idle units, each run of one name is one stretch; ``groupby`` folds them in C, and they are
+    only counted, so a 10^6-unit timeline costs a few milliseconds and no memory."""
+    return max(0, sum(1 for _ in groupby(filter(None, timeline))) - 1)

@@ -12,7 +12,13 @@ A rule is a ``Policy``:
   ``preemptive``; the candidate is the ready task the key prefers.
 - ``quantum(task)``: how long the task may run before it must yield (``None``: until it completes).
 - ``admit``, ``expire``, ``complete``, ``next_instant``/``at_instant``: hooks for rules with per-task state;
-  ``trace_state`` the rule's own numbers per task for the full trace (CFS's vruntime and weight).
+  ``trace_state`` the rule's own numbers per task for the full trace (CFS's vruntime and weight). ``start``
+  (before the run, with every task) and ``streak`` (how many quanta in a row a task keeps, so that a run
+  without trace need not decide again at each one) are for speed.
+- ``queue``: the ready queue the engine keeps for the rule, when it is not the default (a heap, or a scan
+  for a dynamic rule): "fifo" (the key is ``task.queued``, the order of joining, and the rule never
+  preempts), "tickets" (``choose`` draws a ticket: ``tickets(task)`` laid out along the queue), "cohorts"
+  (``cohort(task)``: within a cohort the key order never changes and is the order of joining).
 - ``ties_by_arrival``: the key is ``(criterion, task.arrival, task.index)``, so the trace can say when
   arrival or input order broke a tie.
 - ``rule``/``keep``: one sentence each (en, ja) for the step explanations; ``detail(task, now)`` the
@@ -33,10 +39,13 @@ import random
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from types import FunctionType
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .scenario import (DEFAULT_LATENCY, DEFAULT_MIN_GRANULARITY, DEFAULT_QUANTUM, DEFAULT_SLICE, DEFAULT_TICKETS,
                        Parameters, Task)
+
+if TYPE_CHECKING:
+    from .engine import EligibleQueue, TicketQueue
 
 Text = dict[str, str]
 
@@ -46,6 +55,7 @@ class Policy:
     name = ""
     preemptive = False
     dynamic = False
+    queue = ""                # the engine's default ready queue: a heap, or a scan if dynamic
     ties_by_arrival = False   # the key is (criterion, arrival, index): explain ties the criterion leaves
     rule: Text = {"en": "", "ja": ""}
     keep: Text = {"en": "it never preempts", "ja": "横取りしません"}
@@ -81,6 +91,15 @@ class Policy:
         """``task`` used up its quantum at ``now``: update its state; returns extra events."""
         return []
 
+    def start(self, tasks: list[Task]) -> None:
+        """Before the run, with every task of the scenario: what the rule may prepare from them (Stride's scale)."""
+
+    def streak(self, task: Task, rival: Task | None, now: int) -> int | None:
+        """How many quanta in a row ``task``, dispatched again at ``now`` as soon as its quantum ended, would
+        get if no task arrived: ``rival`` is the best task waiting (None: none), None means as many as it needs.
+        At least 1. Asked only when no trace is kept: the engine then runs them as one stretch, with the same
+        schedule."""
+        return 1
     def complete(self, task: Task, now: int) -> None:
         """``task`` completed at ``now`` and leaves the system."""
 
@@ -116,6 +135,7 @@ class FCFS(Policy):
     """First come, first served: the task that joined the ready queue first runs to completion.
     Arrivals at the same time join in input order, so ties go to earlier arrival, then input order."""
     name = "fcfs"
+    queue = "fifo"
     group = "article"
     label = {"en": "FCFS", "ja": "FCFS（先着順）"}
     summary = {"en": "first come, first served; never preempts; ties: earlier arrival, then input order",
@@ -175,6 +195,7 @@ class RoundRobin(Policy):
     expires returns to the tail (after the tasks that arrive at that instant); a task that completes
     inside its quantum frees the CPU at once. Alone in the system, it starts a new quantum."""
     name = "rr"
+    queue = "fifo"
     group = "article"
     label = {"en": "Round Robin", "ja": "ラウンドロビン"}
     summary = {"en": "queue head runs up to quantum q (default 2); expired task rejoins the tail after arrivals",
@@ -266,6 +287,7 @@ class HRRN(Policy):
     summary = {"en": "highest (waiting + burst) / burst first, non-preemptive; ties: arrival, input",
                "ja": "（待ち時間＋実行時間）÷実行時間が最大のものから、横取りなし。同点は到着順、入力順"}
     dynamic = True
+    queue = "cohorts"   # by cohort(): a decision compares one task per burst length, not every ready task
     ties_by_arrival = True
     rule = {"en": "HRRN runs the highest response ratio (waiting + burst) / burst",
             "ja": "HRRNは応答比（待ち時間＋実行時間）÷実行時間が最大のタスクを実行します"}
@@ -277,6 +299,11 @@ class HRRN(Policy):
 
     def key(self, task: Task, now: int) -> Any:
         return -self.ratio(task, now), task.arrival, task.index
+
+    @staticmethod
+    def cohort(task: Task) -> int:
+        """Of two tasks with the same burst, the earlier arrival always has the higher ratio (and joined first)."""
+        return task.burst
 
     def detail(self, task: Task, now: int) -> Text:
         ratio = self.ratio(task, now)
@@ -379,6 +406,8 @@ class EDF(Policy):
 
 
 STRIDE1 = 10_000
+MAX_SCALE = 2**64   # a larger common denominator of the strides (tickets with many distinct prime factors)
+                    # would make every pass a huge integer: Stride keeps Fractions then, slower and as exact
 
 
 class Stride(Policy):
@@ -401,11 +430,24 @@ class Stride(Policy):
 
     def __init__(self, quantum: int) -> None:
         self.q = quantum
+        self.scale = 1   # passes are counted in units of 1 / scale (see start)
+        self.strides: dict[int, int | Fraction] = {}   # by ticket count
         self.rule = {"en": "Stride runs the least pass", "ja": "ストライドはパス値が最小のタスクを実行します"}
 
-    @staticmethod
-    def stride(task: Task) -> Fraction:
-        return Fraction(STRIDE1, task.tickets or DEFAULT_TICKETS)
+    def start(self, tasks: list[Task]) -> None:
+        """Count passes in units of 1 / scale, the strides' common denominator (1 when every ticket count
+        divides 10,000): they are integers then, compared exactly and fast. Past MAX_SCALE, Fractions."""
+        counts = {task.tickets or DEFAULT_TICKETS for task in tasks}
+        scale = math.lcm(*(tickets // math.gcd(STRIDE1, tickets) for tickets in counts))
+        self.scale = scale if scale <= MAX_SCALE else 1
+        self.strides = {}
+        for tickets in counts:
+            stride = Fraction(STRIDE1 * self.scale, tickets)
+            self.strides[tickets] = stride.numerator if stride.denominator == 1 else stride
+
+    def stride(self, task: Task) -> int | Fraction:
+        """10,000 / tickets, in units of 1 / scale."""
+        return self.strides[task.tickets or DEFAULT_TICKETS]
 
     def key(self, task: Task, now: int) -> Any:
         return task.pass_value, task.arrival, task.index
@@ -415,14 +457,25 @@ class Stride(Policy):
 
     def admit(self, task: Task, now: int, least: Callable[[], Task | None]) -> None:
         present = least()
-        task.pass_value = present.pass_value if present else Fraction(0)
+        task.pass_value = present.pass_value if present else 0
 
     def expire(self, task: Task, now: int) -> list[dict[str, Any]]:
         task.pass_value += self.stride(task)
         return []
 
+    def streak(self, task: Task, rival: Task | None, now: int) -> int | None:
+        """It wins again while its pass, one stride more each quantum, stays below the rival's (or equal to it
+        when it comes first in the tie-break)."""
+        if rival is None:
+            return None
+        gap, stride = rival.pass_value - task.pass_value, self.stride(task)
+        if (task.arrival, task.index) < (rival.arrival, rival.index):
+            return 1 + gap // stride
+        return -(-gap // stride)
+
     def detail(self, task: Task, now: int) -> Text:
-        return {"en": f"pass {task.pass_value}", "ja": f"パス{task.pass_value}"}
+        value = Fraction(task.pass_value, self.scale)
+        return {"en": f"pass {value}", "ja": f"パス{value}"}
 
     def parameters(self) -> dict[str, Any]:
         return {"quantum": self.q}
@@ -440,6 +493,7 @@ class Lottery(Policy):
     parameter_names = ("quantum", "lottery_seed")
     item_fields = ("tickets",)
     dynamic = True
+    queue = "tickets"   # the engine keeps the tickets along the queue in a Fenwick tree: a draw is O(log n)
     keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っています"}
 
     @classmethod
@@ -455,20 +509,19 @@ class Lottery(Policy):
     def key(self, task: Task, now: int) -> Any:
         return task.queued
 
-    def choose(self, ready: Sequence[Task], now: int) -> Task:
-        total = sum(task.tickets or DEFAULT_TICKETS for task in ready)
-        winner = self.random.randrange(total)
-        for task in ready:
-            winner -= task.tickets or DEFAULT_TICKETS
-            if winner < 0:
-                return task
-        raise AssertionError("the winning ticket is always held")
+    @staticmethod
+    def tickets(task: Task) -> int:
+        return task.tickets or DEFAULT_TICKETS
+
+    def choose(self, ready: TicketQueue, now: int) -> Task:
+        """``ready`` numbers the tickets from 0 along the ready queue: draw one, its holder runs."""
+        return ready.holder(self.random.randrange(ready.total))
 
     def quantum(self, task: Task) -> int | None:
         return self.q
 
     def detail(self, task: Task, now: int) -> Text:
-        tickets = task.tickets or DEFAULT_TICKETS
+        tickets = self.tickets(task)
         return {"en": f"{tickets} tickets", "ja": f"くじ{tickets}枚"}
 
     def parameters(self) -> dict[str, Any]:
@@ -563,17 +616,20 @@ class EEVDF(CFS):
     one included; a task is eligible when its lag, V - v, is >= 0. A task asks for the CPU in requests of `slice`
     time units, each with the virtual deadline d = v + slice * 1024 / weight, v taken when the request starts.
     When the CPU is free, the eligible task with the earliest virtual deadline runs its request (or what is left
-    of its burst); then its next request starts: d += slice * 1024 / weight. A task that arrives is placed at lag
-    0, v = V (with none runnable it keeps its own, 0). No wakeup preemption. Ties: earlier arrival, then input
+    of its burst); then its next request starts: d += slice * 1024 / weight. A task that arrives is placed at
+    v = V rounded down to vruntime's unit, 1/lcm(the 40 weights) of a time unit: lag 0, or above 0 by less than
+    that unit (with none runnable it keeps its own, 0). No wakeup preemption. Ties: earlier arrival, then input
     order."""
     name = "eevdf"
     label = {"en": "EEVDF", "ja": "EEVDF（適格仮想締切最早優先）"}
     summary = {"en": "among tasks with lag V - v >= 0 (V the weighted mean vruntime), the earliest virtual deadline "
-                     "runs a slice; deadline = v + slice*1024/weight; arrivals placed at v = V; ties: arrival, input",
+                     "runs a slice; deadline = v + slice*1024/weight; arrivals placed at v = V rounded down to vruntime's "
+                     "unit; ties: arrival, input",
                "ja": "ラグ V - v >= 0 のタスク（Vは重み付き平均vruntime）のうち仮想締切が最も早いものをスライス実行します。"
-                     "締切 = v + スライス*1024/重み。到着時は v = V。同点は到着順、入力順"}
+                     "締切 = v + スライス*1024/重み。到着時は v = V（vruntimeの単位に切り捨て）。同点は到着順、入力順"}
     parameter_names = ("slice",)
-    dynamic = True   # eligibility moves with V: each decision looks at every runnable task
+    dynamic = True            # eligibility moves with V
+    queue = "eligible"        # the engine keeps the not yet eligible by vruntime and the eligible by key: O(log n)
     ties_by_arrival = False   # a task level on deadline may not be eligible: no sentence about ties
 
     @classmethod
@@ -582,13 +638,25 @@ class EEVDF(CFS):
 
     def __init__(self, slice_length: int) -> None:
         self.slice_length = slice_length
-        self.runnable: list[Task] = []   # arrived and not completed, in arrival order
         self.rule = {"en": "EEVDF runs the eligible task with the earliest virtual deadline",
                      "ja": "EEVDFは適格なタスクのうち仮想締切が最も早いものを実行します"}
+        self.start([])
 
-    def average(self, tasks: Sequence[Task]) -> Fraction:
-        """V, in vruntime units: sum(w * v) / sum(w) over ``tasks``."""
-        return Fraction(sum(self.weight(t) * self.vruntime(t) for t in tasks), sum(self.weight(t) for t in tasks))
+    def start(self, tasks: list[Task]) -> None:
+        """sum(w * v) over the runnable tasks is kept as their placements' part and the time they have run: every
+        unit run adds w * 1024 / w = 1024 to it, whichever task ran."""
+        self.runnable_weight = 0   # sum(w)
+        self.placed = 0            # sum(w * vruntime_base)
+        self.left = 0              # time the CPU was idle or ran tasks that have completed: now - left is the
+                                   # time the runnable tasks have run
+        self.emptied = 0           # when the last runnable task completed
+
+    def weighted_vruntime(self, now: int) -> int:
+        """sum(w * v) over the runnable tasks at ``now``, in vruntime units; V = this / sum(w)."""
+        return self.placed + NICE_0_WEIGHT * VRUNTIME_SCALE * (now - self.left)
+
+    def average(self, now: int) -> Fraction:
+        return Fraction(self.weighted_vruntime(now), self.runnable_weight)
 
     def request(self, task: Task) -> int:
         """slice * 1024 / weight in vruntime units: how far a request's deadline lies beyond its start."""
@@ -597,30 +665,36 @@ class EEVDF(CFS):
     def key(self, task: Task, now: int) -> Any:
         return task.virtual_deadline, task.arrival, task.index
 
-    def choose(self, ready: Sequence[Task], now: int) -> Task:
-        average = self.average(ready)   # the CPU is free: every runnable task is ready
-        return min((task for task in ready if self.vruntime(task) <= average), key=lambda task: self.key(task, now))
+    def choose(self, ready: EligibleQueue, now: int) -> Task:
+        """The CPU is free, so every runnable task is ready: of those with v <= V, the least key."""
+        return ready.earliest(self.weighted_vruntime(now), self.runnable_weight, now)
 
     def quantum(self, task: Task) -> int | None:
         return self.slice_length
 
     def admit(self, task: Task, now: int, least: Callable[[], Task | None]) -> None:
-        if self.runnable:
-            task.vruntime_base = self.average(self.runnable)
+        if self.runnable_weight:
+            task.vruntime_base = self.weighted_vruntime(now) // self.runnable_weight   # V, rounded down
+        else:
+            self.left += now - self.emptied   # idle since the last runnable task completed
         task.virtual_deadline = self.vruntime(task) + self.request(task)
-        self.runnable.append(task)
+        self.runnable_weight += self.weight(task)
+        self.placed += self.weight(task) * task.vruntime_base
 
     def expire(self, task: Task, now: int) -> list[dict[str, Any]]:
         task.virtual_deadline += self.request(task)
         return []
 
     def complete(self, task: Task, now: int) -> None:
-        self.runnable.remove(task)
+        self.runnable_weight -= self.weight(task)
+        self.placed -= self.weight(task) * task.vruntime_base
+        self.left += task.burst
+        self.emptied = now
 
     def detail(self, task: Task, now: int) -> Text:
         scale = VRUNTIME_SCALE
         vruntime, deadline = Fraction(self.vruntime(task), scale), Fraction(task.virtual_deadline, scale)
-        lag = Fraction(self.average(self.runnable), scale) - vruntime
+        lag = self.average(now) / scale - vruntime
         return {"en": f"vruntime {vruntime}, lag {lag}, virtual deadline {deadline}",
                 "ja": f"vruntime {vruntime}、ラグ{lag}、仮想締切{deadline}"}
 
@@ -631,10 +705,11 @@ class EEVDF(CFS):
         numbers = super().trace_state(tasks, time)
         arrived = [task for task in tasks if task.arrival < time]
         numbers["virtual_deadline"] = {task.name: Fraction(task.virtual_deadline, VRUNTIME_SCALE) for task in arrived}
-        if self.runnable:
-            average = self.average(self.runnable)
-            numbers["lag"] = {task.name: Fraction(average - self.vruntime(task), VRUNTIME_SCALE)
-                              for task in self.runnable}
+        if self.runnable_weight:
+            average = self.average(time)
+            runnable = sorted((task for task in arrived if task.completion is None),
+                              key=lambda task: (task.arrival, task.index))
+            numbers["lag"] = {task.name: (average - self.vruntime(task)) / VRUNTIME_SCALE for task in runnable}
         return numbers
 
 

@@ -52,6 +52,8 @@ PARAMETERS = (   # their defaults depend on the algorithm (README): a result's "
 )
 TASK_FIELDS = tuple(f.name for f in TASK)
 TASK_FIELD_SET = frozenset(TASK_FIELDS)
+REQUIRED = tuple(f.name for f in TASK if f.required)
+REQUIRED_SET = frozenset(REQUIRED)
 REQUIRED_NUMBERS = tuple((f.name, f.minimum, f.maximum) for f in TASK if f.required and f.type == "integer")
 OPTIONAL_LIMITS = tuple((f.name, f.minimum, f.maximum) for f in TASK if not f.required)
 SCENARIO_FIELDS = ("mode", "title", "description", "algorithm", "tasks", *(p.name for p in PARAMETERS))
@@ -104,23 +106,23 @@ class Parameters:
 def read_tasks(value: Any) -> list[Task]:
     items = fields.sequence(value, "tasks", minimum=1, maximum=MAX_TASKS)
     tasks = [read_task(index, raw) for index, raw in enumerate(items)]
-    fields.unique_names([task.name for task in tasks], "tasks")
+    names = [task.name for task in tasks]
+    if len(set(names)) < len(names):
+        fields.unique_names(names, "tasks")
     return tasks
 
 
 def read_task(index: int, raw: Any) -> Task:
-    if type(raw) is not dict or not TASK_FIELD_SET.issuperset(raw):
+    """One task; its fields are Task's first fields, in TASK's order."""
+    if type(raw) is not dict or not raw.keys() <= TASK_FIELD_SET:
         where = f"tasks[{index}]"
         fields.known_keys(fields.mapping(raw, where), where, TASK_FIELDS)
-    for required in (f.name for f in TASK if f.required):
-        if required not in raw:
-            raise ScenarioError(f"tasks[{index}].{required}", "is missing")
-    task = Task(index, fields.name(raw["name"], f"tasks[{index}].name"),
-                *(checked(raw[key], index, key, minimum, maximum) for key, minimum, maximum in REQUIRED_NUMBERS))
-    for key, minimum, maximum in OPTIONAL_LIMITS:
-        if raw.get(key) is not None:
-            setattr(task, key, checked(raw[key], index, key, minimum, maximum))
-    return task
+    if not raw.keys() >= REQUIRED_SET:
+        raise ScenarioError(f"tasks[{index}].{next(key for key in REQUIRED if key not in raw)}", "is missing")
+    return Task(index, checked_name(raw["name"], index),
+                *[checked(raw[key], index, key, minimum, maximum) for key, minimum, maximum in REQUIRED_NUMBERS],
+                *[None if raw.get(key) is None else checked(raw[key], index, key, minimum, maximum)
+                  for key, minimum, maximum in OPTIONAL_LIMITS])
 
 
 def checked(value: Any, index: int, key: str, minimum: int, maximum: int) -> int:
@@ -128,6 +130,14 @@ def checked(value: Any, index: int, key: str, minimum: int, maximum: int) -> int
     if type(value) is int and minimum <= value <= maximum:
         return value
     return fields.integer(value, f"tasks[{index}].{key}", minimum, maximum)
+
+
+def checked_name(value: Any, index: int) -> str:
+    """``fields.name`` with a fast path for the common case, a short ASCII name (its field named only if wrong)."""
+    if type(value) is str and value.isascii() and len(value) <= fields.MAX_NAME_LENGTH and not value.isspace() \
+            and value:
+        return value
+    return fields.name(value, f"tasks[{index}].name")
 
 
 def per_level(value: Any, field_name: str, levels: int, default: list[int]) -> tuple[int, ...]:

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 from fractions import Fraction
-from itertools import groupby
+from collections.abc import Iterator
+from itertools import chain, groupby, islice
 from typing import Any
 
+TEXT_NEEDS_STEPS = False   # the text is the timeline, the table and the summary: the CLI makes no trace for it
 MAX_SEGMENTS = 200   # timeline segments printed; the JSON has them all
 MAX_CHART = 120      # time units drawn as one letter each, when every name is a single character
 
@@ -57,14 +59,14 @@ def timeline_lines(timeline: list[str | None], words: dict[str, Any]) -> list[st
     if len(timeline) <= MAX_CHART and all(name is None or len(name) == 1 for name in timeline):
         ticks = "".join(f"{t:<5}" for t in range(0, len(timeline) + 1, 5))
         lines += ["  " + ticks.rstrip(), "  " + "".join(name or "." for name in timeline)]
-    segments, start = [], 0
-    for name, run in groupby(timeline):
+    segments, start = groupby(timeline), 0
+    for name, run in islice(segments, MAX_SEGMENTS):
         length = len(list(run))
-        segments.append(f"[{start}, {start + length}) {name if name is not None else '(' + words['idle'] + ')'}")
+        lines.append(f"  [{start}, {start + length}) {name if name is not None else '(' + words['idle'] + ')'}")
         start += length
-    lines += ["  " + segment for segment in segments[:MAX_SEGMENTS]]
-    if len(segments) > MAX_SEGMENTS:
-        lines.append("  … " + words["more"].format(n=len(segments) - MAX_SEGMENTS))
+    hidden = sum(1 for _ in segments)   # only counted: a 10^6-unit timeline may have 10^6 segments
+    if hidden:
+        lines.append("  … " + words["more"].format(n=hidden))
     return lines
 
 
@@ -74,18 +76,31 @@ def table_lines(result: dict[str, Any], words: dict[str, Any]) -> list[str]:
     with_deadline = any("deadline" in task for task in result["tasks"])
     if with_deadline:
         header += [words["deadline"], words["missed"]]
-    rows = []
-    for task in result["tasks"]:
+
+    def cells(task: dict[str, Any]) -> list[str]:
         row = [str(task[key]) for key in keys]
         if with_deadline:
             row += ([str(task["deadline"]), words["yes"] if task["missed"] else words["no"]]
                     if "deadline" in task else ["-", "-"])
-        rows.append(row)
+        return row
+
     exact = result["exact"]["averages"]
-    rows.append([words["average"], "", "", "", *(ratio(exact[key]) for key in ("turnaround", "waiting", "response"))]
-                + (["", ""] if with_deadline else []))
-    widths = [max(width(cell) for cell in column) for column in zip(header, *rows)]
-    return ["  ".join(pad(cell, w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
+    average = ([words["average"], "", "", "", *(ratio(exact[key]) for key in ("turnaround", "waiting", "response"))]
+               + (["", ""] if with_deadline else []))
+
+    def table() -> Iterator[list[str]]:   # made twice, to measure and then to write: 10^5 rows never sit in memory
+        return chain([header], map(cells, result["tasks"]), [average])
+
+    widths = [0] * len(header)
+    for row in table():
+        widths = list(map(max, widths, map(len, row) if plain(row) else map(width, row)))
+    return ["  ".join(map(str.ljust, row, widths) if plain(row) else map(pad, row, widths)).rstrip()
+            for row in table()]
+
+
+def plain(row: list[str]) -> bool:
+    """ASCII only, the usual row: one column per character, so it is measured and padded in C."""
+    return "".join(row).isascii()
 
 
 def width(text: str) -> int:

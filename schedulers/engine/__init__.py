@@ -22,7 +22,7 @@ from ..schema import with_readers
 from .batching import COMPACT, NONE, TRACE_BUDGET, Engine
 from .policies import POLICIES, RULES
 from .scenario import PARAMETERS, TENANT, TOP_KEYS, Scenario, format_requests, read
-from .text import render_text
+from .text import TEXT_NEEDS_STEPS, render_text
 
 __all__ = ["ALGORITHMS", "DEFAULT_SCENARIO", "MODE", "SCHEMA", "add_cli_arguments", "cli_overrides",
            "format_requests", "llm_scenario", "render_text", "run"]
@@ -155,4 +155,4 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 MODE = Mode("engine", "inference engine: continuous batching, decode iterations", ALGORITHMS, SCHEMA,
-            run, render_text, engine_exercise, add_cli_arguments, cli_overrides)
+            run, render_text, engine_exercise, add_cli_arguments, cli_overrides, TEXT_NEEDS_STEPS)

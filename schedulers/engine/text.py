@@ -6,6 +6,7 @@ from typing import Any
 
 from ..llm.text import table, width
 
+TEXT_NEEDS_STEPS = True   # the text prints every step's sentence
 MAX_CHART = 120       # iterations drawn one character each
 MAX_SENTENCES = 400   # step sentences printed; the JSON has them all
 

@@ -20,7 +20,7 @@ from .fairness import measure
 from .policies import POLICIES, RULES, Policy
 from .router import COMPACT, NONE, TRACE_BUDGET, Router
 from .scenario import PARAMETERS, TENANT, TOP_KEYS, read
-from .text import render_text
+from .text import TEXT_NEEDS_STEPS, render_text
 
 __all__ = ["ALGORITHMS", "MODE", "SCHEMA", "run", "render_text", "add_cli_arguments", "cli_overrides"]
 
@@ -82,4 +82,4 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 MODE = Mode("llm", "LLM router: order of dispatch to a server fleet", ALGORITHMS, SCHEMA, run, render_text,
-            llm_exercise, add_cli_arguments, cli_overrides)
+            llm_exercise, add_cli_arguments, cli_overrides, TEXT_NEEDS_STEPS)

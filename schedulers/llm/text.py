@@ -5,6 +5,8 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
+TEXT_NEEDS_STEPS = True   # the text prints every step's sentence
+
 HEADINGS = {
     "en": {"order": "Dispatch order", "steps": "Steps", "tenants": "Tenants", "fairness": "Fairness",
            "columns": ("tenant", "weight", "join", "requests", "dispatched", "charged", "normalized"),
