@@ -49,6 +49,8 @@ class CustomEditor(LabView):
     @param.depends("lab.mode", "lab.lang", "draft")
     def editor(self):
         lab, lang = self.lab, self.lab.lang
+        if lab.mode not in TEMPLATES:   # engine mode: the core runs no policy of your own there yet
+            return pn.Column()
         code = self.draft.get(lab.mode, TEMPLATES[lab.mode])
         area = pn.widgets.TextAreaInput(label=t(lang, "custom.code"), value=code, rows=16, sizing_mode="stretch_width",
                                         css_classes=["policy-code"], max_length=20_000,
@@ -99,6 +101,9 @@ class CustomEditor(LabView):
     @param.depends("lab.mode", "lab.lang")
     def header(self):
         lang, mode = self.lab.lang, self.lab.mode
+        if mode not in TEMPLATES:
+            return pane(f'<h2>{esc(t(lang, "custom.title"))}</h2><p class="custom-unavailable">'
+                        f'{esc(t(lang, "custom.engine"))}</p>')
         return pane(f'<h2>{esc(t(lang, "custom.title"))}</h2><p>{esc(t(lang, f"custom.api.{mode}"))}</p>'
                     f'<p class="muted">{esc(t(lang, "custom.limits", lines=MAX_LINES_PER_CALL, decisions=MAX_DECISIONS))}</p>')
 

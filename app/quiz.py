@@ -20,7 +20,8 @@ from schedulers.quiz import next_question, question
 from schedulers.trace import dispatches_so_far
 
 from . import render
-from .model import ROWS, LabView, parameter_value, rows_from_text
+from .engine_views import EngineView
+from .model import ROWS, LabView, item_text, parameter_value, rows_from_text
 from .panes import pane
 from .render import esc
 from .teach_text import t
@@ -60,7 +61,7 @@ class QuizView(LabView):
             self.problem = f"{error.field}: {error.problem}"
             return
         items = scenario[schema(self.lab.mode).items]
-        rows = rows_from_text(self.lab.mode, [{k: str(v) for k, v in item.items()} for item in items])
+        rows = rows_from_text(self.lab.mode, [item_text(item) for item in items])
         with param.parameterized.batch_call_watchers(self):
             self.param.update(seed=text, exercise=int(text), problem="")
         setattr(self.lab, ROWS[self.lab.mode], rows)
@@ -151,6 +152,10 @@ class QuizView(LabView):
             parts.append(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["quiz-gantt"]))
             parts.append(pane('<div class="grid">' + render.ready_queue(now, render.indexes(result["tasks"]), lang)
                               + render.remaining_bars(now, result["tasks"], lang) + "</div>"))
+        elif result["mode"] == "engine":   # the batch up to now, on an axis that ends now
+            engine = EngineView(result, lang)
+            parts.append(pane(engine.batch(step, end=engine.now(step)) + '<div class="grid">' + engine.queues(step)
+                              + engine.counters(step) + "</div>"))
         else:
             past = {**result, "dispatch": dispatches_so_far(result, step)}
             parts.append(pane(render.dispatch_strip(past, step, lang) + '<div class="grid">'

@@ -54,6 +54,19 @@ TEXT: dict[str, dict[str, str]] = {
                                     "in both runs.",
                               "ja": "比べられる公平性の値はまだありません。これまでのところ、両方の実行で全テナントが"
                                     "待っていた送出はありません。"},
+    "compare.router": {"en": "LLM router: SFQ on the same workload", "ja": "LLM ルーター: 同じ負荷で SFQ"},
+    "compare.router.column": {"en": "Service ÷ weight (left: tokens processed) vs cost ÷ weight (right: estimated "
+                                    "at dispatch)",
+                              "ja": "サービス ÷ 重み（左: 処理したトークン）と コスト ÷ 重み（右: 送出時の見積もり）"},
+    "compare.router.note": {"en": "The router (SFQ) charges each request w_in × input + w_out × output, an estimate, "
+                                  "when it dispatches it, one request per time unit; the engine (VTC) charges the "
+                                  "tokens really processed, iteration by iteration, and needs no output length in "
+                                  "advance.",
+                            "ja": "ルーター（SFQ）は各リクエストを送出するときに見積もり w_in × 入力 + w_out × 出力 を"
+                                  "課金し、1 時刻に 1 件送ります。エンジン（VTC）は実際に処理したトークンを反復ごとに"
+                                  "課金し、出力長を前もって知る必要がありません。"},
+    "custom.engine": {"en": "A policy of your own is not available in engine mode yet: pick CPU or LLM router mode.",
+                      "ja": "推論エンジンモードではまだ自作ポリシーを使えません。CPU か LLM ルーターのモードを選んでください。"},
     "compare.error": {"en": "The right side does not run: {problem}", "ja": "右側は実行できません: {problem}"},
     "compare.average": {"en": "Average", "ja": "平均"},
     "compare.metric": {"en": "Metric", "ja": "指標"},
@@ -74,6 +87,8 @@ TEXT: dict[str, dict[str, str]] = {
                           "ja": "t={t} → {next} に実行されるのはどのタスクですか？"},
     "quiz.question.llm": {"en": "t={t}: which tenant's request is dispatched?",
                           "ja": "t={t}: どのテナントのリクエストが送出されますか？"},
+    "quiz.question.engine": {"en": "t={t}: a slot is free. Which tenant's request is admitted?",
+                             "ja": "t={t}: スロットが空いています。どのテナントのリクエストを受け入れますか？"},
     "quiz.right": {"en": "Right: {answer}.", "ja": "正解: {answer}。"},
     "quiz.wrong": {"en": "Not {choice}: {answer} runs.", "ja": "{choice} ではありません。{answer} です。"},
     "quiz.score": {"en": "Score: {right} of {asked}", "ja": "得点: {asked} 問中 {right} 問"},
@@ -138,6 +153,7 @@ TEXT: dict[str, dict[str, str]] = {
     "export.preview": {"en": "Preview of the chart", "ja": "図のプレビュー"},
     "chart.cpu": {"en": "Timeline ({algorithm})", "ja": "タイムライン（{algorithm}）"},
     "chart.llm": {"en": "Dispatch order ({algorithm})", "ja": "送出順（{algorithm}）"},
+    "chart.engine": {"en": "Batch slots ({algorithm})", "ja": "バッチのスロット（{algorithm}）"},
     "chart.time": {"en": "time", "ja": "時刻"},
     "chart.idle": {"en": "idle", "ja": "アイドル"},
 }
