@@ -82,9 +82,10 @@ def chart_svg(result: Mapping[str, Any], lang: str) -> str:
                    f'stroke="#eee"/>')
     for row, start, stop, text, index in runs:
         fill = IDLE_COLOUR if index is None else colour(index)
+        who = f"{names[row]} · {text}" if result["mode"] == "engine" else names[row]   # a slot and its tenant
         x, y = LEFT + unit * start, TOP + row * ROW_HEIGHT + 4
         out.append(f'<rect x="{x}" y="{y}" width="{unit * (stop - start)}" height="{ROW_HEIGHT - 8}" '
-                   f'fill="{fill}" stroke="#fff"><title>{escape(names[row] + (f" · {text}" if text else ""))} [{start}, {stop})</title></rect>')
+                   f'fill="{fill}" stroke="#fff"><title>{escape(who)} [{start}, {stop})</title></rect>')
         if text and unit >= 14:
             out.append(f'<text x="{x + unit * (stop - start) / 2}" y="{y + ROW_HEIGHT / 2}" font-size="11" '
                        f'text-anchor="middle" fill="{ink(fill)}">{escape(text)}</text>')
