@@ -36,6 +36,11 @@ def command_line(mode: str, seed: int, algorithm: str, parameters: dict[str, str
     return " ".join(words)
 
 
+def exercise_rows(mode: str, scenario: dict[str, Any]) -> list:
+    """A seeded exercise's items as the editor's rows."""
+    return rows_from_text(mode, [item_text(item) for item in scenario[schema(mode).items]])
+
+
 class QuizView(LabView):
     seed = param.String(default="42")
     exercise = param.Integer(default=None, allow_None=True, doc="the seed of the exercise loaded, if any")
@@ -60,11 +65,14 @@ class QuizView(LabView):
         except ScenarioError as error:
             self.problem = f"{error.field}: {error.problem}"
             return
-        items = scenario[schema(self.lab.mode).items]
-        rows = rows_from_text(self.lab.mode, [item_text(item) for item in items])
+        rows = exercise_rows(self.lab.mode, scenario)
         with param.parameterized.batch_call_watchers(self):
             self.param.update(seed=text, exercise=int(text), problem="")
-        setattr(self.lab, ROWS[self.lab.mode], rows)
+        settings = {k: str(v) for k, v in scenario.items() if k != schema(self.lab.mode).items}   # engine: slots
+        with param.parameterized.batch_call_watchers(self.lab):
+            if settings:
+                self.lab.parameters = {**self.lab.parameters, **settings}
+            setattr(self.lab, ROWS[self.lab.mode], rows)
         self.restart()
 
     def random_seed(self) -> None:
@@ -128,8 +136,9 @@ class QuizView(LabView):
         lab = self.lab
         if self.exercise is None or lab.algorithm == CUSTOM:
             return ""
-        rows = schema(lab.mode).items
-        if lab.scenario()[rows] != MODES[lab.mode].exercise(self.exercise)[rows]:
+        exercise = MODES[lab.mode].exercise(self.exercise)
+        if [row.as_text() for row in lab.rows] != [row.as_text() for row in exercise_rows(lab.mode, exercise)] or \
+                any(lab.parameters.get(k) != str(v) for k, v in exercise.items() if k != schema(lab.mode).items):
             return ""   # edited since: no longer the seeded exercise
         parameters = {k: v for k, v in lab.parameters.items() if k in lab.used_parameters() and v.strip()}
         command = command_line(lab.mode, self.exercise, lab.algorithm, parameters)
