@@ -14,6 +14,7 @@ import param
 from schedulers.custom import CUSTOM, MAX_DECISIONS, MAX_LINES_PER_CALL, TEMPLATES, PolicyCodeError
 
 from . import render
+from .engine_views import EngineView
 from .model import LabView
 from .panes import pane
 from .render import esc
@@ -49,8 +50,6 @@ class CustomEditor(LabView):
     @param.depends("lab.mode", "lab.lang", "draft")
     def editor(self):
         lab, lang = self.lab, self.lab.lang
-        if lab.mode not in TEMPLATES:   # engine mode: the core runs no policy of your own there yet
-            return pn.Column()
         code = self.draft.get(lab.mode, TEMPLATES[lab.mode])
         area = pn.widgets.TextAreaInput(label=t(lang, "custom.code"), value=code, rows=16, sizing_mode="stretch_width",
                                         css_classes=["policy-code"], max_length=20_000,
@@ -95,15 +94,15 @@ class CustomEditor(LabView):
             gantt.move(len(result["timeline"]))
             return pn.Column(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width"),
                              pane(render.cpu_metrics(result, last, lang)), sizing_mode="stretch_width")
+        if result["mode"] == "engine":
+            engine = EngineView(result, lang)
+            return pane(engine.batch(last) + engine.metrics(last))
         return pn.Column(pane(render.dispatch_strip(result, last, lang) + render.llm_metrics(result, last, lang)),
                          sizing_mode="stretch_width")
 
     @param.depends("lab.mode", "lab.lang")
     def header(self):
         lang, mode = self.lab.lang, self.lab.mode
-        if mode not in TEMPLATES:
-            return pane(f'<h2>{esc(t(lang, "custom.title"))}</h2><p class="custom-unavailable">'
-                        f'{esc(t(lang, "custom.engine"))}</p>')
         return pane(f'<h2>{esc(t(lang, "custom.title"))}</h2><p>{esc(t(lang, f"custom.api.{mode}"))}</p>'
                     f'<p class="muted">{esc(t(lang, "custom.limits", lines=MAX_LINES_PER_CALL, decisions=MAX_DECISIONS))}</p>')
 

@@ -15,6 +15,7 @@ from fractions import Fraction
 from itertools import accumulate
 from typing import Any
 
+from schedulers.engine.policies import POLICIES
 from schedulers.trace import engine_service, pending, span
 
 from .render import bar_row, chip, colour, esc, exact, exact_number, indexes, ink, number, results_table, section
@@ -110,8 +111,6 @@ class EngineView:
         """Each tenant's counter as a bar; at a lift, a line marks the counter before it and a sentence says so."""
         lang, state = self.lang, self.steps[step]
         title = t(lang, "engine.counters")
-        if self.result["algorithm"] == "fcfs":
-            return section(title, f'<p class="muted">{esc(t(lang, "engine.counters.none"))}</p>', "engine-counters")
         values = self.counters_at(step)
         lift = state.get("lift") if state["kind"] == "lift" else None
         top = max([*values.values(), lift["before"] if lift else 0, 1])
@@ -120,11 +119,13 @@ class EngineView:
             marker = lift["before"] if lift and state["tenant"] == name else None
             rows.append(bar_row(name, self.where[name], value, top,
                                 "C = " + exact_number(value, exact(state, "counters", name)), marker))
-        note = ""
+        rule = POLICIES.get(self.result["algorithm"])   # the rules that admit by counter are those that lift it
+        note = "" if rule is not None and rule.lifts else \
+            f'<p class="muted">{esc(t(lang, "engine.counters.unread"))}</p>'
         if lift:
             before, after = (exact_number(lift[k], exact(state.get("exact", {}), "lift", k)) for k in ("before", "after"))
             key = "engine.lifted" if lift["raised"] else "engine.kept"
-            note = f'<p class="lift-note">{esc(t(lang, key, tenant=state["tenant"], before=before, after=after))}</p>'
+            note += f'<p class="lift-note">{esc(t(lang, key, tenant=state["tenant"], before=before, after=after))}</p>'
         return section(title, "".join(rows) + note, "engine-counters")
 
     def counters_at(self, step: int) -> dict[str, Any]:

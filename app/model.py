@@ -232,7 +232,7 @@ class Lab(param.Parameterized):
 
     def policy_source(self) -> str | None:
         """The code of your own policy when the algorithm is "custom", else None (a built-in rule runs)."""
-        return self.policy_code.get(self.mode, TEMPLATES.get(self.mode)) if self.algorithm == CUSTOM else None
+        return self.policy_code.get(self.mode, TEMPLATES[self.mode]) if self.algorithm == CUSTOM else None
 
     @param.depends("mode", "cpu_algorithm", "llm_algorithm", "engine_algorithm", "parameters", "tasks", "tenants",
                    "engine_tenants", "edited", "policy_code", watch=True)

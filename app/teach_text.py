@@ -65,8 +65,6 @@ TEXT: dict[str, dict[str, str]] = {
                             "ja": "ルーター（SFQ）は各リクエストを送出するときに見積もり w_in × 入力 + w_out × 出力 を"
                                   "課金し、1 時刻に 1 件送ります。エンジン（VTC）は実際に処理したトークンを反復ごとに"
                                   "課金し、出力長を前もって知る必要がありません。"},
-    "custom.engine": {"en": "A policy of your own is not available in engine mode yet: pick CPU or LLM router mode.",
-                      "ja": "推論エンジンモードではまだ自作ポリシーを使えません。CPU か LLM ルーターのモードを選んでください。"},
     "compare.error": {"en": "The right side does not run: {problem}", "ja": "右側は実行できません: {problem}"},
     "compare.average": {"en": "Average", "ja": "平均"},
     "compare.metric": {"en": "Metric", "ja": "指標"},
@@ -125,6 +123,18 @@ TEXT: dict[str, dict[str, str]] = {
               "送出ごとに 1 回呼ばれます。waiting: 待ちのあるテナント（テナント順。name, index, weight, since, waiting, "
               "head_cost, costs, dispatched, charged）。state: 自由に使える dict。Fraction が使えます。import、try、"
               "_ で始まる名前は使えません。"},
+    "custom.api.engine": {
+        "en": "Define choose(waiting, time, state) and return a tenant's name: its oldest waiting request takes the "
+              "free slot of the batch. It is called at iteration time whenever a slot is free and requests wait. "
+              "waiting: the tenants with waiting requests, in tenant order (name, index, weight, since, waiting, "
+              "head_input, inputs, running, input_tokens, output_tokens, service); no output length is shown, as no "
+              "rule may read it. state: a dict of your own. Fraction is built in; import, try and names starting "
+              "with _ are not available.",
+        "ja": "choose(waiting, time, state) を定義し、テナント名を返してください。そのテナントの最も古い待ちリクエストがバッチの"
+              "空きスロットに入ります。スロットが空いていて待ちがあるたびに、反復 time で呼ばれます。waiting: 待ちのあるテナント"
+              "（テナント順。name, index, weight, since, waiting, head_input, inputs, running, input_tokens, "
+              "output_tokens, service）。出力長はどの規則も読めないので見えません。state: 自由に使える dict。Fraction が"
+              "使えます。import、try、_ で始まる名前は使えません。"},
     "custom.limits": {"en": "Limits: {lines} lines per call, {decisions} decisions per run.",
                       "ja": "上限: 1 回の呼び出しで {lines} 行、1 回の実行で {decisions} 回の判断。"},
     "custom.code": {"en": "Your code", "ja": "あなたのコード"},

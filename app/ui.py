@@ -13,7 +13,7 @@ import panel as pn
 import param
 
 from schedulers import schema
-from schedulers.custom import CUSTOM, TEMPLATES
+from schedulers.custom import CUSTOM
 
 from . import render
 from .model import MAX_ROWS, MODES, LabView, Row
@@ -84,8 +84,7 @@ class LabUI(LabView):
         for algorithm in catalog.values():
             group = t(lang, f"group.{algorithm.group}") if f"group.{algorithm.group}" in TEXT else algorithm.group
             groups.setdefault(group, {})[algorithm.label.get(lang, algorithm.name)] = algorithm.name
-        if lab.mode in TEMPLATES:   # engine mode has no policy of your own yet
-            groups[teach_t(lang, "group.custom")] = {teach_t(lang, "custom.label"): CUSTOM}
+        groups[teach_t(lang, "group.custom")] = {teach_t(lang, "custom.label"): CUSTOM}
         select = pn.widgets.Select(label=t(lang, "algorithm"), groups=groups, value=lab.algorithm,
                                    sizing_mode="stretch_width")
         pn.bind(lab.set_algorithm, select, watch=True)

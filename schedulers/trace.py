@@ -387,8 +387,13 @@ def resumes_quantum(result: Result, step: int) -> bool:
 
 def policy_lines(result: Result, step: int) -> set[int]:
     """A policy of your own: the lines of its code that its ``choose`` ran for the decision shown at ``step``
-    (CPU: at the start of the step's slice; LLM: at a dispatch). Empty when it was not called there."""
+    (CPU: at the start of the step's slice; LLM: at a dispatch; engine: at an admission, the call its decision
+    names). Empty when it was not called there."""
     now = result["steps"][step]
+    calls = result.get("custom", {}).get("lines", [])
+    if result["mode"] == "engine":
+        call = (now.get("decision") or {}).get("call") if now.get("kind") == "admit" else None
+        return set(calls[call]["lines"]) if call is not None and call < len(calls) else set()
     if result["mode"] == "cpu":
         time = now.get("time", 0) - 1
     elif now.get("kind") == "dispatch":
@@ -396,7 +401,7 @@ def policy_lines(result: Result, step: int) -> set[int]:
     else:
         return set()
     ran: set[int] = set()
-    for call in result.get("custom", {}).get("lines", []):
+    for call in calls:
         if call["time"] == time:
             ran = set(call["lines"])
     return ran
