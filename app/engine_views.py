@@ -156,6 +156,7 @@ class EngineView:
             lines.append(f'<polyline points="{points}" fill="none" stroke="{colour(i)}" stroke-width="3"/>')
         keys = " ".join(f"{chip(name, i)} {esc(exact_number(float(served[step][name]), str(served[step][name])))}"
                         for name, i in self.where.items())
+        keys += f' <span class="muted">({esc(t(lang, "engine.service.axes", top=number(top), end=end))})</span>'
         svg = (f'<svg class="service-chart" viewBox="-4 -4 {CHART_W + 8} {CHART_H + 8}" preserveAspectRatio="none" '
                f'role="img" aria-label="{esc(t(lang, "engine.service"))}"><rect x="0" y="0" width="{CHART_W}" '
                f'height="{CHART_H}" fill="#fafafa" stroke="#ddd"/>{"".join(lines)}</svg>')

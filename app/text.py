@@ -215,7 +215,7 @@ TEXT: dict[str, dict[str, str]] = {
               "arrival, VTC by the least tokens charged so far.",
         "ja": "1 台の推論エンジンが複数テナントのリクエストをまとめて処理し、デコード反復ごとに実行中の各リクエストが "
               "1 トークンを生成します。規則は空いたスロットにどの待ちリクエストを入れるかを決めます。FCFS は到着順、"
-              "VTC はこれまでに課金されたトークンが最も少ないテナントから。"},
+              "VTC はこれまでに課金されたトークンが最も少ないテナントから受け入れます。"},
     "mode.engine": {"en": "Inference engine", "ja": "推論エンジン"},
     "field.requests": {"en": "Requests", "ja": "リクエスト"},
     "help.requests": {"en": "INPUT/OUTPUT tokens per request, e.g. 4/8x16 (16 requests), 8/30x2@10 (arriving at "
@@ -252,6 +252,7 @@ TEXT: dict[str, dict[str, str]] = {
     "engine.kept": {"en": "{tenant} rejoins: its counter {before} stays", "ja": "{tenant} が復帰: カウンター {before} のまま"},
     "engine.service": {"en": "Service so far (w_in × input + w_out × output tokens)",
                        "ja": "これまでのサービス（w_in × 入力 + w_out × 出力トークン）"},
+    "engine.service.axes": {"en": "0 … {top} over iterations 0 … {end}", "ja": "0 … {top}、反復 0 … {end}"},
     "engine.fairness": {"en": "Fairness: {first} and {second} while both wait",
                         "ja": "公平性: {first} と {second} がともに待つ間"},
     "engine.fairness.live": {"en": "Both waiting since t={since}: the difference of the service they received since "
