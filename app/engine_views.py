@@ -10,6 +10,7 @@ asks for an axis that ends at the step (``end``).
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from itertools import accumulate
@@ -22,10 +23,23 @@ from .render import bar_row, chip, colour, esc, exact, exact_number, indexes, in
 from .text import t
 
 MAX_QUEUED = 24        # waiting requests drawn per tenant; the rest are counted
-MAX_POINTS = 400       # points of one tenant's service line (a longer run is sampled)
+SPAN = 80              # iterations the batch's axis spans at most (``axis``)
+MAX_SLOT_ROWS = 48     # slots drawn (up to 1,000 are allowed); the table and the exports have them all
+MAX_POINTS = 2_000     # points of all the service lines together (a longer run, or many tenants, are sampled)
 CHART_W, CHART_H = 600, 160
 ENGINE_COLUMNS = ("weight", "requests", "input_tokens", "output_tokens", "service", "counter", "mean_waiting",
                   "mean_latency")
+
+
+def axis(end: int, now: int) -> tuple[int, int]:
+    """The iterations the batch shows at time ``now`` of a run of ``end`` iterations: all of them when they fit in
+    ``SPAN``; else a page of ``SPAN`` that moves on by half of it, with now in its second half (the bars keep
+    their places for half a page, so neighbouring frames share them)."""
+    if end <= SPAN and now <= SPAN:
+        return 0, max(end, now, 1)
+    half = SPAN // 2
+    low = max(0, (now - 1) // half * half - half)
+    return low, low + SPAN
 
 
 class EngineView:
@@ -36,10 +50,24 @@ class EngineView:
         self.steps = result["steps"]
         self.where = indexes(result["tenants"])
         self.requests = {(r["tenant"], r["request"]): r for r in result["requests"]}
+        self.requests_in_order = [self.requests[a["tenant"], a["request"]] for a in result["admissions"]]
+        # Per slot, its requests in order (a slot holds one at a time): their ends (finish + 1) and admission
+        # numbers both increase, so the requests a window of the batch shows are found by bisection.
+        self.slot_requests: list[tuple[list[int], list[int]]] = [([], []) for _ in range(result["parameters"]["slots"])]
+        for order, request in enumerate(self.requests_in_order):
+            ends, orders = self.slot_requests[request["slot"]]
+            ends.append(request["finished"] + 1)
+            orders.append(order)
         self.admitted = list(accumulate(step["kind"] == "admit" for step in self.steps))
         self.iterations = result["summary"]["iterations"]
         self.full = result["trace"]["level"] == "full"
         self.served = [engine_service(result, k) for k in range(len(self.steps))] if self.full else []
+        self.changes: dict[str, tuple[list[int], list[Any]]] = {t["name"]: ([], []) for t in result["tenants"]}
+        if not self.full:   # tenant -> the steps that changed its counter, and the values
+            for k, recorded in enumerate(self.steps):
+                for name, value in recorded.get("counters", {}).items():
+                    self.changes[name][0].append(k)
+                    self.changes[name][1].append(value)
         self.decoded = list(accumulate(range(len(self.steps)),   # the latest decode step up to each step, or -1
                                        lambda last, k: k if self.steps[k]["kind"] == "decode" else last, initial=-1))[1:]
 
@@ -49,41 +77,50 @@ class EngineView:
 
     # --- the batch ------------------------------------------------------------------------------------------
     def batch(self, step: int, end: int | None = None) -> str:
-        """One row per slot; each request admitted so far is a bar from its admission to its finish or now,
-        cut into its tokens, in its tenant's colour; a black line marks now. ``end``: the axis' last
-        iteration (default: the run's)."""
+        """One row per slot; each request admitted so far is a bar from its admission to its finish or now, cut
+        into its tokens, in its tenant's colour; a black line marks now. The axis ends at ``end`` (default: the
+        run's last iteration; ``axis`` pages a longer one); at most ``MAX_SLOT_ROWS`` slots are drawn. Each bar is
+        a chunk of its own (``frames.CHUNK``): a finished bar is sent once for every frame of its page."""
         lang, now = self.lang, self.now(step)
-        end = max(end if end is not None else self.iterations, now, 1)
-        rows: list[list[str]] = [[] for _ in range(self.result["parameters"]["slots"])]
-        current: dict[int, str] = {}
-        for admission in self.result["admissions"][:self.admitted[step]]:
-            request = self.requests[admission["tenant"], admission["request"]]
-            done = request["finished"] + 1 <= now
-            right = request["finished"] + 1 if done else now
-            generated = right - request["admitted"]
-            fill = colour(self.where[request["tenant"]])
-            label = t(lang, "engine.request", tenant=request["tenant"], request=request["request"],
-                      input=request["input"], generated=generated, output=request["output"])
-            tokens = f"background-size:{100 / generated:.3f}% 100%;" if generated else ""
-            rows[request["slot"]].append(
-                f'<span class="req-bar{" done" if done else ""}" style="left:{100 * request["admitted"] / end:.2f}%;'
-                f'width:{100 * generated / end:.2f}%;background-color:{fill};color:{ink(fill)};{tokens}" '
-                f'title="{esc(label)}"><span class="req-name">{esc(request["tenant"])}</span></span>')
-            if not done:
-                current[request["slot"]] = f'{request["tenant"]} #{request["request"]} {generated}/{request["output"]}'
-        cursor = f'<span class="vline" style="left:{100 * now / end:.2f}%"></span>'
-        body = "".join(f'<div class="bar-row slot-row"><span class="bar-name">{esc(t(lang, "engine.slot", slot=k))}'
-                       f'</span><span class="bar-track slot-track">{"".join(bars)}{cursor}</span>'
-                       f'<span class="bar-value">{esc(current.get(k, t(lang, "engine.free")))}</span></div>'
-                       for k, bars in enumerate(rows))
-        facts = [t(lang, "engine.axis", end=end, now=now)]
+        low, high = axis(end if end is not None else self.iterations, now)
+        width = high - low
+        admitted = self.admitted[step]
+
+        def at(x: int) -> str:
+            return f"{100 * (x - low) / width:.2f}%"
+
+        body = []
+        for slot, (ends, orders) in enumerate(self.slot_requests[:MAX_SLOT_ROWS]):
+            bars, holds = [], t(lang, "engine.free")
+            for k in range(bisect_right(ends, low), bisect_left(orders, admitted)):   # seen in the window, so far
+                request = self.requests_in_order[orders[k]]
+                done = ends[k] <= now
+                right = ends[k] if done else now
+                generated = right - request["admitted"]
+                fill = colour(self.where[request["tenant"]])
+                label = t(lang, "engine.request", tenant=request["tenant"], request=request["request"],
+                          input=request["input"], generated=generated, output=request["output"])
+                tokens = f"background-size:{100 / generated:.3f}% 100%;" if generated else ""
+                left = max(request["admitted"], low)
+                bars.append(f'<span class="req-bar {"done" if done else "runs"}" style="left:{at(left)};'
+                            f'width:{100 * (right - left) / width:.2f}%;background-color:{fill};color:{ink(fill)};'
+                            f'{tokens}" title="{esc(label)}"><span class="req-name">{esc(request["tenant"])}</span></span>')
+                if not done:
+                    holds = f'{request["tenant"]} #{request["request"]} {generated}/{request["output"]}'
+            body.append(f'<div class="bar-row slot-row"><span class="bar-name">{esc(t(lang, "engine.slot", slot=slot))}'
+                        f'</span><span class="bar-track slot-track">{"".join(bars)}'
+                        f'<span class="vline" style="left:{at(now)}"></span></span>'
+                        f'<span class="bar-value">{esc(holds)}</span></div>')
+        facts = [t(lang, "engine.axis", start=low, end=high, now=now)]
+        if len(self.slot_requests) > MAX_SLOT_ROWS:
+            facts.append(t(lang, "engine.more.slots", count=len(self.slot_requests) - MAX_SLOT_ROWS))
         held = self.steps[step].get("batch_tokens")
         if held is not None:
             memory = self.result["parameters"]["memory"]
             facts.append(t(lang, "engine.held", held=held) if memory is None
                          else t(lang, "engine.memory", held=held, memory=memory))
         legend = "".join(f'<p class="muted">{esc(fact)}</p>' for fact in facts)
-        return section(t(lang, "engine.batch"), body + legend, "engine-batch")
+        return section(t(lang, "engine.batch"), "".join(body) + legend, "engine-batch")
 
     # --- queues and counters --------------------------------------------------------------------------------
     def queues(self, step: int) -> str:
@@ -129,14 +166,15 @@ class EngineView:
         return section(title, "".join(rows) + note, "engine-counters")
 
     def counters_at(self, step: int) -> dict[str, Any]:
-        """The counters after ``step``: a compact trace records only those a step changed, so the latest of each."""
-        values: dict[str, Any] = {}
-        for k in range(step, -1, -1):
-            for name, value in self.steps[k].get("counters", {}).items():
-                values.setdefault(name, value)
-            if len(values) == len(self.where):
-                break
-        return {tenant["name"]: values.get(tenant["name"], 0) for tenant in self.result["tenants"]}
+        """The counters after ``step``: a full trace records them all at every step; a compact one only those a step
+        changed, so each tenant's latest change up to the step (``changes``, by bisection)."""
+        if self.full:
+            return self.steps[step]["counters"]
+        values = {}
+        for name, (at, value) in self.changes.items():
+            k = bisect_right(at, step) - 1
+            values[name] = value[k] if k >= 0 else 0
+        return values
 
     # --- service over time ------------------------------------------------------------------------------------
     def service(self, step: int, end: int | None = None, top: Fraction | None = None) -> str:
@@ -147,7 +185,7 @@ class EngineView:
         end = max(end if end is not None else self.iterations, 1)
         served = self.served
         top = float(max(top if top is not None else max(served[-1].values()), *served[step].values(), 1))
-        stride = max(1, (step + 1) // MAX_POINTS)
+        stride = max(1, (step + 1) * len(self.where) // MAX_POINTS)
         picked = sorted({*range(0, step + 1, stride), step})
         lines = []
         for name, i in self.where.items():

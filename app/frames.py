@@ -34,9 +34,9 @@ from .text import t
 WINDOW_BYTES = 400_000
 AHEAD = 3   # steps rendered ahead of the window's step for each step behind it: stepping goes forward mostly
 MIN_STEPS = 60   # however large one frame is (a dispatch strip of thousands of cells), a window holds this many
-# Chunk boundaries: before each section, list item, table row, bar and source line, so a frame that changes one
-# bar or one highlighted line shares every other chunk with its neighbours.
-CHUNK = re.compile(r'(?=<(?:section|li|tr|div class="bar-row"|span class="line)[ >])')
+# Chunk boundaries: before each section, list item, table row, bar, source line and request of the engine's batch,
+# so a frame that changes one bar or one highlighted line shares every other chunk with its neighbours.
+CHUNK = re.compile(r'(?=<(?:section|li|tr|div class="bar-row"|span class="line|span class="req-bar)[ >])')
 
 Slot = Callable[[int], str]
 Mark = Callable[[int], Any]

@@ -11,7 +11,7 @@ pytest.importorskip("panel")
 
 from app import frames  # noqa: E402
 from app.compare import CompareView, ROUTER, comparable, engine_diff  # noqa: E402
-from app.engine_views import EngineView  # noqa: E402
+from app.engine_views import SPAN, EngineView, axis  # noqa: E402
 from app.model import Lab, item_text  # noqa: E402
 from app.quiz import QuizView  # noqa: E402
 from schedulers import simulate  # noqa: E402
@@ -146,3 +146,29 @@ def test_the_quiz_loads_an_engine_exercise_into_the_editor():
     parts = quiz.known_state(lab.result, lab.step, "en")
     html = "".join(str(getattr(p, "object", "")) for p in parts)
     assert "table" not in html and "engine-batch" in html
+
+
+def test_a_long_compact_run_pages_the_batch_and_carries_the_counters():
+    """A run too large for a full trace: its counters at any step are each tenant's latest change, the batch's axis
+    is a page of SPAN iterations around now with every bar inside it, and a window of frames keeps to its budget."""
+    scenario = {"algorithm": "vtc", "slots": 16, "tenants": [{"name": "A", "requests": "4/8x2000"},
+                                                             {"name": "B", "requests": "4/2x3000"},
+                                                             {"name": "C", "requests": "2/5x1000"}]}
+    result = simulate("engine", scenario)
+    assert result["trace"]["level"] == "compact"
+    view = EngineView(result, "en")
+    steps = result["steps"]
+    for k in range(0, len(steps), 397):
+        latest = {}
+        for earlier in reversed(steps[:k + 1]):
+            for name, value in earlier.get("counters", {}).items():
+                latest.setdefault(name, value)
+        assert view.counters_at(k) == {name: latest.get(name, 0) for name in "ABC"}
+        now = view.now(k)
+        low, high = axis(result["summary"]["iterations"], now)
+        assert high - low == SPAN and low <= now <= high and (low < now or now == 0)
+        html = view.batch(k)
+        places = [float(x) for x in re.findall(r"(?:left|width):([\d.]+)%", html)]
+        assert places and all(0 <= x <= 100 for x in places)
+    built = frames.lab_frames(result, "en", lambda k: "").window(len(steps) // 2)
+    assert frames.window_bytes(built) < 1.2 * frames.WINDOW_BYTES and built["end"] - built["start"] >= frames.MIN_STEPS
