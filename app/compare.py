@@ -101,7 +101,7 @@ def engine_diff(left: Mapping[str, Any], step: int, right: Mapping[str, Any], ri
                          [delta_cell(a["mean_latency"], b["mean_latency"], True)]))
         gaps = left["fairness"].get("max_gap"), right["fairness"].get("max_gap")
         if None not in gaps:
-            rows.append((t(lang, "compare.gap"), [delta_cell(*gaps, True)]))
+            rows.append((t(lang, "compare.gap.engine"), [delta_cell(*gaps, True)]))
     else:
         note = f'<p class="muted">{esc(t(lang, "compare.router.note"))}</p>'
     return table(app_t(lang, "col.tenant"), [column], rows, lang) + note

@@ -184,16 +184,18 @@ def compare_frames(left: Mapping[str, Any], right: Mapping[str, Any] | None, lan
         strip = render.dispatch_strip(left, 0, lang)
         slots["compare.left.strip"] = lambda k: strip
         marks["compare.left.strip"] = strip_mark(left)
-    if left["mode"] == "engine":
-        slots["compare.left.batch"] = EngineView(left, lang).batch
+    if left["mode"] == "engine":   # both batches on one axis: the longer run's
+        end = max(left["summary"]["iterations"], (right or {}).get("summary", {}).get("iterations", 0))
+        left_view = EngineView(left, lang)
+        slots["compare.left.batch"] = lambda k: left_view.batch(k, end)
     if right is None:
         return Frames(len(left["steps"]), slots, marks, {name: name for name in marks})
     align = step_aligner(left, right)
     slots["compare.right"] = side(right, headings[1], align)
     if left["mode"] == "engine":
         if right["mode"] == "engine":
-            right_batch = EngineView(right, lang).batch
-            slots["compare.right.batch"] = lambda k: right_batch(align(k))
+            right_view = EngineView(right, lang)
+            slots["compare.right.batch"] = lambda k: right_view.batch(align(k), end)
         else:   # the router on the same workload: its dispatch order
             right_strip, right_mark = render.dispatch_strip(right, 0, lang), strip_mark(right)
             slots["compare.right.strip"] = lambda k: right_strip

@@ -227,3 +227,25 @@ def test_the_static_site_runs_engine_mode_in_pyodide(visitor, cdn_site_url, test
     expect(page.locator(".slot-row")).to_have_count(2, timeout=30_000)
     page.screenshot(path=str(test_output / "site-engine.png"), full_page=True)
     assert errors == [] and outside == [], (errors, outside)
+
+
+def test_your_own_engine_policy_runs_and_its_lines_are_marked(lab, test_output):
+    """Your policy in engine mode: the template (least service per weight) runs as the algorithm, steps through
+    with the lines its choose() ran marked at an admission, and admits as VTC does on the default scenario."""
+    from schedulers.custom import TEMPLATES, run as run_policy
+    lab.open(ENGINE_QUERY.format("vtc"))
+    tab(lab, "Your policy")
+    expect_text(lab.page.locator(".custom-api, body"), "head_input")
+    lab.page.locator(".policy-run button").click()
+    expect_text(lab.page.locator(".policy-ok"), "Your policy ran")
+    expect(lab.page.locator(".editor select").first).to_have_value("Your policy (choose)", timeout=TIMEOUT)
+    mine = run_policy("engine", default(), TEMPLATES["engine"])
+    assert [a["tenant"] for a in mine["admissions"]] == [a["tenant"] for a in simulate("engine", default())["admissions"]]
+    expect(lab.page.locator(".engine-batch")).to_be_visible(timeout=TIMEOUT)   # the preview: the whole run
+    tab(lab, "Step through")
+    admit = next(k for k, s in enumerate(mine["steps"]) if s["kind"] == "admit")
+    go_to(lab, admit, len(mine["steps"]))
+    expect(lab.narration()).to_have_text(mine["steps"][admit]["why"]["en"], timeout=TIMEOUT)
+    marked = lab.page.locator(".source-view .line.mark")
+    expect(marked).to_have_count(len(mine["custom"]["lines"][0]["lines"]), timeout=TIMEOUT)
+    lab.shot(test_output, "engine-custom")
