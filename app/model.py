@@ -130,11 +130,20 @@ def item_text(item: dict[str, object]) -> dict[str, str]:
     return {k: format_requests(v) if k == "requests" and isinstance(v, list) else str(v) for k, v in item.items()}
 
 
+def parameters_read(mode: str, algorithm: str) -> tuple[str, ...]:
+    """The parameters a run of ``algorithm`` reads: its own; for your own policy, those every rule of the mode reads
+    (the engine's slots, memory, w_in and w_out; none in CPU and LLM mode)."""
+    catalog = algorithms(mode)
+    if algorithm in catalog:
+        return catalog[algorithm].parameters
+    first, *others = catalog.values()
+    return tuple(name for name in first.parameters if all(name in other.parameters for other in others))
+
+
 def scenario_for(mode: str, algorithm: str, parameters: dict[str, str], rows: list[Row]) -> dict[str, object]:
     """What the core is asked to run: the algorithm, the parameters it reads (those typed), and the rows."""
-    info = algorithms(mode).get(algorithm)
     scenario: dict[str, object] = {"algorithm": algorithm}
-    scenario.update({name: parameter_value(parameters[name]) for name in (info.parameters if info else ())
+    scenario.update({name: parameter_value(parameters[name]) for name in parameters_read(mode, algorithm)
                      if parameters.get(name, "").strip()})
     scenario[schema(mode).items] = [row.scenario() for row in rows]
     return scenario
@@ -202,8 +211,7 @@ class Lab(param.Parameterized):
         return len(self.result["steps"]) - 1 if self.result else 0
 
     def used_parameters(self) -> tuple[str, ...]:
-        info = self.catalog.get(self.algorithm)
-        return info.parameters if info else ()
+        return parameters_read(self.mode, self.algorithm)
 
     def scenario(self) -> dict[str, object]:
         return scenario_for(self.mode, self.algorithm, self.parameters, self.rows)
@@ -249,8 +257,8 @@ class Lab(param.Parameterized):
             previous = self._valid.get(self.mode)
             self._show(previous[0] if previous else None, errors={error.field: error.problem})
             return
-        for name, value in result.get("parameters", {}).items():  # show the values the core used
-            if not self.parameters.get(name, "").strip():
+        for name, value in result.get("parameters", {}).items():  # show the values the core used (not their
+            if name in self.used_parameters() and not self.parameters.get(name, "").strip():   # exact forms)
                 self.parameters[name] = parameter_text(value)  # in place: the same run, no second one
         self._valid[self.mode] = (result, self.setup())
         self._show(result, errors={})
