@@ -89,7 +89,8 @@ def engine_diff(left: Mapping[str, Any], step: int, right: Mapping[str, Any], ri
     true output); for two engine runs also the whole runs' mean latency per tenant and widest gap."""
     mine = engine_service(left, step)
     if right["mode"] == "engine":
-        theirs, column = engine_service(right, right_step), app_t(lang, "col.service") + " ÷ " + app_t(lang, "col.weight")
+        theirs = engine_service(right, right_step)
+        column = app_t(lang, "col.service") + " ÷ " + app_t(lang, "col.weight")
     else:
         theirs = normalised_so_far(right, dispatched_so_far(right, right_step))
         column = t(lang, "compare.router.column")

@@ -68,8 +68,8 @@ class EngineView:
                 for name, value in recorded.get("counters", {}).items():
                     self.changes[name][0].append(k)
                     self.changes[name][1].append(value)
-        self.decoded = list(accumulate(range(len(self.steps)),   # the latest decode step up to each step, or -1
-                                       lambda last, k: k if self.steps[k]["kind"] == "decode" else last, initial=-1))[1:]
+        decodes = (k if step["kind"] == "decode" else -1 for k, step in enumerate(self.steps))
+        self.decoded = list(accumulate(decodes, max))   # the latest decode step up to each step, or -1
 
     def now(self, step: int) -> int:
         """The step's time: the end of a decode iteration, else its instant (``trace.span``)."""
@@ -104,7 +104,8 @@ class EngineView:
                 left = max(request["admitted"], low)
                 bars.append(f'<span class="req-bar {"done" if done else "runs"}" style="left:{at(left)};'
                             f'width:{100 * (right - left) / width:.2f}%;background-color:{fill};color:{ink(fill)};'
-                            f'{tokens}" title="{esc(label)}"><span class="req-name">{esc(request["tenant"])}</span></span>')
+                            f'{tokens}" title="{esc(label)}"><span class="req-name">{esc(request["tenant"])}</span>'
+                            '</span>')
                 if not done:
                     holds = f'{request["tenant"]} #{request["request"]} {generated}/{request["output"]}'
             body.append(f'<div class="bar-row slot-row"><span class="bar-name">{esc(t(lang, "engine.slot", slot=slot))}'
@@ -138,7 +139,8 @@ class EngineView:
                 boxes.append(f'<li class="req" style="background:{fill};color:{ink(fill)}" title="#{index}">'
                              f'{request["input"]}/{request["output"]}</li>')
             if len(indices) > MAX_QUEUED:
-                boxes.append(f'<li class="req more">{esc(t(lang, "engine.more", count=len(indices) - MAX_QUEUED))}</li>')
+                more = t(lang, "engine.more", count=len(indices) - MAX_QUEUED)
+                boxes.append(f'<li class="req more">{esc(more)}</li>')
             listing = f'<ol class="reqs">{"".join(boxes)}</ol>' if boxes else \
                 f'<span class="muted">{esc(t(lang, "queue.empty"))}</span>'
             rows.append(f'<div class="queue-row">{chip(tenant["name"], i)}{listing}</div>')
@@ -160,7 +162,8 @@ class EngineView:
         note = "" if rule is not None and rule.lifts else \
             f'<p class="muted">{esc(t(lang, "engine.counters.unread"))}</p>'
         if lift:
-            before, after = (exact_number(lift[k], exact(state.get("exact", {}), "lift", k)) for k in ("before", "after"))
+            before, after = (exact_number(lift[k], exact(state.get("exact", {}), "lift", k))
+                             for k in ("before", "after"))
             key = "engine.lifted" if lift["raised"] else "engine.kept"
             note += f'<p class="lift-note">{esc(t(lang, key, tenant=state["tenant"], before=before, after=after))}</p>'
         return section(title, "".join(rows) + note, "engine-counters")
@@ -226,7 +229,8 @@ class EngineView:
             position = 50 + 50 * max(-1.0, min(1.0, float(live["gap"]) / half))
             band = (f'<div class="fair-band" role="img" aria-label="{esc(lines[-1])}"><span class="band-zero"></span>'
                     f'<span class="vline" style="left:{position:.1f}%"></span></div>'
-                    f'<p class="muted legend">−{esc(bound)} … 0 … +{esc(bound)} ({esc(first)} − {esc(second)})</p>')
+                    f'<p class="muted legend">−{esc(bound)} … 0 … +{esc(bound)} ({esc(first)} − {esc(second)})'
+                    '</p>')
         else:
             lines.append(t(lang, "engine.fairness.idle", bound=bound))
         lines.append(t(lang, "engine.fairness.bound", largest=fair["largest_input"], tokens=fair["max_batch_tokens"]))
@@ -240,14 +244,20 @@ class EngineView:
                 + '<div class="grid">' + self.service(step) + self.fairness(step) + "</div>")
 
     def metrics(self, step: int) -> str:
+        """The whole run per tenant (the weight only when one is not 1, as CPU mode's optional columns), the
+        tenants with requests unfinished at ``step`` marked, and the run's summary."""
         lang, result = self.lang, self.result
         left = pending(result, step)
-        rows = [(tenant["name"], i, tenant["name"] in left,
-                 [exact_number(tenant[c], exact(tenant, c)) if c in tenant.get("exact", {}) else number(tenant[c])
-                  for c in ENGINE_COLUMNS]) for i, tenant in enumerate(result["tenants"])]
+        weighted = any(tenant["weight"] != 1 for tenant in result["tenants"])
+        columns = [c for c in ENGINE_COLUMNS if c != "weight" or weighted]
+        rows = [(tenant["name"], i, tenant["name"] in left, [number(tenant[c]) for c in columns])
+                for i, tenant in enumerate(result["tenants"])]
         summary = result["summary"]
-        note = f'<p class="muted">{esc(t(lang, "engine.summary", iterations=summary["iterations"], idle=summary["idle"], tokens=summary["tokens"], occupancy=exact_number(summary["occupancy"], summary["exact"]["occupancy"])))}</p>'
-        return results_table("tenant", ENGINE_COLUMNS, rows, lang, note=note)
+        occupancy = exact_number(summary["occupancy"], summary["exact"]["occupancy"])
+        words = t(lang, "engine.summary", iterations=summary["iterations"], idle=summary["idle"],
+                  tokens=summary["tokens"], occupancy=occupancy)
+        note = f'<p class="muted">{esc(words)}</p>'
+        return results_table("tenant", columns, rows, lang, note=note)
 
 
 # --- CPU mode: CFS's and EEVDF's numbers -------------------------------------------------------------------

@@ -74,7 +74,7 @@ def test_engine_mode_steps_through_the_batch_queues_counters_and_fairness(lab, t
     lab.expect_step(total, total)
     expect(lab.page.locator("table.metrics tbody tr.pending")).to_have_count(0, timeout=TIMEOUT)
     cells = lab.page.locator("table.metrics tbody tr").first.locator("td")
-    expect(cells.nth(4)).to_have_text(str(result["tenants"][0]["service"]), timeout=TIMEOUT)
+    expect(cells.nth(3)).to_have_text(str(result["tenants"][0]["service"]), timeout=TIMEOUT)   # weights 1: no column
     # In Japanese: the core's sentences and the app's words.
     lab.page.locator(".bk-btn", has_text="日本語").click()
     expect(lab.narration()).to_have_text(steps[-1]["why"]["ja"], timeout=TIMEOUT)
@@ -127,7 +127,8 @@ def test_engine_exports_are_the_command_lines(lab, test_output, tmp_path):
     saved = download(lab, "export-json").read_bytes()
     (tmp_path / "scenario.json").write_text(json.dumps(scenario), encoding="utf-8")
     printed = subprocess.run([sys.executable, "-m", "schedulers", "engine", "--scenario",
-                              str(tmp_path / "scenario.json"), "--json"], capture_output=True, check=True, cwd=ROOT).stdout
+                              str(tmp_path / "scenario.json"), "--json"],
+                             capture_output=True, check=True, cwd=ROOT).stdout
     assert saved == printed and json.loads(saved) == result
     rows = list(csv.DictReader(io.StringIO(download(lab, "export-csv").read_text(encoding="utf-8"))))
     assert [(r["name"], r["service"]) for r in rows[:-1]] == [(t["name"], str(t["service"])) for t in result["tenants"]]
@@ -153,7 +154,8 @@ def test_compare_engine_vtc_with_fcfs_and_with_the_routers_sfq(lab, test_output)
     expect_text(left, f"step {len(vtc['steps'])}/{len(vtc['steps'])}")
     expect(right.locator(".slot-row")).to_have_count(4, timeout=TIMEOUT)
     latency = lab.page.locator(".compare-table tbody tr", has_text="B: Mean latency")
-    expect_text(latency, f"{number(vtc['tenants'][1]['mean_latency'])} → {number(fcfs['tenants'][1]['mean_latency'])}")
+    b_latency = [number(run["tenants"][1]["mean_latency"]) for run in (vtc, fcfs)]
+    expect_text(latency, f"{b_latency[0]} → {b_latency[1]}")
     assert "diff-worse" in latency.locator("td").get_attribute("class")   # FCFS keeps B's short requests waiting
     lab.shot(test_output, "engine-compare-fcfs")
     lab.page.locator(".compare-algorithm select").select_option(label="LLM router: SFQ on the same workload")
@@ -240,7 +242,8 @@ def test_your_own_engine_policy_runs_and_its_lines_are_marked(lab, test_output):
     expect_text(lab.page.locator(".policy-ok"), "Your policy ran")
     expect(lab.page.locator(".editor select").first).to_have_value("Your policy (choose)", timeout=TIMEOUT)
     mine = run_policy("engine", default(), TEMPLATES["engine"])
-    assert [a["tenant"] for a in mine["admissions"]] == [a["tenant"] for a in simulate("engine", default())["admissions"]]
+    vtc = simulate("engine", default())
+    assert [a["tenant"] for a in mine["admissions"]] == [a["tenant"] for a in vtc["admissions"]]
     expect(lab.page.locator(".engine-batch")).to_be_visible(timeout=TIMEOUT)   # the preview: the whole run
     tab(lab, "Step through")
     admit = next(k for k, s in enumerate(mine["steps"]) if s["kind"] == "admit")
@@ -249,3 +252,13 @@ def test_your_own_engine_policy_runs_and_its_lines_are_marked(lab, test_output):
     marked = lab.page.locator(".source-view .line.mark")
     expect(marked).to_have_count(len(mine["custom"]["lines"][0]["lines"]), timeout=TIMEOUT)
     lab.shot(test_output, "engine-custom")
+
+
+def test_engine_mode_fits_a_narrow_iframe(lab, test_output):
+    from tests.test_app_browser import eventually, fits_360
+    lab.open(ENGINE_QUERY.format("vtc") + "&step=18")
+    expect(lab.page.locator(".slot-row")).to_have_count(4, timeout=TIMEOUT)
+    lab.page.set_viewport_size({"width": 360, "height": 800})
+    fits = eventually(lambda: fits_360(lab.page))
+    lab.shot(test_output, "engine-vtc-360")
+    assert fits, "the page or the results table scrolls sideways at 360 px"
