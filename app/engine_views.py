@@ -233,6 +233,10 @@ class EngineView:
                     '</p>')
         else:
             lines.append(t(lang, "engine.fairness.idle", bound=bound))
+        if step == len(self.steps) - 1 and fair["interval"]:   # the end: the whole run's widest, now in the past
+            lines.append(t(lang, "engine.fairness.run", gap=exact_number(fair["max_gap"], fair["exact"]["max_gap"]),
+                           start=fair["interval"]["start"], end=fair["interval"]["end"], bound=bound,
+                           status=t(lang, "holds" if fair["holds"] else "broken")))
         lines.append(t(lang, "engine.fairness.bound", largest=fair["largest_input"], tokens=fair["max_batch_tokens"]))
         facts = "".join(f"<li>{esc(line)}</li>" for line in lines)
         return section(t(lang, "engine.fairness", first=first, second=second), band + f'<ul class="facts">{facts}</ul>',

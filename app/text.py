@@ -263,6 +263,9 @@ TEXT: dict[str, dict[str, str]] = {
                                    "（この区間の最大 {widest}）、VTC の上界は {bound}: {status}。"},
     "engine.fairness.idle": {"en": "Not both waiting at the end of this iteration; the bound is {bound}.",
                              "ja": "この反復の終わりには両方は待っていません。上界は {bound} です。"},
+    "engine.fairness.run": {"en": "Over the whole run: the widest difference was {gap}, over t={start} … {end}; bound "
+                                  "{bound}: {status}.",
+                            "ja": "実行全体では、最大の差は {gap}（t={start} … {end}）、上界 {bound}: {status}。"},
     "engine.fairness.before": {"en": "As of the last iteration (t={t}).", "ja": "直前の反復（t={t}）の時点。"},
     "engine.fairness.bound": {"en": "Bound 2 × max(w_in × L, w_out × M) for weights 1: L = {largest} (largest input), "
                                     "M = {tokens} (most tokens a batch can hold).",
