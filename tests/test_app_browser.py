@@ -6,7 +6,6 @@ the article's own 5.75 that the contract fixes.
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 pytest.importorskip("panel")
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
+PlaywrightTimeout = playwright_api.TimeoutError
 
 from schedulers import algorithms, simulate  # noqa: E402
 
@@ -89,19 +89,22 @@ def lab(browser, lab_url):
     assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
-def eventually(check, timeout: float = TIMEOUT / 1000) -> bool:
-    """Poll ``check()`` until it holds or the timeout passes (layout and panes settle on their own time)."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.2)
-    return True
+def expect_true(page, predicate: str, arg, message: str) -> None:
+    """Wait until the page's ``predicate(arg)`` holds (layout settles on its own time); fail with ``message``."""
+    try:
+        page.wait_for_function(predicate, arg=arg, timeout=TIMEOUT)
+    except PlaywrightTimeout:
+        pytest.fail(message)
 
 
-def fits_360(page) -> bool:
-    return (page.evaluate("document.documentElement.scrollWidth") <= 370
-            and page.locator(".table-wrap").evaluate("e => e.scrollWidth <= e.clientWidth + 1"))
+def expect_fits_360(lab: "Lab", test_output: Path, name: str) -> None:
+    lab.page.set_viewport_size({"width": 360, "height": 800})
+    table = lab.page.locator(".table-wrap").element_handle()
+    try:
+        expect_true(lab.page, "t => document.documentElement.scrollWidth <= 370 && t.scrollWidth <= t.clientWidth + 1",
+                    table, "the page or the results table scrolls sideways at 360 px")
+    finally:
+        lab.shot(test_output, name)
 
 
 def shown(value) -> str:
@@ -116,10 +119,10 @@ def expected_rows(result) -> list[list[str]]:
 
 def expect_table(lab: Lab, result) -> None:
     want = expected_rows(result)
-    deadline = time.monotonic() + TIMEOUT / 1000
-    while [row[:6] for row in lab.table_rows()] != want and time.monotonic() < deadline:
-        lab.page.wait_for_timeout(200)
-    assert [row[:6] for row in lab.table_rows()] == want
+    rows = lab.page.locator("table.metrics tbody tr")
+    expect(rows).to_have_count(len(want), timeout=TIMEOUT)
+    for index, cells in enumerate(want):
+        expect(rows.nth(index).locator("td:nth-child(-n+6)")).to_have_text(cells, timeout=TIMEOUT)
 
 
 # --- CPU mode ---------------------------------------------------------------------------------------
@@ -138,10 +141,7 @@ def test_default_view_is_the_articles(lab, test_output):
     # At the initial state no task is finished: every row is marked.
     expect(lab.page.locator("table.metrics tr.pending")).to_have_count(4)
     lab.shot(test_output, "cpu-default-1366")
-    lab.page.set_viewport_size({"width": 360, "height": 800})
-    fits = eventually(lambda: fits_360(lab.page))
-    lab.shot(test_output, "cpu-default-360")
-    assert fits, "the page or the results table scrolls sideways at 360 px"
+    expect_fits_360(lab, test_output, "cpu-default-360")
 
 
 def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
@@ -366,10 +366,8 @@ def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_outp
     lab.choose_algorithm("llm", "sfq")
     sfq = simulate("llm", {**scenario, "algorithm": "sfq"})
     expect(lab.page.locator("ol.strip")).to_contain_text("".join(d["tenant"] for d in sfq["dispatch"])[:1])
-    deadline = time.monotonic() + TIMEOUT / 1000
-    while strip_order(lab) != "".join(d["tenant"] for d in sfq["dispatch"]) and time.monotonic() < deadline:
-        lab.page.wait_for_timeout(200)
-    assert strip_order(lab) == "".join(d["tenant"] for d in sfq["dispatch"])
+    expect(lab.page.locator("ol.strip .cell-name")).to_have_text([d["tenant"] for d in sfq["dispatch"]],
+                                                                  timeout=TIMEOUT)
     fair = lab.page.locator(".fairness")
     expect(fair).to_be_visible()
     increments = sfq["fairness"]["increments"]  # normalised cost charged over the common-backlog interval
@@ -383,10 +381,7 @@ def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_outp
     lab.expect_step(len(sfq["steps"]), len(sfq["steps"]))
     expect(lab.page.locator(".editor")).to_contain_text(algorithms("llm")["sfq"].summary["en"])
     lab.shot(test_output, "llm-sfq-1366")
-    lab.page.set_viewport_size({"width": 360, "height": 800})
-    fits = eventually(lambda: fits_360(lab.page))
-    lab.shot(test_output, "llm-sfq-360")
-    assert fits, "the page or the results table scrolls sideways at 360 px"
+    expect_fits_360(lab, test_output, "llm-sfq-360")
 
 
 def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
@@ -439,7 +434,8 @@ def test_presenter_mode_on_a_projector(browser, lab_url, test_output):
     before = page.locator(".why").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
     page.get_by_role("button", name="Presenter mode").click()
     size = page.locator(".why")
-    assert eventually(lambda: size.evaluate("e => parseFloat(getComputedStyle(e).fontSize)") >= 1.3 * before)
+    expect_true(page, "([e, before]) => parseFloat(getComputedStyle(e).fontSize) >= 1.3 * before",
+                [size.element_handle(), before], "presenter mode did not enlarge the narration by 30 %")
     lab.button("step-next").click()
     lab.expect_step(2, 16)
     lab.shot(test_output, "cpu-presenter-1920")
