@@ -255,10 +255,7 @@ def test_your_own_engine_policy_runs_and_its_lines_are_marked(lab, test_output):
 
 
 def test_engine_mode_fits_a_narrow_iframe(lab, test_output):
-    from tests.test_app_browser import eventually, fits_360
+    from tests.test_app_browser import expect_fits_360
     lab.open(ENGINE_QUERY.format("vtc") + "&step=18")
     expect(lab.page.locator(".slot-row")).to_have_count(4, timeout=TIMEOUT)
-    lab.page.set_viewport_size({"width": 360, "height": 800})
-    fits = eventually(lambda: fits_360(lab.page))
-    lab.shot(test_output, "engine-vtc-360")
-    assert fits, "the page or the results table scrolls sideways at 360 px"
+    expect_fits_360(lab, test_output, "engine-vtc-360")
