@@ -53,7 +53,8 @@ class EngineView:
         self.requests_in_order = [self.requests[a["tenant"], a["request"]] for a in result["admissions"]]
         # Per slot, its requests in order (a slot holds one at a time): their ends (finish + 1) and admission
         # numbers both increase, so the requests a window of the batch shows are found by bisection.
-        self.slot_requests: list[tuple[list[int], list[int]]] = [([], []) for _ in range(result["parameters"]["slots"])]
+        self.slot_requests: list[tuple[list[int], list[int]]] = [([], [])
+                                                                 for _ in range(result["parameters"]["slots"])]
         for order, request in enumerate(self.requests_in_order):
             ends, orders = self.slot_requests[request["slot"]]
             ends.append(request["finished"] + 1)
@@ -62,7 +63,7 @@ class EngineView:
         self.iterations = result["summary"]["iterations"]
         self.full = result["trace"]["level"] == "full"
         self.served = [engine_service(result, k) for k in range(len(self.steps))] if self.full else []
-        self.changes: dict[str, tuple[list[int], list[Any]]] = {t["name"]: ([], []) for t in result["tenants"]}
+        self.changes: dict[str, tuple[list[int], list[Any]]] = {name: ([], []) for name in self.where}
         if not self.full:   # tenant -> the steps that changed its counter, and the values
             for k, recorded in enumerate(self.steps):
                 for name, value in recorded.get("counters", {}).items():

@@ -172,3 +172,15 @@ def test_a_long_compact_run_pages_the_batch_and_carries_the_counters():
         assert places and all(0 <= x <= 100 for x in places)
     built = frames.lab_frames(result, "en", lambda k: "").window(len(steps) // 2)
     assert frames.window_bytes(built) < 1.2 * frames.WINDOW_BYTES and built["end"] - built["start"] >= frames.MIN_STEPS
+
+
+def test_the_last_step_gives_the_whole_runs_fairness_and_no_earlier_step_does():
+    """The README's numbers: on the default scenario FCFS drifts 240 apart over t=0 … 23, past the bound of 192,
+    VTC 24; the whole run's figure is shown at the last step only (before it, it would be the future)."""
+    for algorithm, words in (("fcfs", "the widest difference was 240, over t=0 … 23; bound 192: broken"),
+                             ("vtc", "the widest difference was 24, over t=10 … 15; bound 192: holds")):
+        result = simulate("engine", {**DEFAULT_SCENARIO, "algorithm": algorithm})
+        view = EngineView(result, "en")
+        last = len(result["steps"]) - 1
+        assert words in view.fairness(last)
+        assert not any("Over the whole run" in view.fairness(k) for k in range(last))
