@@ -25,8 +25,8 @@ from .teach_text import t
 from .text import t as app_t
 
 CPU_METRICS = ("waiting", "turnaround", "response")   # smaller is better
-DEFAULT_OTHER = {"cpu": ("fcfs", "srtf"), "llm": ("sfq", "rr"), "engine": ("vtc", "fcfs")}   # (if the lab runs
-# the first, compare the second)
+# mode -> (first, second): if the lab runs the first, compare it with the second, else with the first
+DEFAULT_OTHER = {"cpu": ("fcfs", "srtf"), "llm": ("sfq", "rr"), "engine": ("vtc", "fcfs")}
 ROUTER = "router-sfq"   # engine mode's other side: the LLM router under SFQ on the same workload (llm_scenario)
 
 
