@@ -14,7 +14,8 @@ import panel as pn
 import param
 
 from schedulers import ScenarioError, algorithms, simulate
-from schedulers.trace import dispatched_so_far, normalised_so_far, step_aligner
+from schedulers.engine import llm_scenario
+from schedulers.trace import dispatched_so_far, engine_service, normalised_so_far, step_aligner
 
 from . import render
 from .model import LabView, parameter_text, scenario_for
@@ -24,7 +25,9 @@ from .teach_text import t
 from .text import t as app_t
 
 CPU_METRICS = ("waiting", "turnaround", "response")   # smaller is better
-DEFAULT_OTHER = {"cpu": ("fcfs", "srtf"), "llm": ("sfq", "rr")}   # (if the lab runs the first, compare the second)
+# mode -> (first, second): if the lab runs the first, compare it with the second, else with the first
+DEFAULT_OTHER = {"cpu": ("fcfs", "srtf"), "llm": ("sfq", "rr"), "engine": ("vtc", "fcfs")}
+ROUTER = "router-sfq"   # engine mode's other side: the LLM router under SFQ on the same workload (llm_scenario)
 
 
 def default_other(mode: str, algorithm: str) -> str:
@@ -76,6 +79,35 @@ def llm_diff(left: Mapping[str, Any], step: int, right: Mapping[str, Any], lang:
     return table(app_t(lang, "col.tenant"), [app_t(lang, "col.normalized") + f" (n = {count})"], rows, lang)
 
 
+def comparable(left: Mapping[str, Any], right: Mapping[str, Any] | None) -> bool:
+    """Compare can show ``right`` beside ``left``: a run of the same mode, or the router beside the engine."""
+    return bool(right) and right["mode"] in {left["mode"], "llm" if left["mode"] == "engine" else left["mode"]}
+
+
+def engine_diff(left: Mapping[str, Any], step: int, right: Mapping[str, Any], right_step: int, lang: str) -> str:
+    """Service ÷ weight so far on both sides (the router's: the cost it charged at dispatch, estimated from the
+    true output); for two engine runs also the whole runs' mean latency per tenant and widest gap."""
+    mine = engine_service(left, step)
+    if right["mode"] == "engine":
+        theirs = engine_service(right, right_step)
+        column = app_t(lang, "col.service") + " ÷ " + app_t(lang, "col.weight")
+    else:
+        theirs = normalised_so_far(right, dispatched_so_far(right, right_step))
+        column = t(lang, "compare.router.column")
+    rows = [(name, [delta_cell(float(mine[name]), float(theirs[name]), None)]) for name in mine]
+    note = ""
+    if right["mode"] == "engine":
+        for a, b in zip(left["tenants"], right["tenants"]):
+            rows.append((f'{a["name"]}: {app_t(lang, "col.mean_latency")}',
+                         [delta_cell(a["mean_latency"], b["mean_latency"], True)]))
+        gaps = left["fairness"].get("max_gap"), right["fairness"].get("max_gap")
+        if None not in gaps:
+            rows.append((t(lang, "compare.gap.engine"), [delta_cell(*gaps, True)]))
+    else:
+        note = f'<p class="muted">{esc(t(lang, "compare.router.note"))}</p>'
+    return table(app_t(lang, "col.tenant"), [column], rows, lang) + note
+
+
 class CompareView(LabView):
     """The right-hand run and its views; the left is the lab itself."""
 
@@ -99,13 +131,19 @@ class CompareView(LabView):
         """The lab's rows under the right side's algorithm and parameters."""
         return scenario_for(self.lab.mode, self.algorithm, self.other_parameters, self.lab.rows)
 
+    def simulate(self) -> dict[str, Any]:
+        """The right side's run: the router's on the lab's workload (engine mode, ``ROUTER``), else the lab's mode."""
+        if self.algorithm == ROUTER:
+            return simulate("llm", llm_scenario(self.lab.scenario()))
+        return simulate(self.lab.mode, self.scenario())
+
     @param.depends("lab.result", "other", "other_parameters", watch=True)
     def run(self) -> None:
         if not self.lab.result:
             self.param.update(result=None, error="")
             return
         try:
-            self.param.update(result=simulate(self.lab.mode, self.scenario()), error="")
+            self.param.update(result=self.simulate(), error="")
         except ScenarioError as error:   # the left keeps running; the right says why it cannot
             self.param.update(error=f"{error.field}: {error.problem}")
 
@@ -119,8 +157,10 @@ class CompareView(LabView):
     def controls(self):
         lab, lang = self.lab, self.lab.lang
         catalog = algorithms(lab.mode)
-        select = pn.widgets.Select(label=t(lang, "compare.with"), value=self.algorithm, width=260,
-                                   options={a.label.get(lang, a.name): a.name for a in catalog.values()},
+        options = {a.label.get(lang, a.name): a.name for a in catalog.values()}
+        if lab.mode == "engine":
+            options[t(lang, "compare.router")] = ROUTER
+        select = pn.widgets.Select(label=t(lang, "compare.with"), value=self.algorithm, width=260, options=options,
                                    css_classes=["compare-algorithm"])
         pn.bind(self.set_algorithm, select, watch=True)
         widgets = [select]
@@ -137,7 +177,9 @@ class CompareView(LabView):
         """A side's heading, counter and narration (the pager's slot ``owner``), and its Gantt chart or dispatch
         strip; the pager moves the cursor and the strip's marks as it steps."""
         parts: list = [self.stepping.slot(owner)]
-        if result["mode"] == "cpu":
+        if result["mode"] == "engine":
+            parts.append(self.stepping.slot(f"{owner}.batch"))
+        elif result["mode"] == "cpu":
             gantt = render.Gantt(result, self.lab.lang, self.lab.presenter)
             gantt.move(result["steps"][step]["time"])
             self.stepping.follow(owner, "time" if owner == "compare.left" else f"{owner}.time", gantt)
@@ -159,7 +201,7 @@ class CompareView(LabView):
                               css_classes=["compare-error"]))
         sided = {"sizing_mode": "stretch_width", "styles": {"flex": "1 1 360px", "min-width": "0"}}
         left_side = pn.Column(*self.side(left, "compare.left", lab.step), css_classes=["compare-left"], **sided)
-        if not self.result or self.result["mode"] != left["mode"]:
+        if not comparable(left, self.result):
             self.stepping.follow("compare.right", "", None)
             return pn.Column(*parts, left_side, sizing_mode="stretch_width")
         right = self.result

@@ -14,6 +14,7 @@ import param
 from schedulers.custom import CUSTOM, MAX_DECISIONS, MAX_LINES_PER_CALL, TEMPLATES, PolicyCodeError
 
 from . import render
+from .engine_views import EngineView
 from .model import LabView
 from .panes import pane
 from .render import esc
@@ -93,6 +94,9 @@ class CustomEditor(LabView):
             gantt.move(len(result["timeline"]))
             return pn.Column(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width"),
                              pane(render.cpu_metrics(result, last, lang)), sizing_mode="stretch_width")
+        if result["mode"] == "engine":
+            engine = EngineView(result, lang)
+            return pane(engine.batch(last) + engine.metrics(last))
         return pn.Column(pane(render.dispatch_strip(result, last, lang) + render.llm_metrics(result, last, lang)),
                          sizing_mode="stretch_width")
 

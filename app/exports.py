@@ -27,21 +27,32 @@ from .model import LabView
 from .panes import pane
 from .render import IDLE_COLOUR, colour, esc, ink, slices
 from .teach_text import algorithm_label, t
+from .text import t as app_t
 
 ROW_HEIGHT, LEFT, TOP, UNIT_MAX, UNIT_MIN, WIDTH = 30, 110, 44, 40, 4, 960
 
 
-def cells(result: Mapping[str, Any], lang: str) -> tuple[list[str], list[tuple[int, int, int, str]], int]:
-    """Rows (names), cells (row, start, end, label) and the time axis' end, for either mode."""
+Cell = tuple[int, int, int, str, int | None]   # row, start, end, label, colour index (None: idle)
+
+
+def cells(result: Mapping[str, Any], lang: str) -> tuple[list[str], list[Cell], int]:
+    """Rows (names), cells and the time axis' end, for any mode: CPU one row per task (and idle), LLM one per
+    tenant, engine one per batch slot with a cell per request in its tenant's colour."""
     if result["mode"] == "cpu":
         names = [task["name"] for task in result["tasks"]]
         row_of = {name: i for i, name in enumerate(names)}
-        runs = [(row_of[name] if name is not None else len(names), start, end, "")
-                for name, start, end in slices(result["timeline"])]
+        runs: list[Cell] = [(row_of[name], start, end, "", row_of[name]) if name is not None
+                            else (len(names), start, end, "", None) for name, start, end in slices(result["timeline"])]
         return names + [t(lang, "chart.idle")], runs, len(result["timeline"])
     names = [tenant["name"] for tenant in result["tenants"]]
     row_of = {name: i for i, name in enumerate(names)}
-    runs = [(row_of[d["tenant"]], d["time"], d["time"] + 1, str(d["cost"])) for d in result["dispatch"]]
+    if result["mode"] == "engine":
+        slots = [app_t(lang, "engine.slot", slot=k) for k in range(result["parameters"]["slots"])]
+        runs = [(r["slot"], r["admitted"], r["finished"] + 1, r["tenant"], row_of[r["tenant"]])
+                for r in result["requests"]]
+        return slots, runs, result["summary"]["iterations"]
+    runs = [(row_of[d["tenant"]], d["time"], d["time"] + 1, str(d["cost"]), row_of[d["tenant"]])
+            for d in result["dispatch"]]
     return names, runs, max((d["time"] + 1 for d in result["dispatch"]), default=1)
 
 
@@ -58,7 +69,6 @@ def chart_svg(result: Mapping[str, Any], lang: str) -> str:
     names, runs, end = cells(result, lang)
     unit = max(UNIT_MIN, min(UNIT_MAX, (WIDTH - LEFT - 20) // max(end, 1)))
     width, height = LEFT + unit * end + 20, TOP + ROW_HEIGHT * len(names) + 40
-    idle_row = len(names) - 1 if result["mode"] == "cpu" else None
     title = t(lang, f"chart.{result['mode']}", algorithm=algorithm_title(result, lang))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="13">',
@@ -70,11 +80,12 @@ def chart_svg(result: Mapping[str, Any], lang: str) -> str:
         out.append(f'<text x="{LEFT - 8}" y="{y + ROW_HEIGHT / 2 + 4}" text-anchor="end">{escape(label)}</text>')
         out.append(f'<line x1="{LEFT}" x2="{LEFT + unit * end}" y1="{y + ROW_HEIGHT}" y2="{y + ROW_HEIGHT}" '
                    f'stroke="#eee"/>')
-    for row, start, stop, text in runs:
-        fill = IDLE_COLOUR if row == idle_row else colour(row)
+    for row, start, stop, text, index in runs:
+        fill = IDLE_COLOUR if index is None else colour(index)
+        who = f"{names[row]} · {text}" if result["mode"] == "engine" else names[row]   # a slot and its tenant
         x, y = LEFT + unit * start, TOP + row * ROW_HEIGHT + 4
         out.append(f'<rect x="{x}" y="{y}" width="{unit * (stop - start)}" height="{ROW_HEIGHT - 8}" '
-                   f'fill="{fill}" stroke="#fff"><title>{escape(names[row])} [{start}, {stop})</title></rect>')
+                   f'fill="{fill}" stroke="#fff"><title>{escape(who)} [{start}, {stop})</title></rect>')
         if text and unit >= 14:
             out.append(f'<text x="{x + unit * (stop - start) / 2}" y="{y + ROW_HEIGHT / 2}" font-size="11" '
                        f'text-anchor="middle" fill="{ink(fill)}">{escape(text)}</text>')

@@ -24,7 +24,8 @@ from typing import Any
 from schedulers.trace import dispatched_so_far, step_aligner
 
 from . import render
-from .compare import cpu_diff, llm_diff
+from .compare import cpu_diff, engine_diff, llm_diff
+from .engine_views import EngineView, rule_state
 from .text import t
 
 # A window's size in bytes of JSON: the pager holds one. Large enough for a few hundred steps of a large run
@@ -33,9 +34,9 @@ from .text import t
 WINDOW_BYTES = 400_000
 AHEAD = 3   # steps rendered ahead of the window's step for each step behind it: stepping goes forward mostly
 MIN_STEPS = 60   # however large one frame is (a dispatch strip of thousands of cells), a window holds this many
-# Chunk boundaries: before each section, list item, table row, bar and source line, so a frame that changes one
-# bar or one highlighted line shares every other chunk with its neighbours.
-CHUNK = re.compile(r'(?=<(?:section|li|tr|div class="bar-row"|span class="line)[ >])')
+# Chunk boundaries: before each section, list item, table row, bar, source line and request of the engine's batch,
+# so a frame that changes one bar or one highlighted line shares every other chunk with its neighbours.
+CHUNK = re.compile(r'(?=<(?:section|li|tr|div class="bar-row"|span class="line|span class="req-bar)[ >])')
 
 Slot = Callable[[int], str]
 Mark = Callable[[int], Any]
@@ -144,9 +145,14 @@ def lab_frames(result: Mapping[str, Any], lang: str, source: Slot) -> Frames:
         where = render.indexes(result["tasks"])
         slots["state"] = lambda k: ('<div class="grid">' + render.ready_queue(steps[k], where, lang)
                                     + render.remaining_bars(steps[k], result["tasks"], lang)
-                                    + render.event_list(steps[k], lang) + "</div>")
+                                    + render.event_list(steps[k], lang) + "</div>"
+                                    + rule_state(steps[k], result["tasks"], lang))
         slots["metrics"] = lambda k: render.cpu_metrics(result, k, lang)
         return Frames(len(steps), slots, {"time": time_mark(result)})
+    if result["mode"] == "engine":
+        engine = EngineView(result, lang)
+        slots["state"], slots["metrics"] = engine.state, engine.metrics
+        return Frames(len(steps), slots)
     strip = render.dispatch_strip(result, 0, lang)  # all future: the pager marks the rest
     slots["strip"] = lambda k: strip
     slots["state"] = lambda k: ('<div class="grid">' + render.tenant_queues(result, k, lang)
@@ -178,10 +184,25 @@ def compare_frames(left: Mapping[str, Any], right: Mapping[str, Any] | None, lan
         strip = render.dispatch_strip(left, 0, lang)
         slots["compare.left.strip"] = lambda k: strip
         marks["compare.left.strip"] = strip_mark(left)
+    if left["mode"] == "engine":   # both batches on one axis: the longer run's
+        end = max(left["summary"]["iterations"], (right or {}).get("summary", {}).get("iterations", 0))
+        left_view = EngineView(left, lang)
+        slots["compare.left.batch"] = lambda k: left_view.batch(k, end)
     if right is None:
         return Frames(len(left["steps"]), slots, marks, {name: name for name in marks})
     align = step_aligner(left, right)
     slots["compare.right"] = side(right, headings[1], align)
+    if left["mode"] == "engine":
+        if right["mode"] == "engine":
+            right_view = EngineView(right, lang)
+            slots["compare.right.batch"] = lambda k: right_view.batch(align(k), end)
+        else:   # the router on the same workload: its dispatch order
+            right_strip, right_mark = render.dispatch_strip(right, 0, lang), strip_mark(right)
+            slots["compare.right.strip"] = lambda k: right_strip
+            marks["compare.right.strip"] = lambda k: right_mark(align(k))
+        slots["compare.diff"] = lambda k: (f'<section class="card compare-diff">'
+                                           f'{engine_diff(left, k, right, align(k), lang)}</section>')
+        return Frames(len(left["steps"]), slots, marks, {name: name for name in marks})
     if left["mode"] == "cpu":
         diff = f'<section class="card compare-diff">{cpu_diff(left, right, lang)}</section>'
         slots["compare.diff"] = lambda k: diff

@@ -16,11 +16,12 @@ import param
 
 from schedulers import ScenarioError, algorithms, schema, simulate
 from schedulers.custom import CUSTOM, TEMPLATES, PolicyCodeError
+from schedulers.engine import DEFAULT_SCENARIO as ENGINE_SCENARIO, format_requests
 
 from . import query
 from .text import LANGUAGES, t
 
-MODES = ("cpu", "llm")   # the modes the lab has views for
+MODES = ("cpu", "llm", "engine")   # the modes the lab has views for
 DEFAULT_TASKS = [("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "3")]  # the article's
 DEFAULT_TENANTS = [("A", "8", "6", ""), ("B", "2", "6", ""), ("C", "2", "4", "6")]  # the contract's reference
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)   # steps a second while playing (in the page)
@@ -106,27 +107,43 @@ class Row(param.Parameterized):
         return item
 
 
-def row_class(mode: str) -> type[Row]:
+def row_class(mode: str, name: str) -> type[Row]:
     """The row of ``mode``: a String per editable field; a required number starts at its least valid value."""
     fields = editable_fields(mode)
     parameters = {f.name: param.String(default=str(f.minimum) if f.required and f.minimum is not None else "")
                   for f in map(schema(mode).field, fields) if f.name != "name"}
-    kind = param.parameterized_class(f"{schema(mode).items[:-1].capitalize()}Row", parameters, Row)
+    kind = param.parameterized_class(name, parameters, Row)
     kind.mode, kind._fields, kind.__module__ = mode, fields, __name__
     return kind
 
 
-TaskRow = row_class("cpu")
-TenantRow = row_class("llm")
-ROWS = {"cpu": "tasks", "llm": "tenants"}   # mode -> the Lab parameter that holds its rows
-ROW_CLASSES = {"cpu": TaskRow, "llm": TenantRow}
+TaskRow = row_class("cpu", "TaskRow")
+TenantRow = row_class("llm", "TenantRow")
+EngineTenantRow = row_class("engine", "EngineTenantRow")   # requests in the compact form, 4/8x16
+ROWS = {"cpu": "tasks", "llm": "tenants", "engine": "engine_tenants"}   # mode -> the Lab parameter of its rows
+ROW_CLASSES = {"cpu": TaskRow, "llm": TenantRow, "engine": EngineTenantRow}
+
+
+def item_text(item: dict[str, object]) -> dict[str, str]:
+    """A core scenario's item (a seeded exercise's) as the editor's text: an engine tenant's list of requests in
+    the compact form."""
+    return {k: format_requests(v) if k == "requests" and isinstance(v, list) else str(v) for k, v in item.items()}
+
+
+def parameters_read(mode: str, algorithm: str) -> tuple[str, ...]:
+    """The parameters a run of ``algorithm`` reads: its own; for your own policy, those every rule of the mode reads
+    (the engine's slots, memory, w_in and w_out; none in CPU and LLM mode)."""
+    catalog = algorithms(mode)
+    if algorithm in catalog:
+        return catalog[algorithm].parameters
+    first, *others = catalog.values()
+    return tuple(name for name in first.parameters if all(name in other.parameters for other in others))
 
 
 def scenario_for(mode: str, algorithm: str, parameters: dict[str, str], rows: list[Row]) -> dict[str, object]:
     """What the core is asked to run: the algorithm, the parameters it reads (those typed), and the rows."""
-    info = algorithms(mode).get(algorithm)
     scenario: dict[str, object] = {"algorithm": algorithm}
-    scenario.update({name: parameter_value(parameters[name]) for name in (info.parameters if info else ())
+    scenario.update({name: parameter_value(parameters[name]) for name in parameters_read(mode, algorithm)
                      if parameters.get(name, "").strip()})
     scenario[schema(mode).items] = [row.scenario() for row in rows]
     return scenario
@@ -143,9 +160,11 @@ class Lab(param.Parameterized):
     mode = param.Selector(objects=list(MODES), default="cpu")
     cpu_algorithm = param.String(default="fcfs")
     llm_algorithm = param.String(default="sfq")
+    engine_algorithm = param.String(default=ENGINE_SCENARIO["algorithm"])
     parameters = param.Dict(default={}, doc="parameter name -> text, kept across algorithms")
     tasks = param.List(default=[], item_type=TaskRow)
     tenants = param.List(default=[], item_type=TenantRow)
+    engine_tenants = param.List(default=[], item_type=EngineTenantRow)
     edited = param.Event(doc="a row's field changed")
 
     step = param.Integer(default=0, bounds=(0, None), doc="the core's step index; 0 is the initial state")
@@ -164,6 +183,8 @@ class Lab(param.Parameterized):
         params.setdefault("tasks", [TaskRow(name=n, arrival=a, burst=b) for n, a, b in DEFAULT_TASKS])
         params.setdefault("tenants", [TenantRow(name=n, cost=c, count=k, join=j)
                                          for n, c, k, j in DEFAULT_TENANTS])
+        params.setdefault("engine_tenants", rows_from_text("engine", [item_text(item)
+                                                                      for item in ENGINE_SCENARIO["tenants"]]))
         self._valid: dict[str, tuple[dict, dict]] = {}  # mode -> (result, setup) of its last valid run
         self._watched: list[Row] = []  # rows whose edits re-run (ids could be reused, the rows cannot)
         self._prepared: tuple[tuple, dict] | None = None  # (mode, scenario, code) -> result, from use_policy
@@ -190,8 +211,7 @@ class Lab(param.Parameterized):
         return len(self.result["steps"]) - 1 if self.result else 0
 
     def used_parameters(self) -> tuple[str, ...]:
-        info = self.catalog.get(self.algorithm)
-        return info.parameters if info else ()
+        return parameters_read(self.mode, self.algorithm)
 
     def scenario(self) -> dict[str, object]:
         return scenario_for(self.mode, self.algorithm, self.parameters, self.rows)
@@ -210,9 +230,9 @@ class Lab(param.Parameterized):
         return query.encode({**setup, "step": self.step + 1, "lang": self.lang})
 
     # --- running the core -----------------------------------------------------------------------------
-    @param.depends("tasks", "tenants", watch=True)
+    @param.depends("tasks", "tenants", "engine_tenants", watch=True)
     def _watch_rows(self) -> None:
-        for row in [*self.tasks, *self.tenants]:
+        for row in [*self.tasks, *self.tenants, *self.engine_tenants]:
             if not any(row is seen for seen in self._watched):
                 self._watched.append(row)
                 names = [row.widget_param(f).name for f in row._fields]
@@ -222,8 +242,8 @@ class Lab(param.Parameterized):
         """The code of your own policy when the algorithm is "custom", else None (a built-in rule runs)."""
         return self.policy_code.get(self.mode, TEMPLATES[self.mode]) if self.algorithm == CUSTOM else None
 
-    @param.depends("mode", "cpu_algorithm", "llm_algorithm", "parameters", "tasks", "tenants", "edited",
-                   "policy_code", watch=True)
+    @param.depends("mode", "cpu_algorithm", "llm_algorithm", "engine_algorithm", "parameters", "tasks", "tenants",
+                   "engine_tenants", "edited", "policy_code", watch=True)
     def run(self) -> None:
         scenario, source = self.scenario(), self.policy_source()
         prepared, self._prepared = self._prepared, None
@@ -237,8 +257,8 @@ class Lab(param.Parameterized):
             previous = self._valid.get(self.mode)
             self._show(previous[0] if previous else None, errors={error.field: error.problem})
             return
-        for name, value in result.get("parameters", {}).items():  # show the values the core used
-            if not self.parameters.get(name, "").strip():
+        for name, value in result.get("parameters", {}).items():  # show the values the core used (not their
+            if name in self.used_parameters() and not self.parameters.get(name, "").strip():   # exact forms)
                 self.parameters[name] = parameter_text(value)  # in place: the same run, no second one
         self._valid[self.mode] = (result, self.setup())
         self._show(result, errors={})

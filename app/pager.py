@@ -27,6 +27,7 @@ import param
 from panel.custom import JSComponent
 
 from . import frames, render
+from .compare import comparable
 from .model import SPEEDS, LabView
 from .panes import STYLESHEETS
 from .teach_text import algorithm_label
@@ -403,7 +404,7 @@ class Stepping(LabView):
         compare = self.teaching.features.get("compare")
         if view == "compare" and compare is not None:
             right = compare.result
-            right = right if right and right["mode"] == lab.result["mode"] else None
+            right = right if comparable(lab.result, right) else None
             lang = lab.lang
             headings = (teach_t(lang, "compare.left", name=algorithm_label(lab.result, lang)),
                         teach_t(lang, "compare.right", name=algorithm_label(right, lang) if right else ""))

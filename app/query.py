@@ -3,11 +3,14 @@
     ?mode=cpu&algorithm=rr&quantum=2&tasks=A:0:7,B:1:4,C:2:1,D:4:3&step=5&lang=en
     ?mode=llm&algorithm=sfq&tenants=A:8x6,B:2x6,C:2x4:join=6&step=1
     ?mode=cpu&algorithm=edf&tasks=A:0:3:deadline=7,B:1:2:deadline=4
+    ?mode=engine&algorithm=vtc&slots=4&tenants=A:4/8x16,B:4/2x12+4/2x3@10:weight=2
 
 - ``tasks``: comma-separated ``name:arrival:burst`` items, then optional ``:field=value`` parts for the
   fields an algorithm reads (``deadline``, ``priority``, ``tickets``).
 - ``tenants``: ``name:COSTxCOUNT`` (``A:8x6``: six requests of cost 8) or ``name:C1+C2+C3`` (one cost per
-  request, in FIFO order), then optional ``:join=T`` and ``:weight=W``.
+  request, in FIFO order), then optional ``:join=T`` and ``:weight=W``. In engine mode (``mode=engine``):
+  ``name:REQUESTS``, the requests in the engine's compact form (``INPUT/OUTPUT[~PREDICTED][xCOUNT][@ARRIVAL]``
+  groups joined by ``+``: ``4/8x16+4/2@10``), then optional ``:weight=W``.
 - The required and optional fields are the core's (``schedulers.schema``): a new optional field of the core
   travels in links without a change here.
 - Parameters (``quantum``, ...) are keys of their own; ``step`` is the number on screen (1 = the initial state).
@@ -27,6 +30,7 @@ from schedulers import schema
 TASK_FIELDS = schema("cpu").required         # name:arrival:burst
 TASK_OPTIONAL = schema("cpu").optional       # :deadline=... :priority=... :tickets=...
 TENANT_OPTIONAL = schema("llm").optional     # :join=... :weight=...
+ENGINE_OPTIONAL = schema("engine").optional  # :weight=...
 SETUP_KEYS = ("mode", "algorithm", "tasks", "tenants", "step", "lang")
 MAX_QUERY_LENGTH = 16_384
 
@@ -58,14 +62,26 @@ def encode_tenants(rows: Iterable[Mapping[str, str]]) -> str:
     return ",".join(items)
 
 
+def encode_engine_tenants(rows: Iterable[Mapping[str, str]]) -> str:
+    items = []
+    for row in rows:
+        # the compact groups as the core splits them (on +, commas or spaces), joined by +
+        groups = "+".join(quote(group, safe="/~@") for group in split_costs(row.get("requests", "")))
+        parts = [_q(row.get("name", "")), groups]
+        parts += [f"{f}={_q(row[f])}" for f in ENGINE_OPTIONAL if row.get(f, "").strip()]
+        items.append(":".join(parts))
+    return ",".join(items)
+
+
+ENCODERS = {"cpu": encode_tasks, "llm": encode_tenants, "engine": encode_engine_tenants}
+
+
 def encode(setup: Mapping[str, object]) -> str:
     """The query string (without ``?``) for a setup: mode, algorithm, parameters, rows, step, lang."""
     pairs = [("mode", _q(setup["mode"])), ("algorithm", _q(setup["algorithm"]))]
     pairs += [(_q(k), _q(v)) for k, v in sorted(setup.get("parameters", {}).items()) if str(v).strip()]
-    if setup["mode"] == "cpu":
-        pairs.append(("tasks", encode_tasks(setup.get("tasks", []))))
-    else:
-        pairs.append(("tenants", encode_tenants(setup.get("tenants", []))))
+    items = schema(str(setup["mode"])).items
+    pairs.append((items, ENCODERS[str(setup["mode"])](setup.get(items, []))))
     pairs += [(k, _q(setup[k])) for k in ("step", "lang") if setup.get(k) not in (None, "")]
     return "&".join(f"{k}={v}" for k, v in pairs)
 
@@ -127,6 +143,15 @@ def decode_tenants(value: str) -> list[Row]:
     return _decode_items(value, 2, "name:COSTxCOUNT or name:C1+C2+...", _tenant_head, TENANT_OPTIONAL)
 
 
+def _engine_tenant_head(parts: list[str]) -> Row:
+    name, groups = parts
+    return {"name": unquote(name), "requests": "+".join(unquote(g) for g in groups.split("+") if g)}
+
+
+def decode_engine_tenants(value: str) -> list[Row]:
+    return _decode_items(value, 2, "name:INPUT/OUTPUTxCOUNT+...", _engine_tenant_head, ENGINE_OPTIONAL)
+
+
 def decode(search: str, parameter_names: Iterable[str]) -> tuple[dict[str, object], list[Problem]]:
     """Read a query into a partial setup (text values) and the problems of the parts left out."""
     if len(search) > MAX_QUERY_LENGTH:
@@ -135,12 +160,14 @@ def decode(search: str, parameter_names: Iterable[str]) -> tuple[dict[str, objec
     parameters: dict[str, str] = {}
     problems: list[Problem] = []
     known = set(parameter_names)
-    for key, raw in _pairs(search):
+    pairs = _pairs(search)
+    engine = any(key == "mode" and unquote(raw) == "engine" for key, raw in pairs)   # tenants are read as its
+    for key, raw in pairs:
         try:
             if key == "tasks":
                 setup["tasks"] = decode_tasks(raw)
             elif key == "tenants":
-                setup["tenants"] = decode_tenants(raw)
+                setup["tenants"] = decode_engine_tenants(raw) if engine else decode_tenants(raw)
             elif key in SETUP_KEYS:
                 setup[key] = unquote(raw)
             elif key in known:

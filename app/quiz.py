@@ -20,7 +20,8 @@ from schedulers.quiz import next_question, question
 from schedulers.trace import dispatches_so_far
 
 from . import render
-from .model import ROWS, LabView, parameter_value, rows_from_text
+from .engine_views import EngineView
+from .model import ROWS, LabView, item_text, parameter_value, rows_from_text
 from .panes import pane
 from .render import esc
 from .teach_text import t
@@ -33,6 +34,11 @@ def command_line(mode: str, seed: int, algorithm: str, parameters: dict[str, str
         value = parameter_value(text)
         words += [f"--{name.replace('_', '-')}", ",".join(map(str, value)) if isinstance(value, list) else str(value)]
     return " ".join(words)
+
+
+def exercise_rows(mode: str, scenario: dict[str, Any]) -> list:
+    """A seeded exercise's items as the editor's rows."""
+    return rows_from_text(mode, [item_text(item) for item in scenario[schema(mode).items]])
 
 
 class QuizView(LabView):
@@ -59,11 +65,14 @@ class QuizView(LabView):
         except ScenarioError as error:
             self.problem = f"{error.field}: {error.problem}"
             return
-        items = scenario[schema(self.lab.mode).items]
-        rows = rows_from_text(self.lab.mode, [{k: str(v) for k, v in item.items()} for item in items])
+        rows = exercise_rows(self.lab.mode, scenario)
         with param.parameterized.batch_call_watchers(self):
             self.param.update(seed=text, exercise=int(text), problem="")
-        setattr(self.lab, ROWS[self.lab.mode], rows)
+        settings = {k: str(v) for k, v in scenario.items() if k != schema(self.lab.mode).items}   # engine: slots
+        with param.parameterized.batch_call_watchers(self.lab):
+            if settings:
+                self.lab.parameters = {**self.lab.parameters, **settings}
+            setattr(self.lab, ROWS[self.lab.mode], rows)
         self.restart()
 
     def random_seed(self) -> None:
@@ -127,8 +136,9 @@ class QuizView(LabView):
         lab = self.lab
         if self.exercise is None or lab.algorithm == CUSTOM:
             return ""
-        rows = schema(lab.mode).items
-        if lab.scenario()[rows] != MODES[lab.mode].exercise(self.exercise)[rows]:
+        exercise = MODES[lab.mode].exercise(self.exercise)
+        if [row.as_text() for row in lab.rows] != [row.as_text() for row in exercise_rows(lab.mode, exercise)] or \
+                any(lab.parameters.get(k) != str(v) for k, v in exercise.items() if k != schema(lab.mode).items):
             return ""   # edited since: no longer the seeded exercise
         parameters = {k: v for k, v in lab.parameters.items() if k in lab.used_parameters() and v.strip()}
         command = command_line(lab.mode, self.exercise, lab.algorithm, parameters)
@@ -151,6 +161,10 @@ class QuizView(LabView):
             parts.append(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["quiz-gantt"]))
             parts.append(pane('<div class="grid">' + render.ready_queue(now, render.indexes(result["tasks"]), lang)
                               + render.remaining_bars(now, result["tasks"], lang) + "</div>"))
+        elif result["mode"] == "engine":   # the batch up to now, on an axis that ends now
+            engine = EngineView(result, lang)
+            parts.append(pane(engine.batch(step, end=engine.now(step)) + '<div class="grid">' + engine.queues(step)
+                              + engine.counters(step) + "</div>"))
         else:
             past = {**result, "dispatch": dispatches_so_far(result, step)}
             parts.append(pane(render.dispatch_strip(past, step, lang) + '<div class="grid">'

@@ -54,6 +54,19 @@ TEXT: dict[str, dict[str, str]] = {
                                     "in both runs.",
                               "ja": "比べられる公平性の値はまだありません。これまでのところ、両方の実行で全テナントが"
                                     "待っていた送出はありません。"},
+    "compare.gap.engine": {"en": "Widest difference in service ÷ weight while both waited",
+                           "ja": "両方が待っていた間のサービス ÷ 重みの最大差"},
+    "compare.router": {"en": "LLM router: SFQ on the same workload", "ja": "LLM ルーター: 同じ負荷で SFQ"},
+    "compare.router.column": {"en": "Service ÷ weight (left: tokens processed) vs cost ÷ weight (right: estimated "
+                                    "at dispatch)",
+                              "ja": "サービス ÷ 重み（左: 処理したトークン）と コスト ÷ 重み（右: 送出時の見積もり）"},
+    "compare.router.note": {"en": "The router (SFQ) charges each request w_in × input + w_out × output, an estimate, "
+                                  "when it dispatches it, one request per time unit; the engine (VTC) charges the "
+                                  "tokens really processed, iteration by iteration, and needs no output length in "
+                                  "advance.",
+                            "ja": "ルーター（SFQ）は各リクエストを送出するときに見積もり w_in × 入力 + w_out × 出力 を"
+                                  "課金し、1 時刻に 1 件送ります。エンジン（VTC）は実際に処理したトークンを反復ごとに"
+                                  "課金し、出力長を前もって知る必要がありません。"},
     "compare.error": {"en": "The right side does not run: {problem}", "ja": "右側は実行できません: {problem}"},
     "compare.average": {"en": "Average", "ja": "平均"},
     "compare.metric": {"en": "Metric", "ja": "指標"},
@@ -74,6 +87,8 @@ TEXT: dict[str, dict[str, str]] = {
                           "ja": "t={t} → {next} に実行されるのはどのタスクですか？"},
     "quiz.question.llm": {"en": "t={t}: which tenant's request is dispatched?",
                           "ja": "t={t}: どのテナントのリクエストが送出されますか？"},
+    "quiz.question.engine": {"en": "t={t}: a slot is free. Which tenant's request is admitted?",
+                             "ja": "t={t}: スロットが空いています。どのテナントのリクエストを受け入れますか？"},
     "quiz.right": {"en": "Right: {answer}.", "ja": "正解: {answer}。"},
     "quiz.wrong": {"en": "Not {choice}: {answer} runs.", "ja": "{choice} ではありません。{answer} です。"},
     "quiz.score": {"en": "Score: {right} of {asked}", "ja": "得点: {asked} 問中 {right} 問"},
@@ -110,6 +125,18 @@ TEXT: dict[str, dict[str, str]] = {
               "送出ごとに 1 回呼ばれます。waiting: 待ちのあるテナント（テナント順。name, index, weight, since, waiting, "
               "head_cost, costs, dispatched, charged）。state: 自由に使える dict。Fraction が使えます。import、try、"
               "_ で始まる名前は使えません。"},
+    "custom.api.engine": {
+        "en": "Define choose(waiting, time, state) and return a tenant's name: its oldest waiting request takes the "
+              "free slot of the batch. It is called at iteration time whenever a slot is free and requests wait. "
+              "waiting: the tenants with waiting requests, in tenant order (name, index, weight, since, waiting, "
+              "head_input, inputs, running, input_tokens, output_tokens, service); no output length is shown, as no "
+              "rule may read it. state: a dict of your own. Fraction is built in; import, try and names starting "
+              "with _ are not available.",
+        "ja": "choose(waiting, time, state) を定義し、テナント名を返してください。そのテナントの最も古い待ちリクエストがバッチの"
+              "空きスロットに入ります。スロットが空いていて待ちがあるたびに、反復 time で呼ばれます。waiting: 待ちのあるテナント"
+              "（テナント順。name, index, weight, since, waiting, head_input, inputs, running, input_tokens, "
+              "output_tokens, service）。出力長はどの規則も読めないので見えません。state: 自由に使える dict。Fraction が"
+              "使えます。import、try、_ で始まる名前は使えません。"},
     "custom.limits": {"en": "Limits: {lines} lines per call, {decisions} decisions per run.",
                       "ja": "上限: 1 回の呼び出しで {lines} 行、1 回の実行で {decisions} 回の判断。"},
     "custom.code": {"en": "Your code", "ja": "あなたのコード"},
@@ -138,6 +165,7 @@ TEXT: dict[str, dict[str, str]] = {
     "export.preview": {"en": "Preview of the chart", "ja": "図のプレビュー"},
     "chart.cpu": {"en": "Timeline ({algorithm})", "ja": "タイムライン（{algorithm}）"},
     "chart.llm": {"en": "Dispatch order ({algorithm})", "ja": "送出順（{algorithm}）"},
+    "chart.engine": {"en": "Batch slots ({algorithm})", "ja": "バッチのスロット（{algorithm}）"},
     "chart.time": {"en": "time", "ja": "時刻"},
     "chart.idle": {"en": "idle", "ja": "アイドル"},
 }

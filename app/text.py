@@ -178,6 +178,17 @@ TEXT: dict[str, dict[str, str]] = {
     "kind.idle_reset": {"en": "idle reset", "ja": "アイドルリセット"},
     "kind.arrive": {"en": "arrival", "ja": "到着"},
     "kind.idle": {"en": "idle", "ja": "アイドル"},
+    "kind.lift": {"en": "counter lift", "ja": "カウンター引き上げ"},
+    "kind.admit": {"en": "admission", "ja": "受け入れ"},
+    "kind.decode": {"en": "decode iteration", "ja": "デコード反復"},
+    # CPU mode: the rule's own numbers per task (CFS, EEVDF)
+    "rule.state": {"en": "The rule's numbers per task", "ja": "タスクごとの規則の値"},
+    "col.vruntime": {"en": "vruntime", "ja": "vruntime"},
+    "col.lag": {"en": "Lag", "ja": "ラグ"},
+    "col.virtual_deadline": {"en": "Virtual deadline", "ja": "仮想締切"},
+    "rule.state.none": {"en": "not runnable yet", "ja": "まだ実行可能ではありません"},
+    "rule.state.note": {"en": "vruntime += ran × 1024 ÷ weight; the bar is each task's vruntime.",
+                        "ja": "vruntime += 実行時間 × 1024 ÷ 重み。棒は各タスクの vruntime です。"},
     # Events are list entries: noun phrases in Japanese, which have no register.
     "event.arrive": {"en": "{task} arrives", "ja": "{task} が到着"},
     "event.requeue": {"en": "{task} returns to the queue", "ja": "{task} がキューに復帰"},
@@ -198,6 +209,84 @@ TEXT: dict[str, dict[str, str]] = {
         "ja": "アルゴリズムを選び、タスクを編集して、実行を 1 ステップずつ追ってください。各ステップで誰が実行し誰が待つか、"
               "その理由が表示されます。表は常に実行全体の結果です。アドレスバーに設定がすべて入るので、"
               "コピーすればこの画面をそのまま共有できます。"},
+    "help.engine": {
+        "en": "One inference engine batches requests from several tenants; every decode iteration each running "
+              "request generates one token. The rule decides which waiting request takes a free slot: FCFS by "
+              "arrival, VTC by the least tokens charged so far.",
+        "ja": "1 台の推論エンジンが複数テナントのリクエストをまとめて処理し、デコード反復ごとに実行中の各リクエストが "
+              "1 トークンを生成します。規則は空いたスロットにどの待ちリクエストを入れるかを決めます。FCFS は到着順、"
+              "VTC はこれまでに課金されたトークンが最も少ないテナントから受け入れます。"},
+    "mode.engine": {"en": "Inference engine", "ja": "推論エンジン"},
+    "field.requests": {"en": "Requests", "ja": "リクエスト"},
+    "help.requests": {"en": "INPUT/OUTPUT tokens per request, e.g. 4/8x16 (16 requests), 8/30x2@10 (arriving at "
+                            "iteration 10), 4/5~3 (predicted output 3); several groups joined by +.",
+                      "ja": "リクエストごとの 入力/出力 トークン。例: 4/8x16（16 件）、8/30x2@10（反復 10 に到着）、"
+                            "4/5~3（予測出力 3）。複数のグループは + でつなぎます。"},
+    "field.slots": {"en": "Slots", "ja": "スロット数"},
+    "field.memory": {"en": "Memory (tokens)", "ja": "メモリ（トークン）"},
+    "field.w_in": {"en": "w_in (per input token)", "ja": "w_in（入力 1 トークン）"},
+    "field.w_out": {"en": "w_out (per output token)", "ja": "w_out（出力 1 トークン）"},
+    "field.prediction": {"en": "Prediction", "ja": "予測"},
+    "help.slots": {"en": "Requests in the batch at once.", "ja": "バッチに同時に入るリクエスト数。"},
+    "help.memory": {"en": "Tokens the batch may hold (inputs + tokens generated); empty: no limit.",
+                    "ja": "バッチが保持できるトークン数（入力 + 生成済み）。空欄: 制限なし。"},
+    "help.prediction": {"en": "The predicted output of a request without its own; empty: the tenant's mean output "
+                              "so far.", "ja": "予測を持たないリクエストの予測出力。空欄: そのテナントのこれまでの平均出力。"},
+    "engine.batch": {"en": "Batch slots, iteration by iteration", "ja": "バッチのスロット（反復ごと）"},
+    "engine.slot": {"en": "slot {slot}", "ja": "スロット {slot}"},
+    "engine.free": {"en": "free", "ja": "空き"},
+    "engine.request": {"en": "{tenant} #{request}: input {input}, {generated} of {output} tokens",
+                       "ja": "{tenant} #{request}: 入力 {input}、出力 {generated}/{output} トークン"},
+    "engine.axis": {"en": "iterations {start} … {end}; the line is now (t={now})",
+                    "ja": "反復 {start} … {end}。縦線が現在（t={now}）"},
+    "engine.more.slots": {"en": "{count} more slots are not drawn (the table and the exports have them all).",
+                          "ja": "ほか {count} スロットは描いていません（表と書き出しにはすべてあります）。"},
+    "engine.memory": {"en": "Tokens in the batch: {held} of {memory}", "ja": "バッチ内のトークン: {held} / {memory}"},
+    "engine.held": {"en": "Tokens in the batch: {held}", "ja": "バッチ内のトークン: {held}"},
+    "engine.queues": {"en": "Waiting requests per tenant (input/output tokens)",
+                      "ja": "テナントごとの待ちリクエスト（入力/出力 トークン）"},
+    "engine.more": {"en": "+{count} more", "ja": "ほか {count} 件"},
+    "engine.counters": {"en": "Virtual token counters", "ja": "仮想トークンカウンター"},
+    "engine.counters.unread": {"en": "Counted as VTC counts, but this rule never reads them to choose.",
+                               "ja": "VTC と同じように数えますが、この規則は選ぶときに読みません。"},
+    "engine.lifted": {"en": "{tenant} lifted: {before} → {after} (the line marks {before})",
+                      "ja": "{tenant} を引き上げ: {before} → {after}（縦線が {before}）"},
+    "engine.kept": {"en": "{tenant} rejoins: its counter {before} stays", "ja": "{tenant} が復帰: カウンター {before} のまま"},
+    "engine.service": {"en": "Service so far (w_in × input + w_out × output tokens)",
+                       "ja": "これまでのサービス（w_in × 入力 + w_out × 出力トークン）"},
+    "engine.service.axes": {"en": "0 … {top} over iterations 0 … {end}", "ja": "0 … {top}、反復 0 … {end}"},
+    "engine.fairness": {"en": "Fairness: {first} and {second} while both wait",
+                        "ja": "公平性: {first} と {second} がともに待つ間"},
+    "engine.fairness.live": {"en": "Both waiting since t={since}: the difference of the service they received since "
+                                   "then is {gap} (widest in this stretch {widest}); the VTC bound is {bound}: {status}.",
+                             "ja": "t={since} から両方が待っています。その間に受けたサービスの差は {gap}"
+                                   "（この区間の最大 {widest}）、VTC の上界は {bound}: {status}。"},
+    "engine.fairness.idle": {"en": "Not both waiting at the end of this iteration; the bound is {bound}.",
+                             "ja": "この反復の終わりには両方は待っていません。上界は {bound} です。"},
+    "engine.fairness.run": {"en": "Over the whole run: the widest difference was {gap}, over t={start} … {end}; bound "
+                                  "{bound}: {status}.",
+                            "ja": "実行全体では、最大の差は {gap}（t={start} … {end}）、上界 {bound}: {status}。"},
+    "engine.fairness.before": {"en": "As of the last iteration (t={t}).", "ja": "直前の反復（t={t}）の時点。"},
+    "engine.fairness.bound": {"en": "Bound 2 × max(w_in × L, w_out × M) for weights 1: L = {largest} (largest input), "
+                                    "M = {tokens} (most tokens a batch can hold).",
+                              "ja": "上界は重み 1 のとき 2 × max(w_in × L, w_out × M)。L = {largest}（最大の入力）、"
+                                    "M = {tokens}（バッチが保持できる最大トークン数）。"},
+    "engine.fairness.one": {"en": "One tenant: no pair to compare.", "ja": "テナントが 1 つなので、比べる対がありません。"},
+    "engine.summary": {"en": "{iterations} iterations ({idle} idle) · {tokens} tokens generated · {occupancy} requests "
+                             "per busy iteration", "ja": "{iterations} 反復（空き {idle}）・生成 {tokens} トークン・"
+                             "稼働反復あたり {occupancy} 件"},
+    "col.input_tokens": {"en": "Input tokens", "ja": "入力トークン"},
+    "col.output_tokens": {"en": "Output tokens", "ja": "出力トークン"},
+    "col.service": {"en": "Service", "ja": "サービス"},
+    "col.counter": {"en": "Counter", "ja": "カウンター"},
+    "col.mean_waiting": {"en": "Mean wait", "ja": "平均待ち"},
+    "col.mean_latency": {"en": "Mean latency", "ja": "平均遅延"},
+    "short.input_tokens": {"en": "In", "ja": "入力"},
+    "short.output_tokens": {"en": "Out", "ja": "出力"},
+    "short.service": {"en": "Serv.", "ja": "サービス"},
+    "short.counter": {"en": "Ctr", "ja": "カウンター"},
+    "short.mean_waiting": {"en": "Wait", "ja": "待ち"},
+    "short.mean_latency": {"en": "Lat.", "ja": "遅延"},
     "help.llm": {
         "en": "Each tenant sends requests with an estimated cost; the router decides the order in which they go to "
               "the server fleet. Compare how the algorithms share the fleet while every tenant is waiting.",

@@ -25,7 +25,7 @@ from .text import LANGUAGES, TEXT, t
 
 ITEM_LISTS = "|".join(schema(mode).items for mode in MODES)   # tasks|tenants: where a row's error is
 FIELD_ERROR = re.compile(rf"^(?P<list>{ITEM_LISTS})\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
-WIDTHS = {"name": 104, "costs": 140}   # of a row's fields in the editor, in pixels; others 64
+WIDTHS = {"name": 104, "costs": 140, "requests": 200}   # of a row's fields in the editor, in pixels; others 64
 
 
 def label(lang: str, field: str) -> str:
@@ -58,7 +58,7 @@ class LabUI(LabView):
         language.link(lab, value="lang")
         presenter = pn.widgets.Toggle.from_param(lab.param.presenter, label=t(lang, "presenter"), margin=(4, 4),
                                                  color="default", stylesheets=SCALED)
-        help_key = "help" if lab.mode == "cpu" else "help.llm"
+        help_key = {"cpu": "help", "llm": "help.llm", "engine": "help.engine"}[lab.mode]
         help_html = (f'<details class="help"><summary>?</summary><p>{render.esc(t(lang, help_key))}</p>'
                      f'<p>{render.esc(t(lang, "keys"))}</p></details>')
         title = pane(f'<h1 class="title">{render.esc(t(lang, "title"))}</h1>', sizing_mode=None)
@@ -75,7 +75,8 @@ class LabUI(LabView):
         return pane(f'<ul class="notice" role="status">{items}</ul>' if items else "")
 
     # --- editor --------------------------------------------------------------------------------------
-    @param.depends("lab.mode", "lab.cpu_algorithm", "lab.llm_algorithm", "lab.lang", "lab.tasks", "lab.tenants")
+    @param.depends("lab.mode", "lab.cpu_algorithm", "lab.llm_algorithm", "lab.engine_algorithm", "lab.lang",
+                   "lab.tasks", "lab.tenants", "lab.engine_tenants")
     def editor(self):
         lab, lang = self.lab, self.lab.lang
         catalog = lab.catalog
@@ -177,6 +178,8 @@ class LabUI(LabView):
         slot = self.stepping.slot
         if self.lab.mode == "cpu":
             views = [self.gantt, slot("state")]
+        elif self.lab.mode == "engine":
+            views = [slot("state")]
         else:
             views = [slot("strip"), slot("state"), pane(self.fairness)]
         # The rule's own code beside the timeline (below it when the screen is narrow).

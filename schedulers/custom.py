@@ -18,6 +18,12 @@ LLM mode: define ``choose(waiting, time, state)`` and return a tenant's name; th
 request (its FIFO head) is dispatched. It is called once per dispatch; ``waiting`` lists the tenants with
 waiting requests, in tenant order.
 
+Engine mode: define ``choose(waiting, time, state)`` and return a tenant's name; that tenant's oldest waiting
+request takes the free batch slot. It is called, at iteration ``time``, each time a slot is free and requests
+wait (``waiting``: those tenants, in tenant order, ``EngineTenantView``); no request's output length is shown, as
+no built-in rule reads it. With ``memory``, a pick whose input does not fit stops admission for the iteration
+and choose is asked again at the next one.
+
 The views are read-only (``TaskView``, ``TenantView`` below); ``state`` is a dict of your own, the same
 object at every call of a run. ``Fraction`` is available for exact arithmetic.
 
@@ -54,7 +60,8 @@ MAX_LINES_PER_CALL = 100_000    # lines executed by one call (module code counts
 MAX_LINES_PER_RUN = 2_000_000   # lines executed by a whole run
 MAX_RANGE = 1_000_000           # items of one range(): a C-level loop is not counted line by line
 MAX_VALUE_SIZE = 1_000_000      # bits of an int, items of a list or characters of a string made by * ** <<
-PARAMETERS = {"cpu": ("ready", "running", "time", "state"), "llm": ("waiting", "time", "state")}
+PARAMETERS = {"cpu": ("ready", "running", "time", "state"), "llm": ("waiting", "time", "state"),
+              "engine": ("waiting", "time", "state")}
 CUSTOM = "custom"   # the algorithm name of a policy of your own, in results and in the app's menu
 
 MESSAGES = {
@@ -447,6 +454,73 @@ def llm_policy(program: Program):
     return YourPolicy
 
 
+# --- the inference engine -------------------------------------------------------------------------------------
+
+class EngineTenantView:
+    """A tenant with waiting requests as your engine ``choose`` sees it (read-only): ``name``, ``index`` (tenant
+    order: the built-in rules' tie-break), ``weight`` (a Fraction), ``since`` (the iteration its current backlog
+    began), ``waiting`` (requests), ``head_input`` (input tokens of its oldest waiting request), ``inputs`` (every
+    waiting request's input, FIFO order), ``running`` (its requests in the batch), ``input_tokens`` and
+    ``output_tokens`` (admitted and generated so far) and ``service`` (w_in × input_tokens + w_out ×
+    output_tokens, exact)."""
+    __slots__ = ("name", "index", "weight", "since", "waiting", "head_input", "running", "input_tokens",
+                 "output_tokens", "service", "_engine")
+
+    def __init__(self, engine: Any, index: int, since: int) -> None:
+        spec = engine.tenants[index]
+        values = (spec.name, index, spec.weight, since, engine.waiting(index), engine.head(index).input,
+                  engine.running_of[index], engine.input_tokens[index], engine.output_tokens[index],
+                  engine.service(index), engine)
+        for slot, value in zip(self.__slots__, values):
+            object.__setattr__(self, slot, value)
+
+    @property
+    def inputs(self) -> tuple[int, ...]:
+        return tuple(request.input for request in self._engine.queues[self.index])   # only when asked: O(queue)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a tenant view is read-only ({name})")
+
+    def __repr__(self) -> str:
+        return f"EngineTenantView({self.name!r}, waiting={self.waiting}, head_input={self.head_input})"
+
+
+def engine_policy(program: Program):
+    """A factory of ``schedulers.engine.Policy`` objects (the engine builds it) asking ``program`` per admission;
+    each decision records which call of ``program`` made it (``call``: the source view's lines). It keeps the
+    token counters as every built-in rule does (shown, never read: choose sees ``service`` instead)."""
+    from .engine.policies import Decision, TokenCounting
+
+    class YourPolicy(TokenCounting):
+        name = CUSTOM
+
+        def __init__(self, engine: Any) -> None:
+            super().__init__(engine)
+            self.since: dict[int, int] = {}    # waiting tenant -> the iteration its backlog began
+            self.names = {tenant.name: tenant.order for tenant in engine.tenants}
+            self.memory: dict[Any, Any] = {}   # the user's state argument
+
+        def join(self, tenant: int) -> None:
+            self.since[tenant] = self.engine.head(tenant).arrival
+
+        def pick(self, now: int) -> Decision:
+            waiting = {self.engine.tenants[i].name: i for i in self.engine.waiting_tenants()}
+            call = len(program.lines)
+            answer = program.call(now, tuple(EngineTenantView(self.engine, i, self.since[i])
+                                             for i in waiting.values()), now, self.memory)
+            tenant = checked_name(program, answer, now, ("tenant", "テナント"), self.names, waiting,
+                                  ("waiting", "待ち"))
+            return Decision(tenant, {"rule": "your choose()", "call": call})
+
+        def admit(self, running: Any) -> int:
+            tenant = running.request.tenant
+            if not self.engine.waiting(tenant):
+                del self.since[tenant]
+            return super().admit(running)
+
+    return YourPolicy
+
+
 def run(mode: str, scenario: Mapping[str, Any], source: str) -> dict[str, Any]:
     """Run ``scenario`` under the policy in ``source`` (``simulate(mode, scenario, policy_source=source)``): the
     result has ``algorithm`` "custom" and ``custom.lines`` (the lines of your code each call ran, by time).
@@ -454,15 +528,18 @@ def run(mode: str, scenario: Mapping[str, Any], source: str) -> dict[str, Any]:
     traceback)."""
     from .cpu import run as run_cpu
     from .cpu.scenario import read_tasks
+    from .engine import run as run_engine
     from .llm import run as run_llm
     if mode not in PARAMETERS:
-        raise ScenarioError("mode", f"must be cpu or llm, not {describe(mode)}")
+        raise ScenarioError("mode", f"must be one of {', '.join(PARAMETERS)}, not {describe(mode)}")
     try:
         program = Program(source, mode)
         scenario = {key: value for key, value in mapping(scenario, "scenario").items() if key != "algorithm"}
         if mode == "cpu":
             names = [task.name for task in read_tasks(scenario.get("tasks"))]   # checked again by run
             result = run_cpu(scenario, policy=cpu_policy(program, names))
+        elif mode == "engine":
+            result = run_engine(scenario, policy=engine_policy(program))
         else:
             result = run_llm(scenario, policy=llm_policy(program))
     except ScenarioError:
@@ -502,5 +579,19 @@ TEMPLATES = {
     chosen = later[0] if later else waiting[0]
     state["last"] = chosen.index
     return chosen.name
+''',
+    "engine": '''def choose(waiting, time, state):
+    """Return the name of the tenant whose oldest waiting request
+    takes the free slot of the batch at iteration time.
+
+    waiting: tenants with waiting requests, in tenant order
+             (each has name, index, weight, since, waiting,
+             head_input, inputs, running, input_tokens,
+             output_tokens, service)
+    state:   a dict of your own, kept between calls
+    """
+    # The least service per weight so far, ties by tenant order:
+    # VTC's choice, without its counter lifts.
+    return min(waiting, key=lambda t: (t.service / t.weight, t.index)).name
 ''',
 }

@@ -56,9 +56,12 @@ def dispatches_so_far(result: Result, step: int) -> list[Mapping[str, Any]]:
 
 
 def pending(result: Result, step: int) -> set[str]:
-    """The tasks (CPU) or tenants (LLM) with work left after ``step``."""
+    """The tasks (CPU) or tenants (LLM, engine) with work left after ``step``."""
     if result["mode"] == "cpu":
         return {task["name"] for task in result["tasks"]} - finished_by(result, step)
+    if result["mode"] == "engine":   # a request finished in iteration f is done from time f + 1
+        now = span(result["steps"][step])[1]
+        return {r["tenant"] for r in result["requests"] if r["finished"] + 1 > now}
     sent = Counter(item["tenant"] for item in dispatches_so_far(result, step))
     return {tenant["name"] for tenant in result["tenants"] if sent[tenant["name"]] < tenant["requests"]}
 
@@ -71,12 +74,64 @@ def step_aligner(left: Result, right: Result) -> Callable[[int], int]:
     if left["mode"] == "cpu":
         times = [s["time"] for s in right["steps"]]   # non-decreasing
         return lambda step: max(bisect_right(times, left["steps"][step]["time"]) - 1, 0)
+    if left["mode"] == "engine":
+        return engine_aligner(left, right)
     dispatches = [i for i, s in enumerate(right["steps"]) if s.get("kind") == "dispatch"]
 
     def aligned(step: int) -> int:
         count = dispatched_so_far(left, step)
         return dispatches[min(count, len(dispatches)) - 1] if count and dispatches else 0
     return aligned
+
+
+ENGINE_PHASES = {"initial": -1, "arrive": 0, "lift": 0, "admit": 1, "decode": 2, "idle": 3}
+
+
+def engine_moments(result: Result) -> list[tuple[int, int, int]]:
+    """Engine: each step's moment (iteration, phase, admission within it), non-decreasing along the run: an
+    iteration's arrivals and lifts, then its admissions one by one, then its decode (then an idle jump)."""
+    moments: list[tuple[int, int, int]] = []
+    for step in result["steps"]:
+        phase = ENGINE_PHASES.get(step["kind"], 0)
+        start = -1 if phase < 0 else step["iteration"]
+        ordinal = moments[-1][2] + 1 if phase == 1 and moments and moments[-1][:2] == (start, 1) else 0
+        moments.append((start, phase, ordinal))
+    return moments
+
+
+def engine_aligner(left: Result, right: Result) -> Callable[[int], int]:
+    """An engine run's step -> the step of ``right`` at the same moment: another engine run, the last step not
+    later (its same admission of the same iteration, or before); the LLM router on the same workload
+    (``engine.llm_scenario``: iteration t is time t), its last step at a time not after the iteration's start."""
+    mine = engine_moments(left)
+    if right["mode"] == "engine":
+        theirs = engine_moments(right)
+        return lambda step: max(bisect_right(theirs, mine[step]) - 1, 0)
+    times = [s["time"] for s in right["steps"]]
+
+    def at(step: int) -> int:
+        start = span(left["steps"][step])[0]
+        return 0 if start is None else max(bisect_right(times, start) - 1, 0)
+    return at
+
+
+def engine_service(result: Result, step: int) -> dict[str, Fraction]:
+    """Engine: each tenant's service (w_in × input + w_out × output tokens so far) ÷ its weight after ``step``,
+    exactly (a compact trace records no service: then every admission and token up to the step is summed)."""
+    weights = {t["name"]: Fraction(t["exact"]["weight"]) for t in result["tenants"]}
+    now = result["steps"][step]
+    if "service" in now:
+        exact = now["exact"]["service"]
+        return {name: Fraction(exact[name]) / weights[name] for name in weights}
+    w_in, w_out = (Fraction(result["parameters"]["exact"][k]) for k in ("w_in", "w_out"))
+    service = dict.fromkeys(weights, Fraction(0))
+    for earlier in result["steps"][:step + 1]:
+        if earlier["kind"] == "admit":
+            service[earlier["tenant"]] += w_in * earlier["input"]
+        elif earlier["kind"] == "decode":
+            for name, tokens in earlier["tokens"].items():
+                service[name] += w_out * tokens
+    return {name: value / weights[name] for name, value in service.items()}
 
 
 def aligned_step(left: Result, step: int, right: Result) -> int:
@@ -332,8 +387,13 @@ def resumes_quantum(result: Result, step: int) -> bool:
 
 def policy_lines(result: Result, step: int) -> set[int]:
     """A policy of your own: the lines of its code that its ``choose`` ran for the decision shown at ``step``
-    (CPU: at the start of the step's slice; LLM: at a dispatch). Empty when it was not called there."""
+    (CPU: at the start of the step's slice; LLM: at a dispatch; engine: at an admission, the call its decision
+    names). Empty when it was not called there."""
     now = result["steps"][step]
+    calls = result.get("custom", {}).get("lines", [])
+    if result["mode"] == "engine":
+        call = (now.get("decision") or {}).get("call") if now.get("kind") == "admit" else None
+        return set(calls[call]["lines"]) if call is not None and call < len(calls) else set()
     if result["mode"] == "cpu":
         time = now.get("time", 0) - 1
     elif now.get("kind") == "dispatch":
@@ -341,7 +401,7 @@ def policy_lines(result: Result, step: int) -> set[int]:
     else:
         return set()
     ran: set[int] = set()
-    for call in result.get("custom", {}).get("lines", []):
+    for call in calls:
         if call["time"] == time:
             ran = set(call["lines"])
     return ran

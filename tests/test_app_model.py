@@ -123,11 +123,11 @@ def test_the_counter_and_the_sentence_tell_one_time():
 
 
 def test_cfs_and_eevdf_are_in_the_cpu_menu_and_nice_travels_in_the_editor_and_links():
-    """The engine mode is the core's, not yet the app's; CFS and EEVDF are CPU rules, and their task field (nice)
-    and parameters come from the core's schema into the editor, the results table and a shared link."""
+    """CFS and EEVDF are CPU rules, and their task field (nice) and parameters come from the core's schema into the
+    editor, the results table and a shared link."""
     from app import render
     from app.model import MODES, TaskRow, editable_fields
-    assert MODES == ("cpu", "llm") and "nice" in editable_fields("cpu") and "nice" in TaskRow._fields
+    assert MODES == ("cpu", "llm", "engine") and "nice" in editable_fields("cpu") and "nice" in TaskRow._fields
     lab = Lab()
     assert {"cfs", "eevdf"} <= set(lab.catalog)
     lab.set_algorithm("cfs")

@@ -57,3 +57,26 @@ def test_unreadable_parts_are_reported_and_left_out(search, key):
 def test_an_overlong_query_is_refused_whole():
     decoded, problems = query.decode("tasks=" + "A:0:1," * 5000, [])
     assert decoded == {} and problems[0][0] == "query"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_engine_tenants_survive_the_query_in_the_compact_form(name):
+    """Engine mode: a tenant's requests travel as compact groups joined by +, readable in the address bar; commas
+    or spaces typed between groups come back as +, the same requests for the core."""
+    setup = {"mode": "engine", "algorithm": "vtc-predict", "parameters": {"slots": "2", "w_out": "3/2"},
+             "tenants": [{"name": name, "weight": "2", "requests": "4/8x16, 2/30~10x2@5"},
+                         {"name": "B", "weight": "", "requests": "4/2x12"}], "step": 3}
+    text = query.encode(setup)
+    assert "tenants=" in text and ":4/8x16+2/30~10x2@5" in text and ":4/2x12" in text
+    decoded, problems = query.decode(text, ["slots", "w_out"])
+    assert problems == []
+    assert decoded["tenants"] == [{"name": name, "requests": "4/8x16+2/30~10x2@5", "weight": "2"},
+                                  {"name": "B", "requests": "4/2x12"}]
+    assert (decoded["mode"], decoded["parameters"]) == ("engine", {"slots": "2", "w_out": "3/2"})
+
+
+@pytest.mark.parametrize("search", ["mode=engine&tenants=A", "mode=engine&tenants=A:4/8:join=3",
+                                    "tenants=A:4/8x2:join=1&mode=engine"])
+def test_unreadable_engine_tenants_are_reported_and_left_out(search):
+    decoded, problems = query.decode(search, [])
+    assert [k for k, _ in problems] == ["tenants"] and "tenants" not in decoded

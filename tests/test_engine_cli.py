@@ -88,15 +88,9 @@ def test_bad_input_is_one_error_line_naming_the_field(scenario_file, args, data,
     assert done.stdout == "" and done.stderr == line + "\n"
 
 
-def test_a_policy_of_your_own_is_not_offered_for_the_engine_yet(scenario_file, tmp_path):
-    policy = tmp_path / "mine.py"
-    policy.write_text("def choose(waiting, time, state):\n    return waiting[0].name\n", encoding="utf-8")
-    assert "--policy" not in cli("--help").stdout
-    done = cli("--scenario", scenario_file(DEFAULT_SCENARIO), "--policy", str(policy))
-    assert done.returncode == 2 and done.stderr == f"error: unrecognized arguments: --policy {policy}\n"
-    with pytest.raises(ScenarioError) as refused:   # and simulate says so by the field mode
-        simulate("engine", DEFAULT_SCENARIO, policy_source=policy.read_text(encoding="utf-8"))
-    assert refused.value.field == "mode"
+def test_a_policy_of_your_own_is_offered_for_the_engine(scenario_file, tmp_path):
+    """--policy is engine mode's too (tests/test_engine_custom.py runs it)."""
+    assert "--policy FILE.py" in cli("--help").stdout
 
 
 @pytest.mark.parametrize("mode, data, meant", [

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("panel")
 
 from app import frames, render  # noqa: E402
+from app.engine_views import EngineView, rule_state  # noqa: E402
 from app.model import Lab  # noqa: E402
 from app.source import SourceView  # noqa: E402
 from schedulers import simulate  # noqa: E402
@@ -18,8 +19,10 @@ ARTICLE = [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, 
            {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]
 REFERENCE = [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
              {"name": "C", "cost": 2, "count": 4, "join": 6}]
-RUNS = [("cpu", {"algorithm": a, "tasks": ARTICLE}) for a in ("fcfs", "srtf", "rr", "mlfq", "cfs")] + \
-       [("llm", {"algorithm": a, "tenants": REFERENCE}) for a in ("sfq", "rr", "drr")]
+ENGINE = [{"name": "A", "requests": "4/8x3"}, {"name": "B", "requests": "4/2x3+2/3@9"}]
+RUNS = [("cpu", {"algorithm": a, "tasks": ARTICLE}) for a in ("fcfs", "srtf", "rr", "mlfq", "cfs", "eevdf")] + \
+       [("llm", {"algorithm": a, "tenants": REFERENCE}) for a in ("sfq", "rr", "drr")] + \
+       [("engine", {"algorithm": a, "slots": 2, "tenants": ENGINE}) for a in ("fcfs", "vtc", "vtc-predict")]
 
 
 def lab_for(mode: str, scenario: dict) -> Lab:
@@ -50,8 +53,12 @@ def test_every_step_of_a_window_is_what_render_draws(mode, scenario):
             assert shown(window, k, "metrics") == render.cpu_metrics(result, k, "en")
             assert shown(window, k, "state") == ('<div class="grid">' + render.ready_queue(step, render.indexes(
                 result["tasks"]), "en") + render.remaining_bars(step, result["tasks"], "en")
-                + render.event_list(step, "en") + "</div>")
+                + render.event_list(step, "en") + "</div>" + rule_state(step, result["tasks"], "en"))
             assert window["marks"]["time"]["values"][k] == step["time"]
+        elif mode == "engine":
+            engine = EngineView(result, "en")
+            assert shown(window, k, "metrics") == engine.metrics(k)
+            assert shown(window, k, "state") == engine.state(k)
         else:
             assert shown(window, k, "metrics") == render.llm_metrics(result, k, "en")
             assert shown(window, k, "state") == ('<div class="grid">' + render.tenant_queues(result, k, "en")

@@ -1,7 +1,7 @@
 """The teaching helpers inside real Pyodide: a policy of your own (its line budget uses sys.settrace), the rule's
 live source with its deciding lines (inspect reads the wheel's .py files), quiz questions and the CSV export all
 answer exactly as in CPython, and so do the trace's questions at every step (the time a step shows, fairness so far,
-Compare's shared interval)."""
+Compare's shared interval; the engine's alignment, service so far and policy of your own)."""
 from __future__ import annotations
 
 import json
@@ -31,6 +31,13 @@ def probe():
     out = {"fcfs": custom.run("cpu", ARTICLE, custom.TEMPLATES["cpu"])["timeline"],
            "rr": [d["tenant"] for d in custom.run("llm", REFERENCE, custom.TEMPLATES["llm"])["dispatch"]],
            "errors": []}
+    mine = custom.run("engine", ENGINE, custom.TEMPLATES["engine"])   # the engine's policy of your own
+    out["engine"] = [mine["admissions"], [sorted(trace.policy_lines(mine, k)) for k in range(len(mine["steps"]))]]
+    vtc = simulate("engine", {**ENGINE, "algorithm": "vtc"})
+    fcfs = simulate("engine", {**ENGINE, "algorithm": "fcfs"})
+    align = trace.step_aligner(vtc, fcfs)
+    out["engine_so_far"] = [[align(k), {n: str(v) for n, v in trace.engine_service(vtc, k).items()}]
+                            for k in range(len(vtc["steps"]))]
     for source in BROKEN:
         try:
             custom.run("cpu", ARTICLE, source)
@@ -61,3 +68,4 @@ def test_teaching_helpers_in_pyodide_match_cpython(pyodide_package, wheel, tmp_p
     assert [line for line, _ in answers["errors"]] == [2, 2, 1, 2]
     assert "".join(answers["fcfs"]) == "AAAAAAABBBBCDDD"
     assert answers["so_far"][-1][1]["interval"] == {"start": 6, "end": 8, "dispatches": 3}
+    assert answers["engine"][0] and any(answers["engine"][1])   # admissions, and the lines each decision ran

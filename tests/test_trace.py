@@ -33,8 +33,7 @@ def test_every_sentence_starts_at_the_time_its_step_shows(mode, scenario):
     instant k-1 where the rule decided; an LLM step is the instant of its join, reset or dispatch; an engine step
     the instant t of an arrival, lift or admission, the iteration t -> t+1 of a decode, or the jump of an idle step."""
     runs = [simulate(mode, {**scenario, "algorithm": name}) for name in algorithms(mode)]
-    if mode in TEMPLATES:   # a policy of your own (not offered in engine mode yet)
-        runs.append(simulate(mode, scenario, policy_source=TEMPLATES[mode]))
+    runs.append(simulate(mode, scenario, policy_source=TEMPLATES[mode]))   # a policy of your own
     kinds = set()
     for result in runs:
         steps = result["steps"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -20,7 +20,7 @@ from ..catalog import Algorithm, Mode, catalogue, json_number as number
 from ..exercises import engine_exercise
 from ..schema import with_readers
 from .batching import COMPACT, NONE, TRACE_BUDGET, Engine
-from .policies import POLICIES, RULES
+from .policies import POLICIES, RULES, Policy
 from .scenario import PARAMETERS, TENANT, TOP_KEYS, Scenario, format_requests, read
 from .text import TEXT_NEEDS_STEPS, render_text
 
@@ -41,24 +41,27 @@ DEFAULT_SCENARIO: dict[str, Any] = {
 }
 
 
-def run(scenario: Mapping[str, Any], trace: bool = True) -> dict[str, Any]:
-    """Validate ``scenario`` and run it; ``trace=False`` skips the steps (for benchmarks)."""
+def run(scenario: Mapping[str, Any], trace: bool = True,
+        policy: Callable[[Engine], Policy] | None = None) -> dict[str, Any]:
+    """Validate ``scenario`` and run it; ``trace=False`` skips the steps (for benchmarks). ``policy``: a rule of
+    your own (a ``Policy`` class, or any callable that makes one from the engine) instead of the scenario's
+    ``algorithm``."""
     model = read(scenario, list(ALGORITHMS))
-    engine = Engine(model, POLICIES[model.algorithm], trace)
+    engine = Engine(model, policy or POLICIES[model.algorithm], trace)
     engine.run()
-    return result(model, engine)
+    return result(model, engine, engine.policy.name if policy else model.algorithm)
 
 
-def result(model: Scenario, engine: Engine) -> dict[str, Any]:
+def result(model: Scenario, engine: Engine, algorithm: str) -> dict[str, Any]:
     parameters: dict[str, Any] = {"slots": model.slots, "memory": model.memory, "w_in": number(model.w_in),
                                   "w_out": number(model.w_out)}
-    if model.algorithm == "vtc-predict":
+    if algorithm == "vtc-predict":
         parameters["prediction"] = model.prediction
     parameters["exact"] = {"w_in": str(model.w_in), "w_out": str(model.w_out)}
     iterations = engine.last_iteration + 1
     occupancy = Fraction(engine.slot_iterations, engine.busy_iterations)
     return {
-        "mode": "engine", "algorithm": model.algorithm, "parameters": parameters,
+        "mode": "engine", "algorithm": algorithm, "parameters": parameters,
         "trace": trace_note(engine.level),
         "admissions": engine.admissions,
         "requests": request_rows(model, engine),
