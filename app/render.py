@@ -17,7 +17,7 @@ from bokeh.plotting import figure
 from bokeh.transform import dodge
 
 from schedulers import schema
-from schedulers.trace import dispatched_so_far, pending, span
+from schedulers.trace import dispatched_so_far, fairness_so_far, pending, span
 
 from .text import TEXT, t
 
@@ -207,12 +207,12 @@ def event_list(step: Mapping[str, Any], lang: str) -> str:
     return section(t(lang, "events"), body)
 
 
-def pending_mark(pending: bool, lang: str) -> str:
-    """A short visible mark for narrow screens; screen readers hear the words instead."""
+def pending_mark(pending: bool, lang: str, key: str = "metrics.pending") -> str:
+    """A short visible mark for narrow screens; screen readers hear the words ``key`` instead."""
     if not pending:
         return ""
     return (f'<span class="pending-mark" aria-hidden="true">*</span>'
-            f'<span class="sr-only"> ({esc(t(lang, "metrics.pending"))})</span>')
+            f'<span class="sr-only"> ({esc(t(lang, key).lstrip("* "))})</span>')
 
 
 def pending_legend(lang: str) -> str:
@@ -336,33 +336,42 @@ def meters(result: Mapping[str, Any], step: int, lang: str) -> str:
     return section(t(lang, "meters" if kind == "meters" else "deficits.title"), "".join(rows) + legend)
 
 
-def fairness(result: Mapping[str, Any], lang: str) -> str:
-    """Normalised cost charged over the common-backlog interval, Jain's index, the bound and the band."""
-    fair = result.get("fairness") or {}
+def fairness(result: Mapping[str, Any], step: int, lang: str) -> str:
+    """What holds up to ``step`` (``trace.fairness_so_far``: no later dispatch is used): normalised cost charged
+    over the longest common-backlog interval so far, Jain's index and the widest gap there; the band, checked over
+    the whole run only, is marked ``*`` as the results table marks what the future decides."""
+    whole = result.get("fairness") or {}
+    fair = fairness_so_far(result, step)
     interval = fair.get("interval")
-    notes = "".join(f"<li>{esc(note[lang])}</li>" for note in (fair.get("notes") or {}).values())
-    if not interval:
-        return section(t(lang, "fairness"), f'<p class="muted">{esc(t(lang, "fairness.none"))}</p>'
-                       + (f'<ul class="facts">{notes}</ul>' if notes else ""), "fairness")
-    increments = fair.get("increments") or {}
-    top = max([*increments.values(), 1])
-    where = indexes(result["tenants"])
-    rows = [bar_row(name, where[name], value, top, exact_number(value, exact(fair, "increments", name)))
-            for name, value in increments.items()]
-    lines = [t(lang, "fairness.interval", start=interval.get("start"), end=interval.get("end"),
-               count=interval.get("dispatches", "?"))]
-    if fair.get("jain") is not None:
-        lines.append(t(lang, "fairness.jain", value=exact_number(fair["jain"], exact(fair, "jain"))))
-    bound = fair.get("pairwise_bound")
-    if bound:
-        lines.append(t(lang, "fairness.bound", gap=number(bound.get("max_gap")), bound=number(bound.get("bound")),
-                       status=t(lang, "holds" if bound.get("holds") else "broken")))
-    band = fair.get("band")
+    upto = f'<p class="muted">{esc(t(lang, "fairness.upto", count=fair["dispatched"]))}</p>'
+    lines, rows = [], ""
+    if interval:
+        increments = fair["increments"]
+        top = max([*increments.values(), 1])
+        where = indexes(result["tenants"])
+        rows = (f'<p>{esc(t(lang, "fairness.interval", start=interval["start"], end=interval["end"],
+                                 count=interval["dispatches"]))}</p>'
+                f'<p class="label">{esc(t(lang, "fairness.increments"))}</p>'
+                + "".join(bar_row(name, where[name], value, top, exact_number(value, exact(fair, "increments", name)))
+                          for name, value in increments.items()))
+        if fair.get("jain") is not None:
+            lines.append(t(lang, "fairness.jain", value=exact_number(fair["jain"], exact(fair, "jain"))))
+        bound = fair.get("pairwise_bound")
+        if bound:
+            lines.append(t(lang, "fairness.bound", gap=number(bound["max_gap"]), bound=number(bound["bound"]),
+                           status=t(lang, "holds" if bound["holds"] else "broken")))
+        lines += [note[lang] for note in fair["notes"].values()]
+    else:   # the core's notes say the same as fairness.none
+        lines.append(t(lang, "fairness.none"))
+    facts = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    band = whole.get("band")
+    legend = ""
     if band:
-        lines.append(t(lang, "fairness.band", width=number(band.get("width")),
-                       status=t(lang, "holds" if band.get("holds") else "broken")))
-    facts = "".join(f"<li>{esc(line)}</li>" for line in lines) + notes
-    return section(t(lang, "fairness"), "".join(rows) + f'<ul class="facts">{facts}</ul>', "fairness")
+        facts += (f'<li>{esc(t(lang, "fairness.band", width=number(band["width"]),
+                                 status=t(lang, "holds" if band["holds"] else "broken")))}'
+                  f'{pending_mark(True, lang, "fairness.whole")}</li>')
+        legend = f'<p class="muted legend" aria-hidden="true">{esc(t(lang, "fairness.whole"))}</p>'
+    return section(t(lang, "fairness"), upto + rows + f'<ul class="facts">{facts}</ul>' + legend, "fairness")
 
 
 def llm_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:

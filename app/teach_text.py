@@ -55,6 +55,7 @@ TEXT: dict[str, dict[str, str]] = {
                               "ja": "比べられる公平性の値はまだありません。これまでのところ、両方の実行で全テナントが"
                                     "待っていた送出はありません。"},
     "compare.error": {"en": "The right side does not run: {problem}", "ja": "右側は実行できません: {problem}"},
+    "compare.change": {"en": "left → right (change)", "ja": "左 → 右（差）"},
     "compare.average": {"en": "Average", "ja": "平均"},
     "compare.metric": {"en": "Metric", "ja": "指標"},
     "compare.jain": {"en": "How even, by Jain's index (1 = perfectly even)", "ja": "均等さ（Jain 指数。1 = 完全に均等）"},

@@ -166,11 +166,6 @@ class LabUI(LabView):
         self.stepping.follow("lab", "time", gantt)
         return pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["gantt"])
 
-    @param.depends("lab.result", "lab.lang")
-    def fairness(self):
-        result = self.lab.result
-        return render.fairness(result, self.lab.lang) if result and result.get("mode") == "llm" else ""
-
     @param.depends("lab.mode")
     def visuals(self):
         # What changes with the step is in the pager's slots, filled in the browser; Python lays them out once.
@@ -178,7 +173,7 @@ class LabUI(LabView):
         if self.lab.mode == "cpu":
             views = [self.gantt, slot("state")]
         else:
-            views = [slot("strip"), slot("state"), pane(self.fairness)]
+            views = [slot("strip"), slot("state"), slot("fairness")]
         # The rule's own code beside the timeline (below it when the screen is narrow).
         beside = pn.FlexBox(pn.Column(*views, sizing_mode="stretch_width", styles={"flex": "3 1 420px", "min-width": "0"}),
                             pn.Column(slot("source", css_classes=["source-pane"]), sizing_mode="stretch_width",

@@ -21,6 +21,7 @@ from schedulers.custom import run as run_policy
 from schedulers.exercises import cpu_exercise
 from schedulers.quiz import question, questions
 from schedulers.rule import deciding_lines, rule_source
+from schedulers.trace import compare_so_far
 from tests.test_app_browser import ARTICLE, ROOT, TIMEOUT, Lab, expect, expect_table, lab  # noqa: F401 (lab_url: conftest.py)
 
 pytestmark = pytest.mark.browser
@@ -69,17 +70,38 @@ def test_compare_steps_both_sides_and_highlights_the_differences(lab, test_outpu
 
 
 def test_compare_llm_round_robin_against_sfq(lab, test_output):
+    """Like with like at each step: before t=6 nothing to compare; then both runs over the same interval, the
+    figures the core's ``compare_so_far`` gives at that step (at the end Jain's 3/5 against 2/3, gap 4 against 8
+    over t=6 … 8)."""
     lab.open(REFERENCE_QUERY.format("sfq"))
     tab(lab, "Compare")
     expect_text(lab.page.locator(".compare-right"), "Per-tenant round robin")
-    lab.page.locator(".step-last button").first.click()
     rr, sfq = simulate("llm", {**reference(), "algorithm": "rr"}), simulate("llm", reference())
-    jain = lab.page.locator(".compare-table tbody tr", has_text="Jain")
-    expect_text(jain, f"{number(sfq['fairness']['jain'])} → {number(rr['fairness']['jain'])}")
-    gap = lab.page.locator(".compare-table tbody tr", has_text="Largest difference")
-    bound = [r["fairness"]["pairwise_bound"]["max_gap"] for r in (sfq, rr)]
-    expect_text(gap, f"{number(bound[0])} → {number(bound[1])}")
-    assert "diff-worse" in gap.locator("td").get_attribute("class")   # RR breaks the bound SFQ keeps
+    diff = lab.page.locator(".compare-diff")
+    before = max(k for k, step in enumerate(sfq["steps"]) if step["time"] < 6)
+    lab.page.locator(".step-slider input").fill(str(before))
+    lab.expect_step(before + 1, len(sfq["steps"]))
+    assert compare_so_far(sfq, before, rr)["interval"] is None
+    expect_text(diff, "No fairness figures to compare yet")
+    expect(diff.locator(".diff-better, .diff-worse")).to_have_count(0)
+    lab.page.locator(".step-last button").first.click()
+    last = len(sfq["steps"]) - 1
+    both = compare_so_far(sfq, last, rr)
+    assert (both["interval"]["start"], both["interval"]["end"]) == (6, 8)
+    one, other = both["left"], both["right"]
+    expect_text(diff, "While every tenant was waiting in both runs: t=6 … 8 (3 dispatches)")
+    jain = diff.locator(".compare-table tbody tr", has_text="Jain")
+    expect_text(jain, f"{number(one['jain'])} ({one['exact']['jain']}) → {number(other['jain'])} "
+                      f"({other['exact']['jain']})")
+    assert (one["exact"]["jain"], other["exact"]["jain"]) == ("3/5", "2/3")
+    gap = diff.locator(".compare-table tbody tr", has_text="Largest difference")
+    gaps = [side["pairwise_bound"]["max_gap"] for side in (one, other)]
+    assert gaps == [4, 8]
+    expect_text(gap, f"{gaps[0]} → {gaps[1]} (+4)")
+    assert "diff-worse" in gap.locator("td").get_attribute("class")   # RR's widest gap is twice SFQ's there
+    received = diff.locator(".compare-table").first   # cost ÷ weight so far: neither side is better
+    expect_text(received, "the first 16 dispatches of each run")
+    expect(received.locator(".diff-better, .diff-worse")).to_have_count(0)
     lab.shot(test_output, "teach-compare-llm")
 
 
