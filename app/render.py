@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from itertools import groupby
 from typing import Any
 
-from bokeh.models import BoxAnnotation, ColumnDataSource, FactorRange, HoverTool, Span
+from bokeh.models import (BasicTicker, BasicTickFormatter, BoxAnnotation, ColumnDataSource, CustomJS,
+                          FactorRange, HoverTool, Span)
 from bokeh.plotting import figure
 from bokeh.transform import dodge
 
@@ -104,6 +105,11 @@ def slices(timeline: Sequence[str | None]) -> list[tuple[str | None, int, int]]:
     return runs
 
 
+MIN_BAR = 4   # pixels: the narrowest a slice is drawn
+# The Gantt chart's tick count for its width: one label per ``label`` pixels, at most ``most`` (one per time unit).
+TICKS_JS = "ticker.desired_num_ticks = Math.max(2, Math.min(most, Math.floor(cb_obj.inner_width / label)))"
+
+
 class Gantt:
     """The Bokeh timeline of one run; ``move`` shifts the cursor and the dimmed future without a redraw."""
 
@@ -115,24 +121,34 @@ class Gantt:
             idle += " "
         keys = [task["name"] for task in tasks] + [idle]  # drawn on the canvas as text, never markup
         self.end = max(len(result["timeline"]), 1)
-        data: dict[str, list] = {k: [] for k in ("left", "right", "row", "fill", "name", "span")}
+        data: dict[str, list] = {k: [] for k in ("left", "right", "middle", "row", "fill", "name", "span")}
         for name, start, end in slices(result["timeline"]):
             data["left"].append(start)
             data["right"].append(end)
             data["row"].append(name if name is not None else idle)
             data["fill"].append(colour(where[name]) if name is not None else IDLE_COLOUR)
             data["name"].append(name if name is not None else t(lang, "idle"))
-            data["span"].append(f"[{start}, {end})")
+            data["span"].append(t(lang, "step.span", start=start, end=end))
+            data["middle"].append((start + end) / 2)
         font = "18pt" if presenter else "11pt"
-        height = 60 + (46 if presenter else 34) * len(keys)
-        plot = figure(y_range=FactorRange(*reversed(keys)), x_range=(0, self.end), height=height,
+        height = 60 + (64 if presenter else 34) * len(keys)
+        # Padding above the first row (half a row): its arrival marker sits on the row's top edge.
+        rows = FactorRange(*reversed(keys), range_padding=0.5, range_padding_units="absolute")
+        # ... and a little room left of t=0 (a hundredth of the run), where the first arrival's marker is.
+        plot = figure(y_range=rows, x_range=(-self.end / 100, self.end), height=height,
                       sizing_mode="stretch_width", toolbar_location=None, tools="",
                       x_axis_label=t(lang, "gantt.time"), title=t(lang, "gantt"))
         bars = plot.hbar(y="row", left="left", right="right", height=0.72, fill_color="fill",
                          line_color="white", source=ColumnDataSource(data))
+        # Every slice at least MIN_BAR pixels wide, however long the run: a one-unit slice of a million-unit run
+        # would otherwise be a fraction of a pixel (a slice of a hundredth of the run or more is wide enough).
+        short = ColumnDataSource({k: [v for v, left, right in zip(values, data["left"], data["right"])
+                                      if (right - left) * 100 < self.end] for k, values in data.items()})
+        least = plot.rect(x="middle", y="row", width=MIN_BAR, width_units="screen", height=0.72, fill_color="fill",
+                          line_alpha=0, source=short)
         # Tooltips as (label, @field) pairs: Bokeh shows field values as text, so a name stays a name.
-        plot.add_tools(HoverTool(renderers=[bars], tooltips=[(t(lang, "gantt.task"), "@name"),
-                                                             (t(lang, "gantt.slice"), "@span")]))
+        plot.add_tools(HoverTool(renderers=[bars, least], tooltips=[(t(lang, "gantt.task"), "@name"),
+                                                                    (t(lang, "gantt.slice"), "@span")]))
         arrivals = ColumnDataSource({"x": [task["arrival"] for task in tasks], "row": keys[:-1],
                                      "fill": [colour(i) for i in range(len(tasks))]})
         plot.scatter(x="x", y=dodge("row", 0.42, range=plot.y_range), marker="inverted_triangle",
@@ -143,7 +159,14 @@ class Gantt:
         self.cursor = Span(location=0, dimension="height", line_color="black", line_width=3, level="overlay")
         plot.add_layout(self.dim)
         plot.add_layout(self.cursor)
-        plot.xaxis.ticker.desired_num_ticks = min(self.end, 20)
+        # Whole time units, never 0.5e+5: as many labels as fit the chart's width at the widest label's length
+        # (the browser counts them again whenever the chart is resized).
+        ticker = BasicTicker(min_interval=1, desired_num_ticks=min(self.end, 10))
+        plot.xaxis.ticker = ticker
+        plot.xaxis.formatter = BasicTickFormatter(use_scientific=False)
+        label_px = (len(str(self.end)) + 2) * (24 if presenter else 15) * 0.6   # digits and a gap, in pixels
+        plot.js_on_change("inner_width", CustomJS(args={"ticker": ticker, "most": min(self.end, 20), "label": label_px},
+                                                  code=TICKS_JS))
         for axis in (plot.xaxis, plot.yaxis):
             axis.major_label_text_font_size = font
             axis.axis_label_text_font_size = font

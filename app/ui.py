@@ -25,7 +25,9 @@ from .text import LANGUAGES, TEXT, t
 
 ITEM_LISTS = "|".join(schema(mode).items for mode in MODES)   # tasks|tenants: where a row's error is
 FIELD_ERROR = re.compile(rf"^(?P<list>{ITEM_LISTS})\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
-WIDTHS = {"name": 104, "costs": 140}   # of a row's fields in the editor, in pixels; others 64
+# A row's fields in the editor, in pixels (others 64): wide enough for their whole value (a burst of 990000), narrow
+# enough that an LLM tenant's row (name, cost, count, costs, join, weight, ✕) stays on one line at 1920 px.
+WIDTHS = {"name": 96, "costs": 120, "arrival": 84, "burst": 84}
 
 
 def label(lang: str, field: str) -> str:
@@ -189,11 +191,11 @@ class LabUI(LabView):
             return {"--bokeh-font-size": size, "font-size": size, "max-width": "1920px", "margin": "0 auto"}
 
         editor = pn.Column(self.editor, sizing_mode="stretch_width",
-                           styles={"flex": "1 1 300px", "max-width": "560px", "min-width": "0"})
+                           styles={"flex": "1 1 320px", "max-width": "640px", "min-width": "0"})
         controls = self.stepping.pager
         visuals = pn.Column(self.teaching.views(pn.Column(controls, self.visuals, sizing_mode="stretch_width"),
                                                controls),
-                            sizing_mode="stretch_width", styles={"flex": "3 1 540px", "min-width": "0"})
+                            sizing_mode="stretch_width", styles={"flex": "2.5 1 540px", "min-width": "0"})
         return pn.Column(self.header, self.notices, pn.FlexBox(editor, visuals, sizing_mode="stretch_width",
                                                                gap="8px"),
                          sizing_mode="stretch_width", css_classes=["lab-root"],

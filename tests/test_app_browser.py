@@ -147,6 +147,11 @@ def test_default_view_is_the_articles(lab, test_output):
 def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
     lab.open()
     result = simulate("cpu", ARTICLE)
+    # One time convention on screen (trace.span): the initial step is before t=0, nothing has run or idled yet.
+    expect(lab.counter()).to_have_text("step 1/16 before t=0", timeout=TIMEOUT)
+    expect(lab.narration()).to_have_text(re.compile(r"^Before t=0: "))
+    expect(lab.page.locator(".slot-state")).to_contain_text("Running: nothing yet")
+    expect(lab.page.locator(".slot-state")).not_to_contain_text("idle")
     lab.button("step-next").click()
     lab.expect_step(2, 16)
     expect(lab.narration()).to_have_text(result["steps"][1]["why"]["en"], timeout=TIMEOUT)  # a new pane
@@ -156,6 +161,8 @@ def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
     lab.expect_step(6, 16)
     step = result["steps"][5]
     expect(lab.narration()).to_have_text(step["why"]["en"], timeout=TIMEOUT)
+    expect(lab.counter()).to_have_text("step 6/16 t=4 → 5")   # the slice the sentence tells of
+    assert step["why"]["en"].startswith("t=4: ")
     expect(lab.page.locator("ol.queue li")).to_have_text(step["ready"], timeout=TIMEOUT)  # a pane of its own
     lab.shot(test_output, "cpu-step-6-1366")
     lab.page.keyboard.press("ArrowLeft")
