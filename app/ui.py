@@ -168,20 +168,25 @@ class LabUI(LabView):
         self.stepping.follow("lab", "time", gantt)
         return pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["gantt"])
 
-    @param.depends("lab.mode")
+    @param.depends("lab.mode", "lab.presenter", "lab.lang")
     def visuals(self):
         # What changes with the step is in the pager's slots, filled in the browser; Python lays them out once.
-        slot = self.stepping.slot
-        if self.lab.mode == "cpu":
+        lab, slot = self.lab, self.stepping.slot
+        if lab.mode == "cpu":
             views = [self.gantt, slot("state")]
         else:
             views = [slot("strip"), slot("state"), slot("fairness")]
-        # The rule's own code beside the timeline (below it when the screen is narrow).
-        beside = pn.FlexBox(pn.Column(*views, sizing_mode="stretch_width", styles={"flex": "3 1 420px", "min-width": "0"}),
-                            pn.Column(slot("source", css_classes=["source-pane"]), sizing_mode="stretch_width",
-                                      styles={"flex": "2 1 320px", "min-width": "0"}),
-                            sizing_mode="stretch_width", gap="4px")
-        return pn.Column(pane(self.invalid_banner), slot("counter"), beside,
+        # The rule's own code, in a card that folds: beside the timeline (below it when the screen is narrow) at
+        # most a screenful (the pager keeps the step's lines in view); in presenter mode folded, under the step's
+        # pictures, which take the whole width.
+        source = pn.Card(slot("source", css_classes=["source-pane"]), title=teach_t(lab.lang, "rule.title"),
+                         collapsed=lab.presenter, sizing_mode="stretch_width", css_classes=["source-card"],
+                         margin=(4, 4), header_css_classes=["source-card-header"], stylesheets=SCALED)
+        pictures = pn.Column(*views, sizing_mode="stretch_width", styles={"flex": "3 1 420px", "min-width": "0"})
+        shown = pn.FlexBox(pictures, pn.Column(source, sizing_mode="stretch_width", styles={
+            "flex": "1 1 100%" if lab.presenter else "2 1 320px", "min-width": "0"}), sizing_mode="stretch_width",
+            gap="4px")
+        return pn.Column(pane(self.invalid_banner), slot("counter"), shown,
                          slot("metrics", css_classes=["metrics-pane"]), sizing_mode="stretch_width")
 
     # --- the page --------------------------------------------------------------------------------------
@@ -190,7 +195,8 @@ class LabUI(LabView):
             size = "22px" if on else "15px"
             return {"--bokeh-font-size": size, "font-size": size, "max-width": "1920px", "margin": "0 auto"}
 
-        editor = pn.Column(self.editor, sizing_mode="stretch_width",
+        # In presenter mode the step's views take the screen; the editor is back when presenter mode is off.
+        editor = pn.Column(self.editor, sizing_mode="stretch_width", visible=self.lab.param.presenter.rx.not_(),
                            styles={"flex": "1 1 320px", "max-width": "640px", "min-width": "0"})
         controls = self.stepping.pager
         visuals = pn.Column(self.teaching.views(pn.Column(controls, self.visuals, sizing_mode="stretch_width"),

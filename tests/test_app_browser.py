@@ -439,17 +439,48 @@ def test_an_idle_reset_is_a_step_of_its_own(lab):
 
 # --- both -------------------------------------------------------------------------------------------
 
-def test_presenter_mode_on_a_projector(browser, lab_url, test_output):
+def font_px(locator) -> float:
+    return locator.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+
+
+PRESENTER = {"en": "Presenter mode", "ja": "プレゼンターモード"}
+
+
+@pytest.mark.parametrize("mode, lang", [("cpu", "en"), ("cpu", "ja"), ("llm", "en"), ("llm", "ja")])
+def test_presenter_mode_fits_a_projector(browser, lab_url, test_output, mode, lang):
+    """At 1920 × 1080 the step controls, the narration, the chart (or the strip with the meters) and the queue are
+    all on the first screen, larger than on a laptop; the rule's code is folded away; every control grows alike."""
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = context.new_page()
-    lab = Lab(page, lab_url).open()
-    before = page.locator(".why").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
-    page.get_by_role("button", name="Presenter mode").click()
-    size = page.locator(".why")
-    assert eventually(lambda: size.evaluate("e => parseFloat(getComputedStyle(e).fontSize)") >= 1.3 * before)
-    lab.button("step-next").click()
-    lab.expect_step(2, 16)
-    lab.shot(test_output, "cpu-presenter-1920")
+    lab = Lab(page, lab_url).open(f"mode={mode}&lang={lang}")
+    # The link applied (its mode's views, its language's words) before presenter mode is switched on.
+    expect(page.locator("ol.strip" if mode == "llm" else "canvas").first).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".teach-tabs")).to_contain_text("ステップ実行" if lang == "ja" else "Step through")
+    before = font_px(page.locator(".why"))
+    page.get_by_role("button", name=PRESENTER[lang]).click()
+    assert eventually(lambda: font_px(page.locator(".why")) >= 1.3 * before)
+    expect(page.locator(".editor")).to_be_hidden(timeout=TIMEOUT)   # the step's views take the screen
+    page.locator(".step-next button").click()
+    page.locator(".step-next button").click()
+    expect(lab.counter()).to_contain_text("3/" if lang == "en" else "ステップ 3/", timeout=TIMEOUT)
+    chart = page.locator("canvas").first if mode == "cpu" else page.locator("ol.strip")
+    wanted = [page.locator(".step-pager"), lab.counter(), page.locator(".why"), chart,
+              page.locator(".slot-state section").first]   # the ready queue, or the tenants' queues
+    if mode == "llm":
+        wanted.append(page.locator(".slot-state section").nth(1))   # the meters
+    expect(chart).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".source-view")).to_be_hidden()   # the rule's code is folded in presenter mode
+    expect(page.locator(".source-card")).to_be_visible()
+    lab.shot(test_output, f"{mode}-{lang}-presenter-1920")
+    assert page.evaluate("window.scrollY") == 0
+    for part in wanted:
+        box = part.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 1080, part
+    if mode == "cpu":
+        assert chart.bounding_box()["height"] >= 300   # large on the wall
+    # The teaching tabs grow with every other control (they once stayed 12.8 px).
+    tab_size = font_px(page.locator(".teach-tabs .bk-btn").first)
+    assert abs(tab_size - font_px(page.locator(".step-pager button").first)) <= 2.5 and tab_size >= 18
     context.close()
 
 
