@@ -298,6 +298,28 @@ def test_a_link_restores_the_whole_setup(lab, browser, lab_url):
     other.close()
 
 
+def test_a_link_to_a_larger_run_says_it_is_loading_until_its_run_is_shown(lab):
+    """The served page is drawn with the default run before the link is applied: meanwhile it is marked as
+    loading (greyed, a spinner), never the default run alone, until the link's run is on screen."""
+    tasks = ",".join(f"T{i}:{i % 20}:{1 + i % 3}" for i in range(40))
+    total = len(simulate("cpu", {"algorithm": "rr", "tasks": [
+        {"name": f"T{i}", "arrival": i % 20, "burst": 1 + i % 3} for i in range(40)]})["steps"])
+    lab.page.goto(f"{lab.base}?mode=cpu&algorithm=rr&tasks={tasks}")
+    seen = []
+    deadline = time.monotonic() + 3 * TIMEOUT / 1000
+    while time.monotonic() < deadline:
+        counters = lab.counter().all_text_contents()
+        loading = lab.page.locator(".pn-loading").count() > 0
+        seen.append((counters[0] if counters else None, loading))
+        if counters and f"/{total}" in counters[0] and not loading:
+            break
+        time.sleep(0.1)
+    shown_default = [(text, loading) for text, loading in seen if text and "/16" in text]
+    assert shown_default, "the default run was never drawn first: nothing to check"
+    assert all(loading for _, loading in shown_default), seen
+    assert seen[-1] == (seen[-1][0], False) and f"step 1/{total}" in seen[-1][0]
+
+
 def test_cfs_reads_nice_from_the_editor_and_a_link_carries_it(lab, test_output):
     """CFS and EEVDF are CPU rules of the menu; the task field they read (nice) and their parameters appear in the
     editor when chosen, the results table shows the nice values, and the link carries them."""
