@@ -151,9 +151,10 @@ class CompareView(LabView):
     def controls(self):
         lab, lang = self.lab, self.lab.lang
         catalog = algorithms(lab.mode)
-        select = pn.widgets.Select(label=t(lang, "compare.with"), value=self.algorithm, width=260,
+        # As wide as the longest name needs (up to the row's width): "WFQ (self-clocked, estimated cost)" whole.
+        select = pn.widgets.Select(label=t(lang, "compare.with"), value=self.algorithm, sizing_mode="stretch_width",
                                    options={a.label.get(lang, a.name): a.name for a in catalog.values()},
-                                   css_classes=["compare-algorithm"])
+                                   css_classes=["compare-algorithm"], styles={"flex": "0 1 24em", "min-width": "0"})
         pn.bind(self.set_algorithm, select, watch=True)
         widgets = [select]
         info = catalog.get(self.algorithm)

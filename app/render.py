@@ -164,7 +164,9 @@ class Gantt:
         ticker = BasicTicker(min_interval=1, desired_num_ticks=min(self.end, 10))
         plot.xaxis.ticker = ticker
         plot.xaxis.formatter = BasicTickFormatter(use_scientific=False)
-        label_px = (len(str(self.end)) + 2) * (24 if presenter else 15) * 0.6   # digits and a gap, in pixels
+        # A label's room: its digits and two more for the gap, a digit 0.62 of the font's pixels, and a third more
+        # because the ticker may place up to that many more ticks than it is asked for.
+        label_px = (len(str(self.end)) + 2) * (24 if presenter else 15) * 0.62 * 1.3
         plot.js_on_change("inner_width", CustomJS(args={"ticker": ticker, "most": min(self.end, 20), "label": label_px},
                                                   code=TICKS_JS))
         for axis in (plot.xaxis, plot.yaxis):

@@ -438,6 +438,13 @@ def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
     for row, name in zip(lab.page.locator(".queue-row").all(), ("A", "B", "C"), strict=True):
         expect(row.locator(".req")).to_have_text([shown(c) for c in queues[name]], timeout=TIMEOUT)
     lab.shot(test_output, "llm-reference-1366")
+    # The rule's code (some 1,200 px for SFQ) is a screenful beside the strip, scrolled to the step's lines.
+    source = lab.page.locator(".slot-source")
+    expect(source.locator(".line.mark").first).to_be_in_viewport(timeout=TIMEOUT)
+    assert source.evaluate("e => e.scrollHeight > e.clientHeight && e.clientHeight < innerHeight")
+    assert lab.page.evaluate("document.documentElement.scrollHeight") < 1600   # once 2,190 px
+    lab.page.locator(".source-card .card-header").click()   # it folds
+    expect(lab.page.locator(".source-view")).to_be_hidden(timeout=TIMEOUT)
     lab.page.get_by_role("button", name="CPU", exact=True).click()
     expect(lab.page.locator("canvas").first).to_be_visible(timeout=TIMEOUT)
     expect(lab.page.locator("table.metrics tfoot")).to_contain_text("5.75")  # the CPU setup was kept while away
@@ -457,6 +464,63 @@ def test_an_idle_reset_is_a_step_of_its_own(lab):
     lab.button("step-next").click()
     lab.expect_step(index + 2, len(kinds))
     expect(lab.narration()).to_have_text(result["steps"][index + 1]["why"]["en"], timeout=TIMEOUT)
+
+
+# The Gantt chart's time axis as BokehJS draws it: its ticks, their labels, the frame's width and the label font.
+AXIS_JS = """() => {
+    const seen = new Map()
+    const walk = (view) => {
+        if (view.model?.type === "LinearAxis" && !seen.has(view.model.id)) {
+            const ticks = view.tick_coords.major[0], style = view.model.major_label_text_font_size
+            const pen = document.createElement("canvas").getContext("2d")
+            pen.font = `${style} sans-serif`
+            const labels = view.model.formatter.doFormat(ticks, {loc: 0})
+            seen.set(view.model.id, {ticks, labels, font: style,
+                                     widest: Math.max(...labels.map((l) => pen.measureText(l).width)),
+                                     frame: view.parent.frame.bbox.width, start: view.parent.frame.x_range.start,
+                                     end: view.parent.frame.x_range.end})
+        }
+        for (const child of view.child_views ?? []) walk(child)
+        for (const child of view.renderer_views?.values() ?? []) walk(child)
+    }
+    for (const view of Bokeh.index.all_views()) walk(view)
+    return [...seen.values()]
+}"""
+# Runs of about a thousand and a million time units: (algorithm, quantum, tasks as name, arrival, burst)
+LARGE_TIMES = {"thousand": ("rr", 50, [("A", 0, 400), ("B", 100, 300), ("C", 200, 1), ("D", 350, 250)]),
+               "million": ("srtf", None, [("A", 0, 990000), ("B", 5, 3), ("C", 1000, 2)])}
+
+
+@pytest.mark.parametrize("scale", list(LARGE_TIMES))
+@pytest.mark.parametrize("width, presenter", [(1366, False), (1920, True)])
+def test_the_time_axis_reads_at_every_scale(browser, lab_url, test_output, scale, width, presenter):
+    """Whole time units, never 0.5e+5; labels as far apart as they are wide (no two run together) at a laptop's
+    width and in presenter mode; the editor shows a burst of 990000 whole."""
+    algorithm, quantum, tasks = LARGE_TIMES[scale]
+    query = f"mode=cpu&algorithm={algorithm}&tasks=" + ",".join(f"{n}:{a}:{b}" for n, a, b in tasks)
+    scenario = {"algorithm": algorithm, "tasks": [{"name": n, "arrival": a, "burst": b} for n, a, b in tasks]}
+    if quantum:
+        query, scenario["quantum"] = f"{query}&quantum={quantum}", quantum
+    end, burst = simulate("cpu", scenario)["summary"]["makespan"], str(tasks[0][2])
+    context = browser.new_context(viewport={"width": width, "height": 1080 if presenter else 900})
+    page = context.new_page()
+    lab = Lab(page, lab_url).open(query)
+    expect(page.locator("table.metrics")).to_contain_text(str(end), timeout=3 * TIMEOUT)   # the link's run is drawn
+    field = lab.field("burst", 0)
+    expect(field).to_have_value(burst)
+    assert field.evaluate("e => e.scrollWidth <= e.clientWidth"), "the burst field cuts its value"
+    if presenter:
+        page.get_by_role("button", name="Presenter mode").click()
+        expect(page.locator(".editor")).to_be_hidden(timeout=TIMEOUT)
+    font = "18pt" if presenter else "11pt"
+    assert eventually(lambda: any(a["end"] == end and a["font"] == font for a in page.evaluate(AXIS_JS)))
+    axis = next(a for a in page.evaluate(AXIS_JS) if a["end"] == end and a["font"] == font)
+    assert len(axis["ticks"]) >= 4 and all(re.fullmatch(r"\d+", label) for label in axis["labels"]), axis
+    assert all(float(tick).is_integer() for tick in axis["ticks"]), axis
+    step_px = (axis["ticks"][1] - axis["ticks"][0]) * axis["frame"] / (axis["end"] - axis["start"])
+    assert step_px >= axis["widest"] + 8, f"tick labels {axis['widest']:.0f} px wide, {step_px:.0f} px apart"
+    lab.shot(test_output, f"time-axis-{scale}-{width}{'-presenter' if presenter else ''}")
+    context.close()
 
 
 # --- both -------------------------------------------------------------------------------------------
@@ -503,6 +567,8 @@ def test_presenter_mode_fits_a_projector(browser, lab_url, test_output, mode, la
     # The teaching tabs grow with every other control (they once stayed 12.8 px).
     tab_size = font_px(page.locator(".teach-tabs .bk-btn").first)
     assert abs(tab_size - font_px(page.locator(".step-pager button").first)) <= 2.5 and tab_size >= 18
+    page.locator(".source-card .card-header").click()   # unfolded on request, below the step's views
+    expect(page.locator(".source-view")).to_be_visible(timeout=TIMEOUT)
     context.close()
 
 

@@ -31,6 +31,14 @@ ARTICLE_QUERY = "mode=cpu&algorithm={}&tasks=A:0:7,B:1:4,C:2:1,D:4:3"
 REFERENCE_QUERY = "mode=llm&algorithm={}&tenants=A:8x6,B:2x6,C:2x4:join=6"
 
 
+# [the width a menu's option text needs in the menu's font, the width the closed menu shows it in] (px)
+TEXT_FITS_JS = """(e, text) => {
+    const style = getComputedStyle(e), pen = document.createElement("canvas").getContext("2d")
+    pen.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`
+    return [pen.measureText(text).width, e.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)]
+}"""
+
+
 def tab(lab: Lab, title: str) -> None:
     lab.page.locator(".teach-tabs button", has_text=title).click()
 
@@ -76,11 +84,15 @@ def test_compare_llm_round_robin_against_sfq(lab, test_output):
     lab.open(REFERENCE_QUERY.format("sfq"))
     tab(lab, "Compare")
     expect_text(lab.page.locator(".compare-right"), "Per-tenant round robin")
+    menu = lab.page.locator(".compare-algorithm select")
+    for name in ("Per-tenant round robin", "WFQ (self-clocked, estimated cost)"):   # the longest names, whole
+        needed, room = menu.evaluate(TEXT_FITS_JS, name)
+        assert needed <= room, (name, needed, room)
     rr, sfq = simulate("llm", {**reference(), "algorithm": "rr"}), simulate("llm", reference())
     diff = lab.page.locator(".compare-diff")
     before = max(k for k, step in enumerate(sfq["steps"]) if step["time"] < 6)
     lab.page.locator(".step-slider input").fill(str(before))
-    lab.expect_step(before + 1, len(sfq["steps"]))
+    expect_text(lab.page.locator(".compare-left .counter"), f"step {before + 1}/{len(sfq['steps'])}")
     assert compare_so_far(sfq, before, rr)["interval"] is None
     expect_text(diff, "No fairness figures to compare yet")
     expect(diff.locator(".diff-better, .diff-worse")).to_have_count(0)
