@@ -134,8 +134,8 @@ class Gantt:
         height = 60 + (64 if presenter else 34) * len(keys)
         # Padding above the first row (half a row): its arrival marker sits on the row's top edge.
         rows = FactorRange(*reversed(keys), range_padding=0.5, range_padding_units="absolute")
-        # ... and a little room left of t=0 (a hundredth of the run), where the first arrival's marker is.
-        plot = figure(y_range=rows, x_range=(-self.end / 100, self.end), height=height,
+        # ... and room left of t=0 (a fortieth of the run: wider than half a marker at 280 px), for a marker there.
+        plot = figure(y_range=rows, x_range=(-self.end / 40, self.end), height=height,
                       sizing_mode="stretch_width", toolbar_location=None, tools="",
                       x_axis_label=t(lang, "gantt.time"), title=t(lang, "gantt"))
         bars = plot.hbar(y="row", left="left", right="right", height=0.72, fill_color="fill",

@@ -137,6 +137,14 @@ def test_default_view_is_the_articles(lab, test_output):
     assert lab.page.locator('table.metrics th[scope="col"]').count() == 7
     # At the initial state no task is finished: every row is marked.
     expect(lab.page.locator("table.metrics tr.pending")).to_have_count(4)
+    # Every arrival marker is whole inside the chart: A's, at t=0 on the top row, too.
+    assert eventually(lambda: len(lab.page.evaluate(MARKERS_JS)) == 1)
+    chart = lab.page.evaluate(MARKERS_JS)[0]
+    frame = chart["frame"]
+    assert len(chart["x"]) == 4
+    for x, y, size in zip(chart["x"], chart["y"], chart["size"]):
+        assert frame["left"] <= x - size / 2 and x + size / 2 <= frame["right"], chart
+        assert frame["top"] <= y - size / 2 and y + size / 2 <= frame["bottom"], chart
     lab.shot(test_output, "cpu-default-1366")
     lab.page.set_viewport_size({"width": 360, "height": 800})
     fits = eventually(lambda: fits_360(lab.page))
@@ -487,6 +495,23 @@ AXIS_JS = """() => {
     return [...seen.values()]
 }"""
 # Runs of about a thousand and a million time units: (algorithm, quantum, tasks as name, arrival, burst)
+# Each arrival marker (a Scatter glyph) of the Gantt charts on the page: its centre and size in pixels, and the
+# chart's frame (markers outside it are clipped).
+MARKERS_JS = """() => {
+    const out = [], seen = new Set()
+    const walk = (view) => {
+        if (view.model?.type === "GlyphRenderer" && view.glyph?.model?.type === "Scatter" && !seen.has(view.model.id)) {
+            seen.add(view.model.id)
+            const frame = view.parent.frame.bbox, glyph = view.glyph
+            out.push({frame: {left: frame.left, top: frame.top, right: frame.right, bottom: frame.bottom},
+                      x: [...glyph.sx], y: [...glyph.sy], size: [...glyph.size]})
+        }
+        for (const child of view.child_views ?? []) walk(child)
+        for (const child of view.renderer_views?.values() ?? []) walk(child)
+    }
+    for (const view of Bokeh.index.all_views()) walk(view)
+    return out
+}"""
 LARGE_TIMES = {"thousand": ("rr", 50, [("A", 0, 400), ("B", 100, 300), ("C", 200, 1), ("D", 350, 250)]),
                "million": ("srtf", None, [("A", 0, 990000), ("B", 5, 3), ("C", 1000, 2)])}
 

@@ -62,6 +62,8 @@ def test_compare_steps_both_sides_and_highlights_the_differences(lab, test_outpu
     expect(lab.page.locator(".compare-left .why")).to_have_text(fcfs["steps"][3]["why"]["en"], timeout=TIMEOUT)
     average = lab.page.locator(".compare-table tbody tr", has_text="Average")
     expect_text(average, "5.75 → 2.75 (-3)")
+    # The whole runs' results, whatever the step: said so above the table.
+    expect(lab.page.locator(".compare-table caption")).to_have_text("Whole runs, from the first step to the last")
     assert "diff-better" in average.locator("td").nth(0).get_attribute("class")
     task_a = lab.page.locator(".compare-table tbody tr").nth(0)
     assert "0 → 8 (+8)" in task_a.inner_text() and "diff-worse" in task_a.locator("td").nth(0).get_attribute("class")
