@@ -526,7 +526,8 @@ def test_the_time_axis_reads_at_every_scale(browser, lab_url, test_output, scale
     scenario = {"algorithm": algorithm, "tasks": [{"name": n, "arrival": a, "burst": b} for n, a, b in tasks]}
     if quantum:
         query, scenario["quantum"] = f"{query}&quantum={quantum}", quantum
-    end, burst = simulate("cpu", scenario)["summary"]["makespan"], str(tasks[0][2])
+    run = simulate("cpu", scenario)
+    end, total, burst = run["summary"]["makespan"], len(run["steps"]), str(tasks[0][2])
     context = browser.new_context(viewport={"width": width, "height": 1080 if presenter else 900})
     page = context.new_page()
     lab = Lab(page, lab_url).open(query)
@@ -544,6 +545,8 @@ def test_the_time_axis_reads_at_every_scale(browser, lab_url, test_output, scale
     assert all(float(tick).is_integer() for tick in axis["ticks"]), axis
     step_px = (axis["ticks"][1] - axis["ticks"][0]) * axis["frame"] / (axis["end"] - axis["start"])
     assert step_px >= axis["widest"] + 8, f"tick labels {axis['widest']:.0f} px wide, {step_px:.0f} px apart"
+    lab.button("step-last").click()   # every slice drawn in full colour for the picture
+    lab.expect_step(total, total)
     lab.shot(test_output, f"time-axis-{scale}-{width}{'-presenter' if presenter else ''}")
     context.close()
 
@@ -583,6 +586,7 @@ def test_presenter_mode_fits_a_projector(browser, lab_url, test_output, mode, la
     expect(page.locator(".source-view")).to_be_hidden()   # the rule's code is folded in presenter mode
     expect(page.locator(".source-card")).to_be_visible()
     lab.shot(test_output, f"{mode}-{lang}-presenter-1920")
+    page.screenshot(path=test_output / f"{mode}-{lang}-presenter-1920x1080.png")   # the screen, as the room sees it
     assert page.evaluate("window.scrollY") == 0
     for part in wanted:
         box = part.bounding_box()
