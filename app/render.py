@@ -131,7 +131,7 @@ class Gantt:
             data["span"].append(t(lang, "step.span", start=start, end=end))
             data["middle"].append((start + end) / 2)
         font = "18pt" if presenter else "11pt"
-        height = 60 + (64 if presenter else 34) * len(keys)
+        height = 60 + (64 if presenter else 40) * len(keys)
         # Padding above the first row (half a row): its arrival marker sits on the row's top edge.
         rows = FactorRange(*reversed(keys), range_padding=0.5, range_padding_units="absolute")
         # ... and room left of t=0 (a fortieth of the run: wider than half a marker at 280 px), for a marker there.
