@@ -368,13 +368,13 @@ def test_a_hostile_name_stays_text(lab, test_output):
     tooltip = lab.page.locator(".bk-tooltip-content")
     shown_text = ""
     for dy in range(8, int(box["height"]), 6):
-        lab.page.mouse.move(box["x"] + box["width"] * 0.4, box["y"] + dy)
+        lab.page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + dy)   # t=5 or so: A runs [0, 7)
         lab.page.wait_for_timeout(100)
         if tooltip.count() and XSS in tooltip.first.inner_text():
             shown_text = tooltip.first.inner_text()
             break
     assert XSS in shown_text, "hovering task A's slice never showed its name in the tooltip"
-    assert "[0, 7)" in shown_text
+    assert "t=0 → 7" in shown_text   # the slice as the counter writes a span (step.span)
     lab.shot(test_output, "cpu-hostile-name")
     assert lab.page.locator('img[src="x"]').count() == 0
     lab.page.wait_for_timeout(500)
@@ -553,6 +553,10 @@ def test_the_time_axis_reads_at_every_scale(browser, lab_url, test_output, scale
 
 # --- both -------------------------------------------------------------------------------------------
 
+# Where an element's text ends on screen (its text's own box: overflowing text counts, the element's box may not).
+TEXT_END_JS = "e => { const r = document.createRange(); r.selectNodeContents(e); return r.getBoundingClientRect().right }"
+
+
 def font_px(locator) -> float:
     return locator.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
 
@@ -569,7 +573,15 @@ def test_presenter_mode_fits_a_projector(browser, lab_url, test_output, mode, la
     lab = Lab(page, lab_url).open(f"mode={mode}&lang={lang}")
     # The link applied (its mode's views, its language's words) before presenter mode is switched on.
     expect(page.locator("ol.strip" if mode == "llm" else "canvas").first).to_be_visible(timeout=TIMEOUT)
-    expect(page.locator(".teach-tabs")).to_contain_text("ステップ実行" if lang == "ja" else "Step through")
+    expect(page.locator(".teach-tabs")).to_contain_text("ステップ実行" if lang == "ja" else "Step through",
+                                                        timeout=TIMEOUT)
+    # Before presenter mode hides the editor: a row stays on one line at 1920 px (an LLM tenant's: Weight and ✕ too),
+    # and no label runs under the ✕ button (the Japanese burst label once did).
+    last_field = page.locator(".row-editor").first.locator("input").last
+    remove = page.locator(".row-editor").first.locator("button", has_text="✕")
+    first_box, last_box, remove_box = (e.bounding_box() for e in (lab.field("name", 0), last_field, remove))
+    assert abs(first_box["y"] - last_box["y"]) < 2 and remove_box["y"] < first_box["y"] + first_box["height"]
+    assert page.locator(".row-editor").first.locator("label").last.evaluate(TEXT_END_JS) <= remove_box["x"]
     before = font_px(page.locator(".why"))
     page.get_by_role("button", name=PRESENTER[lang]).click()
     assert eventually(lambda: font_px(page.locator(".why")) >= 1.3 * before)
@@ -607,6 +619,10 @@ def test_language_switch_translates_labels_and_narration(browser, lab_url, test_
     lab = Lab(page, lab_url).open()
     result = simulate("cpu", ARTICLE)
     expect(lab.counter()).to_contain_text("ステップ 1/16", timeout=TIMEOUT)  # from the browser's language
+    # The burst label (実行時間) ends before the row's ✕ button, at a laptop's width.
+    expect(page.locator(".field-burst label").first).to_contain_text("実行時間", timeout=TIMEOUT)
+    remove_box = page.locator(".row-editor").first.locator("button", has_text="✕").bounding_box()
+    assert page.locator(".field-burst label").first.evaluate(TEXT_END_JS) <= remove_box["x"]
     lab.button("step-next").click()
     expect(page.locator(".why")).to_have_text(result["steps"][1]["why"]["ja"], timeout=TIMEOUT)
     lab.shot(test_output, "cpu-ja-1366")
