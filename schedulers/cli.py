@@ -75,6 +75,8 @@ def read_text(path: str, field: str, limit: int = MAX_SCENARIO_BYTES) -> str:
         raise
     except UnicodeDecodeError:
         raise ScenarioError(field, f"{path} is not UTF-8 text") from None
+    except ValueError:   # a lone surrogate or a NUL: no file on this system has that name
+        raise ScenarioError(field, f"cannot read {path!r}: not a file name this system can open") from None
     except OSError as error:
         raise ScenarioError(field, f"cannot read {path}: {error.strerror or error}") from None
     if len(text) > limit:

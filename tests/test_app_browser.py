@@ -6,7 +6,6 @@ the article's own 5.75 that the contract fixes.
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 pytest.importorskip("panel")
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
+PlaywrightTimeout = playwright_api.TimeoutError
 
 from schedulers import algorithms, simulate  # noqa: E402
 
@@ -89,19 +89,22 @@ def lab(browser, lab_url):
     assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
-def eventually(check, timeout: float = TIMEOUT / 1000) -> bool:
-    """Poll ``check()`` until it holds or the timeout passes (layout and panes settle on their own time)."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.2)
-    return True
+def expect_true(page, predicate: str, arg, message: str) -> None:
+    """Wait until the page's ``predicate(arg)`` holds (layout settles on its own time); fail with ``message``."""
+    try:
+        page.wait_for_function(predicate, arg=arg, timeout=TIMEOUT)
+    except PlaywrightTimeout:
+        pytest.fail(message)
 
 
-def fits_360(page) -> bool:
-    return (page.evaluate("document.documentElement.scrollWidth") <= 370
-            and page.locator(".table-wrap").evaluate("e => e.scrollWidth <= e.clientWidth + 1"))
+def expect_fits_360(lab: "Lab", test_output: Path, name: str) -> None:
+    lab.page.set_viewport_size({"width": 360, "height": 800})
+    table = lab.page.locator(".table-wrap").element_handle()
+    try:
+        expect_true(lab.page, "t => document.documentElement.scrollWidth <= 370 && t.scrollWidth <= t.clientWidth + 1",
+                    table, "the page or the results table scrolls sideways at 360 px")
+    finally:
+        lab.shot(test_output, name)
 
 
 def shown(value) -> str:
@@ -116,10 +119,10 @@ def expected_rows(result) -> list[list[str]]:
 
 def expect_table(lab: Lab, result) -> None:
     want = expected_rows(result)
-    deadline = time.monotonic() + TIMEOUT / 1000
-    while [row[:6] for row in lab.table_rows()] != want and time.monotonic() < deadline:
-        lab.page.wait_for_timeout(200)
-    assert [row[:6] for row in lab.table_rows()] == want
+    rows = lab.page.locator("table.metrics tbody tr")
+    expect(rows).to_have_count(len(want), timeout=TIMEOUT)
+    for index, cells in enumerate(want):
+        expect(rows.nth(index).locator("td:nth-child(-n+6)")).to_have_text(cells, timeout=TIMEOUT)
 
 
 # --- CPU mode ---------------------------------------------------------------------------------------
@@ -138,7 +141,7 @@ def test_default_view_is_the_articles(lab, test_output):
     # At the initial state no task is finished: every row is marked.
     expect(lab.page.locator("table.metrics tr.pending")).to_have_count(4)
     # Every arrival marker is whole inside the chart: A's, at t=0 on the top row, too.
-    assert eventually(lambda: len(lab.page.evaluate(MARKERS_JS)) == 1)
+    expect_true(lab.page, f"() => ({MARKERS_JS})().length === 1", None, "no Gantt chart's markers on the page")
     chart = lab.page.evaluate(MARKERS_JS)[0]
     frame = chart["frame"]
     assert len(chart["x"]) == 4
@@ -146,10 +149,7 @@ def test_default_view_is_the_articles(lab, test_output):
         assert frame["left"] <= x - size / 2 and x + size / 2 <= frame["right"], chart
         assert frame["top"] <= y - size / 2 and y + size / 2 <= frame["bottom"], chart
     lab.shot(test_output, "cpu-default-1366")
-    lab.page.set_viewport_size({"width": 360, "height": 800})
-    fits = eventually(lambda: fits_360(lab.page))
-    lab.shot(test_output, "cpu-default-360")
-    assert fits, "the page or the results table scrolls sideways at 360 px"
+    expect_fits_360(lab, test_output, "cpu-default-360")
 
 
 def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
@@ -306,26 +306,34 @@ def test_a_link_restores_the_whole_setup(lab, browser, lab_url):
     other.close()
 
 
+# Samples, every 50 ms from the first script on, of what the page shows: [the step counter's text, whether anything
+# is marked loading], through Panel's shadow roots.
+LOADING_SAMPLER_JS = """
+const deep = (root, css) => [...root.querySelectorAll(css), ...[...root.querySelectorAll("*")]
+    .filter((e) => e.shadowRoot).flatMap((e) => deep(e.shadowRoot, css))]
+window.loadingSamples = []
+setInterval(() => {
+    const counter = deep(document, ".counter")[0]
+    window.loadingSamples.push([counter ? counter.textContent : null, deep(document, ".pn-loading").length > 0])
+}, 50)
+"""
+
+
 def test_a_link_to_a_larger_run_says_it_is_loading_until_its_run_is_shown(lab):
     """The served page is drawn with the default run before the link is applied: meanwhile it is marked as
     loading (greyed, a spinner), never the default run alone, until the link's run is on screen."""
-    tasks = ",".join(f"T{i}:{i % 20}:{1 + i % 3}" for i in range(40))
-    total = len(simulate("cpu", {"algorithm": "rr", "tasks": [
-        {"name": f"T{i}", "arrival": i % 20, "burst": 1 + i % 3} for i in range(40)]})["steps"])
-    lab.page.goto(f"{lab.base}?mode=cpu&algorithm=rr&tasks={tasks}")
-    seen = []
-    deadline = time.monotonic() + 3 * TIMEOUT / 1000
-    while time.monotonic() < deadline:
-        counters = lab.counter().all_text_contents()
-        loading = lab.page.locator(".pn-loading").count() > 0
-        seen.append((counters[0] if counters else None, loading))
-        if counters and f"/{total}" in counters[0] and not loading:
-            break
-        time.sleep(0.1)
-    shown_default = [(text, loading) for text, loading in seen if text and "/16" in text]
-    assert shown_default, "the default run was never drawn first: nothing to check"
-    assert all(loading for _, loading in shown_default), seen
-    assert seen[-1] == (seen[-1][0], False) and f"step 1/{total}" in seen[-1][0]
+    tasks = [{"name": f"T{i}", "arrival": i % 20, "burst": 1 + i % 3} for i in range(40)]
+    total = len(simulate("cpu", {"algorithm": "rr", "tasks": tasks})["steps"])
+    lab.page.add_init_script(LOADING_SAMPLER_JS)
+    link = ",".join(f"{task['name']}:{task['arrival']}:{task['burst']}" for task in tasks)
+    lab.page.goto(f"{lab.base}?mode=cpu&algorithm=rr&tasks={link}")
+    expect_true(lab.page, "total => { const last = window.loadingSamples.at(-1) || []; "
+                          "return !!last[0] && last[0].includes(`/${total}`) && !last[1] }", total,
+                "the link's run never came on screen without the loading mark")
+    seen = lab.page.evaluate("window.loadingSamples")
+    default = [(text, loading) for text, loading in seen if text and "/16" in text]
+    assert default, "the default run was never drawn first: nothing to check"
+    assert all(loading for _, loading in default), [s for s in seen if s[0] and "/16" in s[0] and not s[1]][:3]
 
 
 def test_cfs_reads_nice_from_the_editor_and_a_link_carries_it(lab, test_output):
@@ -403,10 +411,8 @@ def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_outp
     lab.choose_algorithm("llm", "sfq")
     sfq = simulate("llm", {**scenario, "algorithm": "sfq"})
     expect(lab.page.locator("ol.strip")).to_contain_text("".join(d["tenant"] for d in sfq["dispatch"])[:1])
-    deadline = time.monotonic() + TIMEOUT / 1000
-    while strip_order(lab) != "".join(d["tenant"] for d in sfq["dispatch"]) and time.monotonic() < deadline:
-        lab.page.wait_for_timeout(200)
-    assert strip_order(lab) == "".join(d["tenant"] for d in sfq["dispatch"])
+    expect(lab.page.locator("ol.strip .cell-name")).to_have_text([d["tenant"] for d in sfq["dispatch"]],
+                                                                  timeout=TIMEOUT)
     fair = lab.page.locator(".fairness")
     expect(fair).to_contain_text("So far no dispatch had every tenant waiting", timeout=TIMEOUT)   # step 1
     lab.button("step-last").click()
@@ -420,10 +426,7 @@ def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_outp
                                  f"{shown(bound['bound'])}: holds")
     expect(lab.page.locator(".editor")).to_contain_text(algorithms("llm")["sfq"].summary["en"])
     lab.shot(test_output, "llm-sfq-1366")
-    lab.page.set_viewport_size({"width": 360, "height": 800})
-    fits = eventually(lambda: fits_360(lab.page))
-    lab.shot(test_output, "llm-sfq-360")
-    assert fits, "the page or the results table scrolls sideways at 360 px"
+    expect_fits_360(lab, test_output, "llm-sfq-360")
 
 
 def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
@@ -539,7 +542,8 @@ def test_the_time_axis_reads_at_every_scale(browser, lab_url, test_output, scale
         page.get_by_role("button", name="Presenter mode").click()
         expect(page.locator(".editor")).to_be_hidden(timeout=TIMEOUT)
     font = "18pt" if presenter else "11pt"
-    assert eventually(lambda: any(a["end"] == end and a["font"] == font for a in page.evaluate(AXIS_JS)))
+    expect_true(page, f"([end, font]) => ({AXIS_JS})().some((a) => a.end === end && a.font === font)", [end, font],
+                f"no time axis up to {end} in {font}")
     axis = next(a for a in page.evaluate(AXIS_JS) if a["end"] == end and a["font"] == font)
     assert len(axis["ticks"]) >= 4 and all(re.fullmatch(r"\d+", label) for label in axis["labels"]), axis
     assert all(float(tick).is_integer() for tick in axis["ticks"]), axis
@@ -584,7 +588,8 @@ def test_presenter_mode_fits_a_projector(browser, lab_url, test_output, mode, la
     assert page.locator(".row-editor").first.locator("label").last.evaluate(TEXT_END_JS) <= remove_box["x"]
     before = font_px(page.locator(".why"))
     page.get_by_role("button", name=PRESENTER[lang]).click()
-    assert eventually(lambda: font_px(page.locator(".why")) >= 1.3 * before)
+    expect_true(page, "([e, before]) => parseFloat(getComputedStyle(e).fontSize) >= 1.3 * before",
+                [page.locator(".why").element_handle(), before], "presenter mode did not enlarge the narration by 30 %")
     expect(page.locator(".editor")).to_be_hidden(timeout=TIMEOUT)   # the step's views take the screen
     page.locator(".step-next button").click()
     page.locator(".step-next button").click()

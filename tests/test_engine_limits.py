@@ -19,9 +19,9 @@ def workload(tenants: int, per_tenant: int, slots: int) -> dict:
 
 def test_vtc_at_the_documented_size():
     scenario = {**workload(MAX_TENANTS, MAX_REQUESTS // MAX_TENANTS, 64), "algorithm": "vtc"}
-    started = time.perf_counter()
+    started = time.process_time()
     result = run(scenario, trace=False)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     print(f"VTC, 10^5 requests, {result['summary']['tokens']} tokens, 1,000 tenants, 64 slots, no trace: {elapsed:.2f} s")
     assert result["summary"]["requests"] == MAX_REQUESTS and result["summary"]["tokens"] > 0.99 * MAX_OUTPUT_TOKENS
     assert elapsed < 30, "a guard against quadratic work (the run is linear in the tokens generated)"

@@ -48,10 +48,10 @@ def test_values_found_by_fuzzing_get_a_named_error_quickly():
     cases = [(fields.integer, (10**5000, "burst", 1, 10)), (fields.positive_rational, (10**5000, "weight", 1000)),
              (fields.positive_rational, ("1e99999999", "weight")), (fields.name, ("\ud800", "name"))]
     for check, args in cases:
-        started = time.perf_counter()
+        started = time.process_time()   # CPU time: a guard that holds on a loaded machine
         with pytest.raises(ScenarioError) as caught:
             check(*args)
-        assert caught.value.field == args[1] and time.perf_counter() - started < 1
+        assert caught.value.field == args[1] and time.process_time() - started < 1
     assert "about 5001 digits" in fields.describe(10**5000)
     assert fields.positive_rational("1e3", "weight") == 1000
     with pytest.raises(ScenarioError) as caught:

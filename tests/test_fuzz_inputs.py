@@ -176,3 +176,11 @@ def test_malformed_files_through_a_real_process(raw, tmp_path):
     err = done.stderr.decode("utf-8")
     assert done.returncode == 2 and err.startswith("error: ") and err.count("\n") == 1, err[-2000:]
     assert done.stdout == b""
+
+
+@pytest.mark.parametrize("name", ["\ud800", "a\x00b"])
+def test_a_file_name_no_system_can_open_is_named_in_one_line(name):
+    """Found by the fuzz above: a lone surrogate (or a NUL) as the scenario's path raised from the OS layer."""
+    status, out, err = run_cli(["cpu", "--scenario", name])
+    assert status == 2 and out == ""
+    assert err == f"error: scenario: cannot read {name!r}: not a file name this system can open\n"
