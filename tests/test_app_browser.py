@@ -122,7 +122,8 @@ def expect_table(lab: Lab, result) -> None:
     rows = lab.page.locator("table.metrics tbody tr")
     expect(rows).to_have_count(len(want), timeout=TIMEOUT)
     for index, cells in enumerate(want):
-        expect(rows.nth(index).locator("td:nth-child(-n+6)")).to_have_text(cells, timeout=TIMEOUT)
+        # the first six cells after the row header (the th is child 1)
+        expect(rows.nth(index).locator("td:nth-child(-n+7)")).to_have_text(cells, timeout=TIMEOUT)
 
 
 # --- CPU mode ---------------------------------------------------------------------------------------
