@@ -180,9 +180,10 @@ class LabUI(LabView):
         self.stepping.follow("lab", "time", gantt)
         return pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["gantt"])
 
-    @param.depends("lab.mode", "lab.presenter", "lab.lang")
+    @param.depends("lab.mode")
     def visuals(self):
-        # What changes with the step is in the pager's slots, filled in the browser; Python lays them out once.
+        # What changes with the step is in the pager's slots, filled in the browser; Python lays them out once (per
+        # mode: a layout drawn anew would build a second Gantt chart whose cursor the pager could follow instead).
         lab, slot = self.lab, self.stepping.slot
         if lab.mode == "cpu":
             views = [self.gantt, slot("state")]
@@ -191,13 +192,14 @@ class LabUI(LabView):
         # The rule's own code, in a card that folds: beside the timeline (below it when the screen is narrow) at
         # most a screenful (the pager keeps the step's lines in view); in presenter mode folded, under the step's
         # pictures, which take the whole width.
-        source = pn.Card(slot("source", css_classes=["source-pane"]), title=teach_t(lab.lang, "rule.title"),
-                         collapsed=lab.presenter, sizing_mode="stretch_width", css_classes=["source-card"],
-                         margin=(4, 4), stylesheets=[FOLDING])
+        source = pn.Card(slot("source", css_classes=["source-pane"]),
+                         title=pn.bind(teach_t, lab.param.lang, "rule.title"), collapsed=lab.param.presenter,
+                         sizing_mode="stretch_width", css_classes=["source-card"], margin=(4, 4),
+                         stylesheets=[FOLDING])
         pictures = pn.Column(*views, sizing_mode="stretch_width", styles={"flex": "3 1 420px", "min-width": "0"})
-        shown = pn.FlexBox(pictures, pn.Column(source, sizing_mode="stretch_width", styles={
-            "flex": "1 1 100%" if lab.presenter else "2 1 320px", "min-width": "0"}), sizing_mode="stretch_width",
-            gap="4px")
+        beside = pn.bind(lambda on: {"flex": "1 1 100%" if on else "2 1 320px", "min-width": "0"}, lab.param.presenter)
+        shown = pn.FlexBox(pictures, pn.Column(source, sizing_mode="stretch_width", styles=beside),
+                           sizing_mode="stretch_width", gap="4px")
         return pn.Column(pane(self.invalid_banner), slot("counter"), shown,
                          slot("metrics", css_classes=["metrics-pane"]), sizing_mode="stretch_width")
 

@@ -501,6 +501,17 @@ AXIS_JS = """() => {
     for (const view of Bokeh.index.all_views()) walk(view)
     return [...seen.values()]
 }"""
+# Where the cursor of each Gantt chart on screen stands (the Bokeh Span the pager moves), in time units.
+CURSORS_JS = """() => {
+    const out = new Map()
+    const walk = (view) => {
+        if (view.model?.type === "Span" && view.parent?.el?.isConnected) out.set(view.model.id, view.model.location)
+        for (const child of view.child_views ?? []) walk(child)
+        for (const child of view.renderer_views?.values() ?? []) walk(child)
+    }
+    for (const view of Bokeh.index.all_views()) walk(view)
+    return [...out.values()]
+}"""
 # Runs of about a thousand and a million time units: (algorithm, quantum, tasks as name, arrival, burst)
 # Each arrival marker (a Scatter glyph) of the Gantt charts on the page: its centre and size in pixels, and the
 # chart's frame (markers outside it are clipped).
@@ -616,6 +627,9 @@ def test_presenter_mode_fits_a_projector(browser, lab_url, test_output, mode, la
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 1080, part
     if mode == "cpu":
         assert chart.bounding_box()["height"] >= 300   # large on the wall
+        # The chart drawn for presenter mode is the one whose cursor follows the step (step 3 ends at t=2).
+        expect_true(page, f"time => {{ const at = ({CURSORS_JS})(); return at.length === 1 && at[0] === time }}",
+                    simulate("cpu", ARTICLE)["steps"][2]["time"], "the Gantt chart's cursor did not follow the step")
     # The teaching tabs grow with every other control (they once stayed 12.8 px).
     tab_size = font_px(page.locator(".teach-tabs .bk-btn").first)
     assert abs(tab_size - font_px(page.locator(".step-pager button").first)) <= 2.5 and tab_size >= 18
