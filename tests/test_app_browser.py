@@ -481,55 +481,35 @@ def test_an_idle_reset_is_a_step_of_its_own(lab):
     expect(lab.narration()).to_have_text(result["steps"][index + 1]["why"]["en"], timeout=TIMEOUT)
 
 
+# BokehJS's views of one model type on the page, once each (``all_views`` lists every view, nested ones too).
+VIEWS_JS = """const views = (type) => [...new Map(Bokeh.index.all_views()
+    .filter((view) => view.model?.type === type).map((view) => [view.model.id, view])).values()]
+"""
 # The Gantt chart's time axis as BokehJS draws it: its ticks, their labels, the frame's width and the label font.
-AXIS_JS = """() => {
-    const seen = new Map()
-    const walk = (view) => {
-        if (view.model?.type === "LinearAxis" && !seen.has(view.model.id)) {
-            const ticks = view.tick_coords.major[0], style = view.model.major_label_text_font_size
-            const pen = document.createElement("canvas").getContext("2d")
-            pen.font = `${style} sans-serif`
-            const labels = view.model.formatter.doFormat(ticks, {loc: 0})
-            seen.set(view.model.id, {ticks, labels, font: style,
-                                     widest: Math.max(...labels.map((l) => pen.measureText(l).width)),
-                                     frame: view.parent.frame.bbox.width, start: view.parent.frame.x_range.start,
-                                     end: view.parent.frame.x_range.end})
-        }
-        for (const child of view.child_views ?? []) walk(child)
-        for (const child of view.renderer_views?.values() ?? []) walk(child)
-    }
-    for (const view of Bokeh.index.all_views()) walk(view)
-    return [...seen.values()]
+AXIS_JS = """() => {""" + VIEWS_JS + """
+    const pen = document.createElement("canvas").getContext("2d")
+    return views("LinearAxis").map((view) => {
+        const ticks = view.tick_coords.major[0], font = view.model.major_label_text_font_size
+        const labels = view.model.formatter.doFormat(ticks, {loc: 0}), frame = view.parent.frame
+        pen.font = `${font} sans-serif`
+        return {ticks, labels, font, widest: Math.max(...labels.map((label) => pen.measureText(label).width)),
+                frame: frame.bbox.width, start: frame.x_range.start, end: frame.x_range.end}
+    })
 }"""
 # Where the cursor of each Gantt chart on screen stands (the Bokeh Span the pager moves), in time units.
-CURSORS_JS = """() => {
-    const out = new Map()
-    const walk = (view) => {
-        if (view.model?.type === "Span" && view.parent?.el?.isConnected) out.set(view.model.id, view.model.location)
-        for (const child of view.child_views ?? []) walk(child)
-        for (const child of view.renderer_views?.values() ?? []) walk(child)
-    }
-    for (const view of Bokeh.index.all_views()) walk(view)
-    return [...out.values()]
+CURSORS_JS = """() => {""" + VIEWS_JS + """
+    return views("Span").filter((view) => view.parent?.el?.isConnected).map((view) => view.model.location)
+}"""
+# Each chart's arrival markers (its Scatter glyph): their centres and sizes in pixels, and the chart's frame
+# (a marker outside it is clipped).
+MARKERS_JS = """() => {""" + VIEWS_JS + """
+    return views("GlyphRenderer").filter((view) => view.glyph?.model?.type === "Scatter").map((view) => {
+        const frame = view.parent.frame.bbox, glyph = view.glyph
+        return {frame: {left: frame.left, top: frame.top, right: frame.right, bottom: frame.bottom},
+                x: [...glyph.sx], y: [...glyph.sy], size: [...glyph.size]}
+    })
 }"""
 # Runs of about a thousand and a million time units: (algorithm, quantum, tasks as name, arrival, burst)
-# Each arrival marker (a Scatter glyph) of the Gantt charts on the page: its centre and size in pixels, and the
-# chart's frame (markers outside it are clipped).
-MARKERS_JS = """() => {
-    const out = [], seen = new Set()
-    const walk = (view) => {
-        if (view.model?.type === "GlyphRenderer" && view.glyph?.model?.type === "Scatter" && !seen.has(view.model.id)) {
-            seen.add(view.model.id)
-            const frame = view.parent.frame.bbox, glyph = view.glyph
-            out.push({frame: {left: frame.left, top: frame.top, right: frame.right, bottom: frame.bottom},
-                      x: [...glyph.sx], y: [...glyph.sy], size: [...glyph.size]})
-        }
-        for (const child of view.child_views ?? []) walk(child)
-        for (const child of view.renderer_views?.values() ?? []) walk(child)
-    }
-    for (const view of Bokeh.index.all_views()) walk(view)
-    return out
-}"""
 LARGE_TIMES = {"thousand": ("rr", 50, [("A", 0, 400), ("B", 100, 300), ("C", 200, 1), ("D", 350, 250)]),
                "million": ("srtf", None, [("A", 0, 990000), ("B", 5, 3), ("C", 1000, 2)])}
 
