@@ -8,6 +8,7 @@ the step after the same number of dispatches.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 import panel as pn
@@ -15,7 +16,7 @@ import param
 
 from schedulers import ScenarioError, algorithms, simulate
 from schedulers.engine import llm_scenario
-from schedulers.trace import dispatched_so_far, engine_service, normalised_so_far, step_aligner
+from schedulers.trace import compare_so_far, dispatched_so_far, engine_service, normalised_so_far, step_aligner
 
 from . import render
 from .model import LabView, parameter_text, scenario_for
@@ -35,27 +36,31 @@ def default_other(mode: str, algorithm: str) -> str:
     return second if algorithm == first else first
 
 
-def delta_cell(left: float, right: float, smaller_is_better: bool | None) -> str:
-    """``left → right (Δ)``, green when the right side is better, red when worse, plain when equal or neutral."""
+def delta_cell(left: float, right: float, smaller_is_better: bool | None,
+               shown: tuple[str, str] | None = None) -> str:
+    """``left → right (Δ)``, green when the right side is better, red when worse, plain when equal or neutral;
+    ``shown``: the two values as written (with their exact fractions), when not plain numbers."""
     diff = right - left
     css = ""
     if diff and smaller_is_better is not None:
         css = "diff-better" if (diff < 0) == smaller_is_better else "diff-worse"
     sign = "+" if diff > 0 else ""
-    text = f"{render.number(left)} → {render.number(right)}"
+    text = " → ".join(shown or (render.number(left), render.number(right)))
     if diff:
         text += f" ({sign}{render.number(diff)})"
     return f'<td class="{css}">{esc(text)}</td>'
 
 
-def table(first: str, columns: list[str], rows: list[tuple[str, list[str]]], lang: str) -> str:
-    head = "".join(f'<th scope="col">{esc(c)}</th>' for c in [first, *columns])
+def table(caption: str, first: str, columns: list[str], rows: list[tuple[str, list[str]]]) -> str:
+    """One stretch of both runs: its caption says over what; each cell reads left → right (change)."""
+    head = "".join(f'<th scope="col">{esc(c)}</th>' for c in (first, *columns))
     body = "".join(f'<tr><th scope="row">{esc(name)}</th>{"".join(cells)}</tr>' for name, cells in rows)
-    return (f'<div class="table-wrap"><table class="metrics compare-table"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{body}</tbody></table></div><p class="muted">{esc(t(lang, "compare.diff"))}</p>')
+    return (f'<div class="table-wrap"><table class="metrics compare-table"><caption>{esc(caption)}</caption>'
+            f'<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>')
 
 
 def cpu_diff(left: Mapping[str, Any], right: Mapping[str, Any], lang: str) -> str:
+    """The whole runs' results side by side, labelled so: they do not change with the step."""
     columns = [app_t(lang, f"col.{m}") for m in CPU_METRICS]
     rows = [(a["name"], [delta_cell(a[m], b[m], True) for m in CPU_METRICS])
             for a, b in zip(left["tasks"], right["tasks"])]
@@ -63,20 +68,47 @@ def cpu_diff(left: Mapping[str, Any], right: Mapping[str, Any], lang: str) -> st
                  [delta_cell(left["averages"][m], right["averages"][m], True) for m in CPU_METRICS]))
     rows.append((t(lang, "compare.switches"), [delta_cell(left["summary"]["context_switches"],
                                                           right["summary"]["context_switches"], True), "", ""]))
-    return table(app_t(lang, "col.task"), columns, rows, lang)
+    return (table(t(lang, "compare.whole"), app_t(lang, "col.task"), columns, rows)
+            + f'<p class="muted">{esc(t(lang, "compare.diff"))}</p>')
+
+
+def shown(figures: Mapping[str, Any], key: str, name: str | None = None) -> str:
+    """A fairness figure as the lab writes it: the number, and its exact fraction when it is not whole."""
+    value = figures[key] if name is None else figures[key][name]
+    return render.exact_number(value, render.exact(figures, key, name))
+
+
+def fraction(value: Fraction) -> str:
+    return render.exact_number(float(value), str(value))
 
 
 def llm_diff(left: Mapping[str, Any], step: int, right: Mapping[str, Any], lang: str) -> str:
+    """At ``step``, both runs over the same stretch: each tenant's cost ÷ weight over the first dispatches (as
+    many in each run), then the fairness figures over the one interval where every tenant waits in both runs
+    (``schedulers.trace.compare_so_far``). Cost ÷ weight received has no better side: it is not coloured."""
     count = dispatched_so_far(left, step)
     mine, theirs = normalised_so_far(left, count), normalised_so_far(right, count)
-    rows = [(name, [delta_cell(float(mine[name]), float(theirs[name]), None)]) for name in mine]
-    fair_left, fair_right = left.get("fairness") or {}, right.get("fairness") or {}
-    for key, label, smaller in (("jain", "compare.jain", False), ("max_gap", "compare.gap", True)):
-        a = fair_left.get("jain") if key == "jain" else (fair_left.get("pairwise_bound") or {}).get("max_gap")
-        b = fair_right.get("jain") if key == "jain" else (fair_right.get("pairwise_bound") or {}).get("max_gap")
-        if a is not None and b is not None:
-            rows.append((t(lang, label), [delta_cell(a, b, smaller)]))
-    return table(app_t(lang, "col.tenant"), [app_t(lang, "col.normalized") + f" (n = {count})"], rows, lang)
+    change = [t(lang, "compare.change")]
+    received = table(t(lang, "compare.normalised", count=count), app_t(lang, "col.tenant"), change,
+                     [(name, [delta_cell(float(mine[name]), float(theirs[name]), None,
+                                         (fraction(mine[name]), fraction(theirs[name])))]) for name in mine])
+    both = compare_so_far(left, step, right)
+    interval = both["interval"]
+    if interval is None:
+        fair = f'<p class="muted compare-none">{esc(t(lang, "compare.interval.none"))}</p>'
+    else:
+        one, other = both["left"], both["right"]
+        rows = [(f'{name}: {app_t(lang, "col.normalized")}', [delta_cell(one["increments"][name], other["increments"][name], None,
+                                   (shown(one, "increments", name), shown(other, "increments", name)))])
+                for name in one["increments"]]
+        if one["jain"] is not None and other["jain"] is not None:   # undefined while nobody was charged
+            rows.append((t(lang, "compare.jain"), [delta_cell(one["jain"], other["jain"], False,
+                                                              (shown(one, "jain"), shown(other, "jain")))]))
+        gaps = one["pairwise_bound"]["max_gap"], other["pairwise_bound"]["max_gap"]
+        rows.append((t(lang, "compare.gap"), [delta_cell(*gaps, True)]))
+        fair = table(t(lang, "compare.interval", start=interval["start"], end=interval["end"],
+                       count=interval["dispatches"]), t(lang, "compare.metric"), change, rows)
+    return received + fair + f'<p class="muted">{esc(t(lang, "compare.like"))}</p>'
 
 
 def comparable(left: Mapping[str, Any], right: Mapping[str, Any] | None) -> bool:
@@ -160,8 +192,10 @@ class CompareView(LabView):
         options = {a.label.get(lang, a.name): a.name for a in catalog.values()}
         if lab.mode == "engine":
             options[t(lang, "compare.router")] = ROUTER
-        select = pn.widgets.Select(label=t(lang, "compare.with"), value=self.algorithm, width=260, options=options,
-                                   css_classes=["compare-algorithm"])
+        # As wide as the longest name needs (up to the row's width): "WFQ (self-clocked, estimated cost)" whole.
+        select = pn.widgets.Select(label=t(lang, "compare.with"), value=self.algorithm, sizing_mode="stretch_width",
+                                   options=options, css_classes=["compare-algorithm"],
+                                   styles={"flex": "0 1 24em", "min-width": "0"})
         pn.bind(self.set_algorithm, select, watch=True)
         widgets = [select]
         info = catalog.get(self.algorithm)

@@ -1,8 +1,8 @@
 """Frames: what every step of a run shows, rendered once by Python as data the page holds.
 
 A step changes a few pieces of the page: the counter and the narration, the queue (or the tenants' queues and
-meters), the remaining-time bars, the events, the rule's highlighted lines, the results table's marks, the Gantt
-chart's cursor or the dispatch strip's current cell. ``Frames`` names each piece that is HTML a *slot* (a function
+meters, and the fairness so far), the remaining-time bars, the events, the rule's highlighted lines, the results
+table's marks, the Gantt chart's cursor or the dispatch strip's current cell. ``Frames`` names each piece that is HTML a *slot* (a function
 step -> markup, from ``render``) and each piece that is a value a *mark* (step -> JSON: the cursor's time, the
 strip's position), and ``Frames.window`` renders them for the steps around one step, so the page's pager
 (``app/pager.py``) can show any of those steps without asking Python.
@@ -157,6 +157,7 @@ def lab_frames(result: Mapping[str, Any], lang: str, source: Slot) -> Frames:
     slots["strip"] = lambda k: strip
     slots["state"] = lambda k: ('<div class="grid">' + render.tenant_queues(result, k, lang)
                                 + render.meters(result, k, lang) + "</div>")
+    slots["fairness"] = lambda k: render.fairness(result, k, lang)
     slots["metrics"] = lambda k: render.llm_metrics(result, k, lang)
     return Frames(len(steps), slots, {"strip": strip_mark(result)}, {"strip": "strip"})
 

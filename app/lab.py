@@ -41,10 +41,21 @@ def drawn_without_python() -> bool:
     return sys.platform != "emscripten" and getattr(context, "server_context", None) is None
 
 
+def asks_for_a_run() -> bool:
+    """The page's address carries a link (what ``on_load`` restores): the served request's query, or the page's
+    own address under Pyodide."""
+    location = pn.state.location
+    return bool(pn.state.session_args) or (location is not None and bool(location.search.strip("?")))
+
+
 def build():
     lab = Lab()
     ui = LabUI(lab)
     ui.stepping.static = drawn_without_python()
+    page = ui.page()
+    # Until the link's run is on screen the page says it is loading: a lecturer must not explain the default run
+    # while a larger one is still being computed.
+    page.loading = asks_for_a_run() and not ui.stepping.static
 
     def sync_address(*_):
         # Panel pushes a browser history entry per change: while playing, write once, at the pause.
@@ -61,9 +72,10 @@ def build():
             lab.restore(search)
         lab.param.watch(sync_address, ["result", "step", "lang", "playing"])
         sync_address()
+        page.loading = False
 
     pn.state.onload(on_load)
-    return ui.page()
+    return page
 
 
 build().servable(title="The scheduling lab")

@@ -48,6 +48,7 @@ PAGER_CSS = """
 .pager-speed select { border-color: #ced4da; background: #f8f9fa; }
 .step-slider { display: block; margin: 0.3em 0.4em 0.1em; }
 .step-slider input { display: block; width: 100%; margin: 0.3em 0; accent-color: #0072B2; }
+.slot-source { position: relative; max-height: 32em; overflow-y: auto; }
 .slot.waiting { visibility: hidden; }
 .slot.waiting.slot-counter { visibility: visible; }
 .pending-step { color: #555; font-style: italic; }
@@ -125,6 +126,13 @@ export function render({model, view}) {
     }
     slot.strip = [past, now]
   }
+  // A height-limited slot (the rule's source) scrolls the step's first marked line into its view, not the page.
+  function inView(box) {
+    const mark = box.querySelector(".mark")
+    if (!mark) return
+    const top = mark.offsetTop, bottom = top + mark.offsetHeight
+    if (top < box.scrollTop || bottom > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - box.clientHeight / 3)
+  }
   function paint(slot) {
     const w = win()
     const ready = has(current), waiting = !ready && (w.frames !== undefined || !mine)
@@ -147,6 +155,7 @@ export function render({model, view}) {
         slot.strip = null
       }
       slot.content = id
+      if (slot.name === "source") inView(slot.box)
     }
     for (const mark of Object.values(w.marks || {})) {
       if (mark.slot === slot.name) strip(slot, mark.values[i])

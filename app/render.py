@@ -12,12 +12,13 @@ from collections.abc import Mapping, Sequence
 from itertools import groupby
 from typing import Any
 
-from bokeh.models import BoxAnnotation, ColumnDataSource, FactorRange, HoverTool, Span
+from bokeh.models import (BasicTicker, BasicTickFormatter, BoxAnnotation, ColumnDataSource, CustomJS,
+                          FactorRange, HoverTool, Span)
 from bokeh.plotting import figure
 from bokeh.transform import dodge
 
 from schedulers import schema
-from schedulers.trace import dispatched_so_far, pending, span
+from schedulers.trace import dispatched_so_far, fairness_so_far, pending, span
 
 from .text import TEXT, t
 
@@ -104,6 +105,11 @@ def slices(timeline: Sequence[str | None]) -> list[tuple[str | None, int, int]]:
     return runs
 
 
+MIN_BAR = 4   # pixels: the narrowest a slice is drawn
+# The Gantt chart's tick count for its width: one label per ``label`` pixels, at most ``most`` (one per time unit).
+TICKS_JS = "ticker.desired_num_ticks = Math.max(2, Math.min(most, Math.floor(cb_obj.inner_width / label)))"
+
+
 class Gantt:
     """The Bokeh timeline of one run; ``move`` shifts the cursor and the dimmed future without a redraw."""
 
@@ -115,24 +121,34 @@ class Gantt:
             idle += " "
         keys = [task["name"] for task in tasks] + [idle]  # drawn on the canvas as text, never markup
         self.end = max(len(result["timeline"]), 1)
-        data: dict[str, list] = {k: [] for k in ("left", "right", "row", "fill", "name", "span")}
+        data: dict[str, list] = {k: [] for k in ("left", "right", "middle", "row", "fill", "name", "span")}
         for name, start, end in slices(result["timeline"]):
             data["left"].append(start)
             data["right"].append(end)
             data["row"].append(name if name is not None else idle)
             data["fill"].append(colour(where[name]) if name is not None else IDLE_COLOUR)
             data["name"].append(name if name is not None else t(lang, "idle"))
-            data["span"].append(f"[{start}, {end})")
+            data["span"].append(t(lang, "step.span", start=start, end=end))
+            data["middle"].append((start + end) / 2)
         font = "18pt" if presenter else "11pt"
-        height = 60 + (46 if presenter else 34) * len(keys)
-        plot = figure(y_range=FactorRange(*reversed(keys)), x_range=(0, self.end), height=height,
+        height = 60 + (64 if presenter else 40) * len(keys)
+        # Padding above the first row (half a row): its arrival marker sits on the row's top edge.
+        rows = FactorRange(*reversed(keys), range_padding=0.5, range_padding_units="absolute")
+        # ... and room left of t=0 (a fortieth of the run: wider than half a marker at 280 px), for a marker there.
+        plot = figure(y_range=rows, x_range=(-self.end / 40, self.end), height=height,
                       sizing_mode="stretch_width", toolbar_location=None, tools="",
                       x_axis_label=t(lang, "gantt.time"), title=t(lang, "gantt"))
         bars = plot.hbar(y="row", left="left", right="right", height=0.72, fill_color="fill",
                          line_color="white", source=ColumnDataSource(data))
+        # Every slice at least MIN_BAR pixels wide, however long the run: a one-unit slice of a million-unit run
+        # would otherwise be a fraction of a pixel (a slice of a hundredth of the run or more is wide enough).
+        short = ColumnDataSource({k: [v for v, left, right in zip(values, data["left"], data["right"])
+                                      if (right - left) * 100 < self.end] for k, values in data.items()})
+        least = plot.rect(x="middle", y="row", width=MIN_BAR, width_units="screen", height=0.72, fill_color="fill",
+                          line_alpha=0, source=short)
         # Tooltips as (label, @field) pairs: Bokeh shows field values as text, so a name stays a name.
-        plot.add_tools(HoverTool(renderers=[bars], tooltips=[(t(lang, "gantt.task"), "@name"),
-                                                             (t(lang, "gantt.slice"), "@span")]))
+        plot.add_tools(HoverTool(renderers=[bars, least], tooltips=[(t(lang, "gantt.task"), "@name"),
+                                                                    (t(lang, "gantt.slice"), "@span")]))
         arrivals = ColumnDataSource({"x": [task["arrival"] for task in tasks], "row": keys[:-1],
                                      "fill": [colour(i) for i in range(len(tasks))]})
         plot.scatter(x="x", y=dodge("row", 0.42, range=plot.y_range), marker="inverted_triangle",
@@ -143,7 +159,16 @@ class Gantt:
         self.cursor = Span(location=0, dimension="height", line_color="black", line_width=3, level="overlay")
         plot.add_layout(self.dim)
         plot.add_layout(self.cursor)
-        plot.xaxis.ticker.desired_num_ticks = min(self.end, 20)
+        # Whole time units, never 0.5e+5: as many labels as fit the chart's width at the widest label's length
+        # (the browser counts them again whenever the chart is resized).
+        ticker = BasicTicker(min_interval=1, desired_num_ticks=min(self.end, 10))
+        plot.xaxis.ticker = ticker
+        plot.xaxis.formatter = BasicTickFormatter(use_scientific=False)
+        # A label's room: its digits and two more for the gap, a digit 0.62 of the font's pixels, and a third more
+        # because the ticker may place up to that many more ticks than it is asked for.
+        label_px = (len(str(self.end)) + 2) * (24 if presenter else 15) * 0.62 * 1.3
+        plot.js_on_change("inner_width", CustomJS(args={"ticker": ticker, "most": min(self.end, 20), "label": label_px},
+                                                  code=TICKS_JS))
         for axis in (plot.xaxis, plot.yaxis):
             axis.major_label_text_font_size = font
             axis.axis_label_text_font_size = font
@@ -207,12 +232,12 @@ def event_list(step: Mapping[str, Any], lang: str) -> str:
     return section(t(lang, "events"), body)
 
 
-def pending_mark(pending: bool, lang: str) -> str:
-    """A short visible mark for narrow screens; screen readers hear the words instead."""
+def pending_mark(pending: bool, lang: str, key: str = "metrics.pending") -> str:
+    """A short visible mark for narrow screens; screen readers hear the words ``key`` instead."""
     if not pending:
         return ""
     return (f'<span class="pending-mark" aria-hidden="true">*</span>'
-            f'<span class="sr-only"> ({esc(t(lang, "metrics.pending"))})</span>')
+            f'<span class="sr-only"> ({esc(t(lang, key).lstrip("* "))})</span>')
 
 
 def pending_legend(lang: str) -> str:
@@ -336,33 +361,42 @@ def meters(result: Mapping[str, Any], step: int, lang: str) -> str:
     return section(t(lang, "meters" if kind == "meters" else "deficits.title"), "".join(rows) + legend)
 
 
-def fairness(result: Mapping[str, Any], lang: str) -> str:
-    """Normalised cost charged over the common-backlog interval, Jain's index, the bound and the band."""
-    fair = result.get("fairness") or {}
+def fairness(result: Mapping[str, Any], step: int, lang: str) -> str:
+    """What holds up to ``step`` (``trace.fairness_so_far``: no later dispatch is used): normalised cost charged
+    over the longest common-backlog interval so far, Jain's index and the widest gap there; the band, checked over
+    the whole run only, is marked ``*`` as the results table marks what the future decides."""
+    whole = result.get("fairness") or {}
+    fair = fairness_so_far(result, step)
     interval = fair.get("interval")
-    notes = "".join(f"<li>{esc(note[lang])}</li>" for note in (fair.get("notes") or {}).values())
-    if not interval:
-        return section(t(lang, "fairness"), f'<p class="muted">{esc(t(lang, "fairness.none"))}</p>'
-                       + (f'<ul class="facts">{notes}</ul>' if notes else ""), "fairness")
-    increments = fair.get("increments") or {}
-    top = max([*increments.values(), 1])
-    where = indexes(result["tenants"])
-    rows = [bar_row(name, where[name], value, top, exact_number(value, exact(fair, "increments", name)))
-            for name, value in increments.items()]
-    lines = [t(lang, "fairness.interval", start=interval.get("start"), end=interval.get("end"),
-               count=interval.get("dispatches", "?"))]
-    if fair.get("jain") is not None:
-        lines.append(t(lang, "fairness.jain", value=exact_number(fair["jain"], exact(fair, "jain"))))
-    bound = fair.get("pairwise_bound")
-    if bound:
-        lines.append(t(lang, "fairness.bound", gap=number(bound.get("max_gap")), bound=number(bound.get("bound")),
-                       status=t(lang, "holds" if bound.get("holds") else "broken")))
-    band = fair.get("band")
+    upto = f'<p class="muted">{esc(t(lang, "fairness.upto", count=fair["dispatched"]))}</p>'
+    lines, rows = [], ""
+    if interval:
+        increments = fair["increments"]
+        top = max([*increments.values(), 1])
+        where = indexes(result["tenants"])
+        rows = (f'<p>{esc(t(lang, "fairness.interval", start=interval["start"], end=interval["end"],
+                                 count=interval["dispatches"]))}</p>'
+                f'<p class="label">{esc(t(lang, "fairness.increments"))}</p>'
+                + "".join(bar_row(name, where[name], value, top, exact_number(value, exact(fair, "increments", name)))
+                          for name, value in increments.items()))
+        if fair.get("jain") is not None:
+            lines.append(t(lang, "fairness.jain", value=exact_number(fair["jain"], exact(fair, "jain"))))
+        bound = fair.get("pairwise_bound")
+        if bound:
+            lines.append(t(lang, "fairness.bound", gap=number(bound["max_gap"]), bound=number(bound["bound"]),
+                           status=t(lang, "holds" if bound["holds"] else "broken")))
+        lines += [note[lang] for note in fair["notes"].values()]
+    else:   # the core's notes say the same as fairness.none
+        lines.append(t(lang, "fairness.none"))
+    facts = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    band = whole.get("band")
+    legend = ""
     if band:
-        lines.append(t(lang, "fairness.band", width=number(band.get("width")),
-                       status=t(lang, "holds" if band.get("holds") else "broken")))
-    facts = "".join(f"<li>{esc(line)}</li>" for line in lines) + notes
-    return section(t(lang, "fairness"), "".join(rows) + f'<ul class="facts">{facts}</ul>', "fairness")
+        facts += (f'<li>{esc(t(lang, "fairness.band", width=number(band["width"]),
+                                 status=t(lang, "holds" if band["holds"] else "broken")))}'
+                  f'{pending_mark(True, lang, "fairness.whole")}</li>')
+        legend = f'<p class="muted legend" aria-hidden="true">{esc(t(lang, "fairness.whole"))}</p>'
+    return section(t(lang, "fairness"), upto + rows + f'<ul class="facts">{facts}</ul>' + legend, "fairness")
 
 
 def llm_metrics(result: Mapping[str, Any], step: int, lang: str) -> str:

@@ -66,7 +66,8 @@ def custom_html(result: Mapping[str, Any], code: str, step: int, lang: str) -> s
 
 
 class SourceView(LabView):
-    """The code that decides, for the lab's current algorithm, at any step of its run (the pager's frames)."""
+    """The code that decides, for the lab's current algorithm, at any step of its run (the pager's frames); its
+    title is the card's that holds it (``ui.LabUI.visuals``: collapsible)."""
 
     def html(self, step: int) -> str:
         lab, lang = self.lab, self.lab.lang
@@ -74,11 +75,10 @@ class SourceView(LabView):
         if not result:
             return ""
         index = min(step, len(result["steps"]) - 1)
-        title = f'<h3>{esc(t(lang, "rule.title"))}</h3>'
         if result.get("algorithm") == CUSTOM:
-            return title + custom_html(result, lab.policy_code.get(result["mode"], ""), index, lang)
+            return custom_html(result, lab.policy_code.get(result["mode"], ""), index, lang)
         source = cached_source(result["mode"], result["algorithm"], json.dumps(result["parameters"], sort_keys=True))
-        return title + rule_html(source, result, index, lang)
+        return rule_html(source, result, index, lang)
 
     def card(self, step: int) -> str:
         return f'<section class="card source-view">{self.html(step)}</section>'

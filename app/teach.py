@@ -15,6 +15,7 @@ import param
 # models with the first page only, so its class must exist before the page is written, even if the view is not.
 from . import exports  # noqa: F401
 from .model import LabView
+from .panes import SCALED
 from .source import SourceView
 from .teach_text import t
 
@@ -40,7 +41,7 @@ class Teaching(LabView):
         for key in VIEWS:
             button = pn.widgets.Button(label=t(lang, f"tab.{key}"), color="primary", margin=(2, 2),
                                        variant="solid" if key == self.view else "outline",
-                                       css_classes=[f"teach-tab-{key}"])
+                                       css_classes=[f"teach-tab-{key}"], stylesheets=SCALED)
             button.on_click(lambda _, key=key: setattr(self, "view", key))
             buttons.append(button)
         return pn.FlexBox(*buttons, css_classes=["teach-tabs"], gap="0 2px", sizing_mode="stretch_width")

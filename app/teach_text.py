@@ -68,6 +68,7 @@ TEXT: dict[str, dict[str, str]] = {
                                   "課金し、1 時刻に 1 件送ります。エンジン（VTC）は実際に処理したトークンを反復ごとに"
                                   "課金し、出力長を前もって知る必要がありません。"},
     "compare.error": {"en": "The right side does not run: {problem}", "ja": "右側は実行できません: {problem}"},
+    "compare.change": {"en": "left → right (change)", "ja": "左 → 右（差）"},
     "compare.average": {"en": "Average", "ja": "平均"},
     "compare.metric": {"en": "Metric", "ja": "指標"},
     "compare.jain": {"en": "How even, by Jain's index (1 = perfectly even)", "ja": "均等さ（Jain 指数。1 = 完全に均等）"},

@@ -25,7 +25,21 @@ from .text import LANGUAGES, TEXT, t
 
 ITEM_LISTS = "|".join(schema(mode).items for mode in MODES)   # tasks|tenants: where a row's error is
 FIELD_ERROR = re.compile(rf"^(?P<list>{ITEM_LISTS})\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
-WIDTHS = {"name": 104, "costs": 140, "requests": 200}   # of a row's fields in the editor, in pixels; others 64
+# A row's fields in the editor, in pixels (others 64): wide enough for their whole value (a burst of 990000), narrow
+# enough that an LLM tenant's row (name, cost, count, costs, join, weight, ✕) stays on one line at 1920 px.
+WIDTHS = {"name": 96, "costs": 120, "arrival": 84, "burst": 84, "requests": 200}
+
+
+# The rule's card: a header that reads as the lab's card titles do, and a fold mark as large as its text (Panel's
+# own chevron, a 12 px icon, does not show with the bootstrap design; the mark follows the icon Panel swaps in).
+FOLDING = """
+.card-header { background: #f6f8fa; color: #212529; padding: 0.35em 0.6em; font-size: inherit; }
+.card-title { font-size: 1em; font-weight: 600; }
+.card-button { width: auto; height: auto; margin-right: 0.4em; }
+.card-button svg { display: none; }
+.card-button:has(.icon-tabler-chevron-down)::before { content: "▾"; }
+.card-button:has(.icon-tabler-chevron-right)::before { content: "▸"; }
+"""
 
 
 def label(lang: str, field: str) -> str:
@@ -167,27 +181,29 @@ class LabUI(LabView):
         self.stepping.follow("lab", "time", gantt)
         return pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["gantt"])
 
-    @param.depends("lab.result", "lab.lang")
-    def fairness(self):
-        result = self.lab.result
-        return render.fairness(result, self.lab.lang) if result and result.get("mode") == "llm" else ""
-
     @param.depends("lab.mode")
     def visuals(self):
-        # What changes with the step is in the pager's slots, filled in the browser; Python lays them out once.
-        slot = self.stepping.slot
-        if self.lab.mode == "cpu":
+        # What changes with the step is in the pager's slots, filled in the browser; Python lays them out once (per
+        # mode: a layout drawn anew would build a second Gantt chart whose cursor the pager could follow instead).
+        lab, slot = self.lab, self.stepping.slot
+        if lab.mode == "cpu":
             views = [self.gantt, slot("state")]
         elif self.lab.mode == "engine":
             views = [slot("state")]
         else:
-            views = [slot("strip"), slot("state"), pane(self.fairness)]
-        # The rule's own code beside the timeline (below it when the screen is narrow).
-        beside = pn.FlexBox(pn.Column(*views, sizing_mode="stretch_width", styles={"flex": "3 1 420px", "min-width": "0"}),
-                            pn.Column(slot("source", css_classes=["source-pane"]), sizing_mode="stretch_width",
-                                      styles={"flex": "2 1 320px", "min-width": "0"}),
-                            sizing_mode="stretch_width", gap="4px")
-        return pn.Column(pane(self.invalid_banner), slot("counter"), beside,
+            views = [slot("strip"), slot("state"), slot("fairness")]
+        # The rule's own code, in a card that folds: beside the timeline (below it when the screen is narrow) at
+        # most a screenful (the pager keeps the step's lines in view); in presenter mode folded, under the step's
+        # pictures, which take the whole width.
+        source = pn.Card(slot("source", css_classes=["source-pane"]),
+                         title=pn.bind(teach_t, lab.param.lang, "rule.title"), collapsed=lab.param.presenter,
+                         sizing_mode="stretch_width", css_classes=["source-card"], margin=(4, 4),
+                         stylesheets=[FOLDING])
+        pictures = pn.Column(*views, sizing_mode="stretch_width", styles={"flex": "3 1 420px", "min-width": "0"})
+        beside = pn.bind(lambda on: {"flex": "1 1 100%" if on else "2 1 320px", "min-width": "0"}, lab.param.presenter)
+        shown = pn.FlexBox(pictures, pn.Column(source, sizing_mode="stretch_width", styles=beside),
+                           sizing_mode="stretch_width", gap="4px")
+        return pn.Column(pane(self.invalid_banner), slot("counter"), shown,
                          slot("metrics", css_classes=["metrics-pane"]), sizing_mode="stretch_width")
 
     # --- the page --------------------------------------------------------------------------------------
@@ -196,12 +212,13 @@ class LabUI(LabView):
             size = "22px" if on else "15px"
             return {"--bokeh-font-size": size, "font-size": size, "max-width": "1920px", "margin": "0 auto"}
 
-        editor = pn.Column(self.editor, sizing_mode="stretch_width",
-                           styles={"flex": "1 1 300px", "max-width": "560px", "min-width": "0"})
+        # In presenter mode the step's views take the screen; the editor is back when presenter mode is off.
+        editor = pn.Column(self.editor, sizing_mode="stretch_width", visible=self.lab.param.presenter.rx.not_(),
+                           styles={"flex": "1 1 320px", "max-width": "640px", "min-width": "0"})
         controls = self.stepping.pager
         visuals = pn.Column(self.teaching.views(pn.Column(controls, self.visuals, sizing_mode="stretch_width"),
                                                controls),
-                            sizing_mode="stretch_width", styles={"flex": "3 1 540px", "min-width": "0"})
+                            sizing_mode="stretch_width", styles={"flex": "2.5 1 540px", "min-width": "0"})
         return pn.Column(self.header, self.notices, pn.FlexBox(editor, visuals, sizing_mode="stretch_width",
                                                                gap="8px"),
                          sizing_mode="stretch_width", css_classes=["lab-root"],

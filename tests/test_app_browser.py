@@ -140,6 +140,14 @@ def test_default_view_is_the_articles(lab, test_output):
     assert lab.page.locator('table.metrics th[scope="col"]').count() == 7
     # At the initial state no task is finished: every row is marked.
     expect(lab.page.locator("table.metrics tr.pending")).to_have_count(4)
+    # Every arrival marker is whole inside the chart: A's, at t=0 on the top row, too.
+    expect_true(lab.page, f"() => ({MARKERS_JS})().length === 1", None, "no Gantt chart's markers on the page")
+    chart = lab.page.evaluate(MARKERS_JS)[0]
+    frame = chart["frame"]
+    assert len(chart["x"]) == 4
+    for x, y, size in zip(chart["x"], chart["y"], chart["size"]):
+        assert frame["left"] <= x - size / 2 and x + size / 2 <= frame["right"], chart
+        assert frame["top"] <= y - size / 2 and y + size / 2 <= frame["bottom"], chart
     lab.shot(test_output, "cpu-default-1366")
     expect_fits_360(lab, test_output, "cpu-default-360")
 
@@ -147,6 +155,11 @@ def test_default_view_is_the_articles(lab, test_output):
 def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
     lab.open()
     result = simulate("cpu", ARTICLE)
+    # One time convention on screen (trace.span): the initial step is before t=0, nothing has run or idled yet.
+    expect(lab.counter()).to_have_text("step 1/16 before t=0", timeout=TIMEOUT)
+    expect(lab.narration()).to_have_text(re.compile(r"^Before t=0: "))
+    expect(lab.page.locator(".slot-state")).to_contain_text("Running: nothing yet")
+    expect(lab.page.locator(".slot-state")).not_to_contain_text("idle")
     lab.button("step-next").click()
     lab.expect_step(2, 16)
     expect(lab.narration()).to_have_text(result["steps"][1]["why"]["en"], timeout=TIMEOUT)  # a new pane
@@ -156,6 +169,8 @@ def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
     lab.expect_step(6, 16)
     step = result["steps"][5]
     expect(lab.narration()).to_have_text(step["why"]["en"], timeout=TIMEOUT)
+    expect(lab.counter()).to_have_text("step 6/16 t=4 → 5")   # the slice the sentence tells of
+    assert step["why"]["en"].startswith("t=4: ")
     expect(lab.page.locator("ol.queue li")).to_have_text(step["ready"], timeout=TIMEOUT)  # a pane of its own
     lab.shot(test_output, "cpu-step-6-1366")
     lab.page.keyboard.press("ArrowLeft")
@@ -291,6 +306,39 @@ def test_a_link_restores_the_whole_setup(lab, browser, lab_url):
     other.close()
 
 
+# The elements matching ``css`` in the page and in every shadow root in it (Panel draws each component in one).
+DEEP_JS = """
+const deep = (root, css) => [...root.querySelectorAll(css), ...[...root.querySelectorAll("*")]
+    .filter((e) => e.shadowRoot).flatMap((e) => deep(e.shadowRoot, css))]
+"""
+# Samples, every 50 ms from the first script on, of what the page shows: [the step counter's text, whether anything
+# is marked loading], through Panel's shadow roots.
+LOADING_SAMPLER_JS = DEEP_JS + """
+window.loadingSamples = []
+setInterval(() => {
+    const counter = deep(document, ".counter")[0]
+    window.loadingSamples.push([counter ? counter.textContent : null, deep(document, ".pn-loading").length > 0])
+}, 50)
+"""
+
+
+def test_a_link_to_a_larger_run_says_it_is_loading_until_its_run_is_shown(lab):
+    """The served page is drawn with the default run before the link is applied: meanwhile it is marked as
+    loading (greyed, a spinner), never the default run alone, until the link's run is on screen."""
+    tasks = [{"name": f"T{i}", "arrival": i % 20, "burst": 1 + i % 3} for i in range(40)]
+    total = len(simulate("cpu", {"algorithm": "rr", "tasks": tasks})["steps"])
+    lab.page.add_init_script(LOADING_SAMPLER_JS)
+    link = ",".join(f"{task['name']}:{task['arrival']}:{task['burst']}" for task in tasks)
+    lab.page.goto(f"{lab.base}?mode=cpu&algorithm=rr&tasks={link}")
+    expect_true(lab.page, "total => { const last = window.loadingSamples.at(-1) || []; "
+                          "return !!last[0] && last[0].includes(`/${total}`) && !last[1] }", total,
+                "the link's run never came on screen without the loading mark")
+    seen = lab.page.evaluate("window.loadingSamples")
+    default = [(text, loading) for text, loading in seen if text and "/16" in text]
+    assert default, "the default run was never drawn first: nothing to check"
+    assert all(loading for _, loading in default), [s for s in seen if s[0] and "/16" in s[0] and not s[1]][:3]
+
+
 def test_cfs_reads_nice_from_the_editor_and_a_link_carries_it(lab, test_output):
     """CFS and EEVDF are CPU rules of the menu; the task field they read (nice) and their parameters appear in the
     editor when chosen, the results table shows the nice values, and the link carries them."""
@@ -331,13 +379,13 @@ def test_a_hostile_name_stays_text(lab, test_output):
     tooltip = lab.page.locator(".bk-tooltip-content")
     shown_text = ""
     for dy in range(8, int(box["height"]), 6):
-        lab.page.mouse.move(box["x"] + box["width"] * 0.4, box["y"] + dy)
+        lab.page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + dy)   # t=5 or so: A runs [0, 7)
         lab.page.wait_for_timeout(100)
         if tooltip.count() and XSS in tooltip.first.inner_text():
             shown_text = tooltip.first.inner_text()
             break
     assert XSS in shown_text, "hovering task A's slice never showed its name in the tooltip"
-    assert "[0, 7)" in shown_text
+    assert "t=0 → 7" in shown_text   # the slice as the counter writes a span (step.span)
     lab.shot(test_output, "cpu-hostile-name")
     assert lab.page.locator('img[src="x"]').count() == 0
     lab.page.wait_for_timeout(500)
@@ -369,16 +417,16 @@ def test_llm_round_robin_equalises_counts_and_sfq_normalised_cost(lab, test_outp
     expect(lab.page.locator("ol.strip .cell-name")).to_have_text([d["tenant"] for d in sfq["dispatch"]],
                                                                   timeout=TIMEOUT)
     fair = lab.page.locator(".fairness")
-    expect(fair).to_be_visible()
-    increments = sfq["fairness"]["increments"]  # normalised cost charged over the common-backlog interval
-    values = [v.strip() for v in fair.locator(".bar-value").all_inner_texts()]
-    assert [v.split(" ")[0] for v in values] == [shown(increments[name]) for name in increments]
+    expect(fair).to_contain_text("So far no dispatch had every tenant waiting", timeout=TIMEOUT)   # step 1
+    lab.button("step-last").click()
+    lab.expect_step(len(sfq["steps"]), len(sfq["steps"]))
+    increments = sfq["fairness"]["increments"]  # at the last step: the whole run's interval
+    expect(fair.locator(".bar-value")).to_have_text([shown(increments[name]) for name in increments],
+                                                    timeout=TIMEOUT)
     bound = sfq["fairness"]["pairwise_bound"]
     assert max(increments.values()) - min(increments.values()) <= bound["bound"] and bound["holds"]
     expect(fair).to_contain_text(f"between two tenants: {shown(bound['max_gap'])}, against the bound 2c̄ = "
                                  f"{shown(bound['bound'])}: holds")
-    lab.button("step-last").click()
-    lab.expect_step(len(sfq["steps"]), len(sfq["steps"]))
     expect(lab.page.locator(".editor")).to_contain_text(algorithms("llm")["sfq"].summary["en"])
     lab.shot(test_output, "llm-sfq-1366")
     expect_fits_360(lab, test_output, "llm-sfq-360")
@@ -404,6 +452,13 @@ def test_the_mode_switch_opens_the_contracts_reference(lab, test_output):
     for row, name in zip(lab.page.locator(".queue-row").all(), ("A", "B", "C"), strict=True):
         expect(row.locator(".req")).to_have_text([shown(c) for c in queues[name]], timeout=TIMEOUT)
     lab.shot(test_output, "llm-reference-1366")
+    # The rule's code (some 1,200 px for SFQ) is a screenful beside the strip, scrolled to the step's lines.
+    source = lab.page.locator(".slot-source")
+    expect(source.locator(".line.mark").first).to_be_in_viewport(timeout=TIMEOUT)
+    assert source.evaluate("e => e.scrollHeight > e.clientHeight && e.clientHeight < innerHeight")
+    assert lab.page.evaluate("document.documentElement.scrollHeight") < 1600   # once 2,190 px
+    lab.page.locator(".source-card .card-header").click()   # it folds
+    expect(lab.page.locator(".source-view")).to_be_hidden(timeout=TIMEOUT)
     lab.page.get_by_role("button", name="CPU", exact=True).click()
     expect(lab.page.locator("canvas").first).to_be_visible(timeout=TIMEOUT)
     expect(lab.page.locator("table.metrics tfoot")).to_contain_text("5.75")  # the CPU setup was kept while away
@@ -425,20 +480,140 @@ def test_an_idle_reset_is_a_step_of_its_own(lab):
     expect(lab.narration()).to_have_text(result["steps"][index + 1]["why"]["en"], timeout=TIMEOUT)
 
 
+# BokehJS's views of one model type on the page, once each (``all_views`` lists every view, nested ones too).
+VIEWS_JS = """const views = (type) => [...new Map(Bokeh.index.all_views()
+    .filter((view) => view.model?.type === type).map((view) => [view.model.id, view])).values()]
+"""
+# The Gantt chart's time axis as BokehJS draws it: its ticks, their labels, the frame's width and the label font.
+AXIS_JS = """() => {""" + VIEWS_JS + """
+    const pen = document.createElement("canvas").getContext("2d")
+    return views("LinearAxis").map((view) => {
+        const ticks = view.tick_coords.major[0], font = view.model.major_label_text_font_size
+        const labels = view.model.formatter.doFormat(ticks, {loc: 0}), frame = view.parent.frame
+        pen.font = `${font} sans-serif`
+        return {ticks, labels, font, widest: Math.max(...labels.map((label) => pen.measureText(label).width)),
+                frame: frame.bbox.width, start: frame.x_range.start, end: frame.x_range.end}
+    })
+}"""
+# Where the cursor of each Gantt chart on screen stands (the Bokeh Span the pager moves), in time units.
+CURSORS_JS = """() => {""" + VIEWS_JS + """
+    return views("Span").filter((view) => view.parent?.el?.isConnected).map((view) => view.model.location)
+}"""
+# Each chart's arrival markers (its Scatter glyph): their centres and sizes in pixels, and the chart's frame
+# (a marker outside it is clipped).
+MARKERS_JS = """() => {""" + VIEWS_JS + """
+    return views("GlyphRenderer").filter((view) => view.glyph?.model?.type === "Scatter").map((view) => {
+        const frame = view.parent.frame.bbox, glyph = view.glyph
+        return {frame: {left: frame.left, top: frame.top, right: frame.right, bottom: frame.bottom},
+                x: [...glyph.sx], y: [...glyph.sy], size: [...glyph.size]}
+    })
+}"""
+# Runs of about a thousand and a million time units: (algorithm, quantum, tasks as name, arrival, burst)
+LARGE_TIMES = {"thousand": ("rr", 50, [("A", 0, 400), ("B", 100, 300), ("C", 200, 1), ("D", 350, 250)]),
+               "million": ("srtf", None, [("A", 0, 990000), ("B", 5, 3), ("C", 1000, 2)])}
+
+
+@pytest.mark.parametrize("scale", list(LARGE_TIMES))
+@pytest.mark.parametrize("width, presenter", [(1366, False), (1920, True)])
+def test_the_time_axis_reads_at_every_scale(browser, lab_url, test_output, scale, width, presenter):
+    """Whole time units, never 0.5e+5; labels as far apart as they are wide (no two run together) at a laptop's
+    width and in presenter mode; the editor shows a burst of 990000 whole."""
+    algorithm, quantum, tasks = LARGE_TIMES[scale]
+    query = f"mode=cpu&algorithm={algorithm}&tasks=" + ",".join(f"{n}:{a}:{b}" for n, a, b in tasks)
+    scenario = {"algorithm": algorithm, "tasks": [{"name": n, "arrival": a, "burst": b} for n, a, b in tasks]}
+    if quantum:
+        query, scenario["quantum"] = f"{query}&quantum={quantum}", quantum
+    run = simulate("cpu", scenario)
+    end, total, burst = run["summary"]["makespan"], len(run["steps"]), str(tasks[0][2])
+    context = browser.new_context(viewport={"width": width, "height": 1080 if presenter else 900})
+    page = context.new_page()
+    lab = Lab(page, lab_url).open(query)
+    expect(page.locator("table.metrics")).to_contain_text(str(end), timeout=3 * TIMEOUT)   # the link's run is drawn
+    field = lab.field("burst", 0)
+    expect(field).to_have_value(burst)
+    assert field.evaluate("e => e.scrollWidth <= e.clientWidth"), "the burst field cuts its value"
+    if presenter:
+        page.get_by_role("button", name="Presenter mode").click()
+        expect(page.locator(".editor")).to_be_hidden(timeout=TIMEOUT)
+    font = "18pt" if presenter else "11pt"
+    expect_true(page, f"([end, font]) => ({AXIS_JS})().some((a) => a.end === end && a.font === font)", [end, font],
+                f"no time axis up to {end} in {font}")
+    axis = next(a for a in page.evaluate(AXIS_JS) if a["end"] == end and a["font"] == font)
+    assert len(axis["ticks"]) >= 4 and all(re.fullmatch(r"\d+", label) for label in axis["labels"]), axis
+    assert all(float(tick).is_integer() for tick in axis["ticks"]), axis
+    step_px = (axis["ticks"][1] - axis["ticks"][0]) * axis["frame"] / (axis["end"] - axis["start"])
+    assert step_px >= axis["widest"] + 8, f"tick labels {axis['widest']:.0f} px wide, {step_px:.0f} px apart"
+    lab.button("step-last").click()   # every slice drawn in full colour for the picture
+    lab.expect_step(total, total)
+    lab.shot(test_output, f"time-axis-{scale}-{width}{'-presenter' if presenter else ''}")
+    context.close()
+
+
 # --- both -------------------------------------------------------------------------------------------
 
-def test_presenter_mode_on_a_projector(browser, lab_url, test_output):
+# Where an element's text ends on screen (its text's own box: overflowing text counts, the element's box may not).
+TEXT_END_JS = "e => { const r = document.createRange(); r.selectNodeContents(e); return r.getBoundingClientRect().right }"
+
+
+def font_px(locator) -> float:
+    return locator.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+
+
+PRESENTER = {"en": "Presenter mode", "ja": "プレゼンターモード"}
+
+
+@pytest.mark.parametrize("mode, lang", [("cpu", "en"), ("cpu", "ja"), ("llm", "en"), ("llm", "ja")])
+def test_presenter_mode_fits_a_projector(browser, lab_url, test_output, mode, lang):
+    """At 1920 × 1080 the step controls, the narration, the chart (or the strip with the meters) and the queue are
+    all on the first screen, larger than on a laptop; the rule's code is folded away; every control grows alike."""
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = context.new_page()
-    lab = Lab(page, lab_url).open()
-    before = page.locator(".why").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
-    page.get_by_role("button", name="Presenter mode").click()
-    size = page.locator(".why")
-    expect_true(page, "([e, before]) => parseFloat(getComputedStyle(e).fontSize) >= 1.3 * before",
-                [size.element_handle(), before], "presenter mode did not enlarge the narration by 30 %")
-    lab.button("step-next").click()
-    lab.expect_step(2, 16)
-    lab.shot(test_output, "cpu-presenter-1920")
+    lab = Lab(page, lab_url).open(f"mode={mode}&lang={lang}")
+    # The link applied (its mode's views, its language's words) before presenter mode is switched on.
+    expect(page.locator("ol.strip" if mode == "llm" else "canvas").first).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".teach-tabs")).to_contain_text("ステップ実行" if lang == "ja" else "Step through",
+                                                        timeout=TIMEOUT)
+    # Before presenter mode hides the editor: a row stays on one line at 1920 px (an LLM tenant's: Weight and ✕ too),
+    # and no label runs under the ✕ button (the Japanese burst label once did).
+    last_field = page.locator(".row-editor").first.locator("input").last
+    remove = page.locator(".row-editor").first.locator("button", has_text="✕")
+    first_box, last_box, remove_box = (e.bounding_box() for e in (lab.field("name", 0), last_field, remove))
+    assert abs(first_box["y"] - last_box["y"]) < 2 and remove_box["y"] < first_box["y"] + first_box["height"]
+    assert page.locator(".row-editor").first.locator("label").last.evaluate(TEXT_END_JS) <= remove_box["x"]
+    before = font_px(page.locator(".why"))
+    page.get_by_role("button", name=PRESENTER[lang]).click()
+    # The narration as it is now (presenter mode lays the step's views out anew), 30 % larger.
+    expect_true(page, "before => {" + DEEP_JS + "const why = deep(document, '.why')[0]; "
+                "return !!why && parseFloat(getComputedStyle(why).fontSize) >= 1.3 * before }", before,
+                "presenter mode did not enlarge the narration by 30 %")
+    expect(page.locator(".editor")).to_be_hidden(timeout=TIMEOUT)   # the step's views take the screen
+    page.locator(".step-next button").click()
+    page.locator(".step-next button").click()
+    expect(lab.counter()).to_contain_text("3/" if lang == "en" else "ステップ 3/", timeout=TIMEOUT)
+    chart = page.locator("canvas").first if mode == "cpu" else page.locator("ol.strip")
+    wanted = [page.locator(".step-pager"), lab.counter(), page.locator(".why"), chart,
+              page.locator(".slot-state section").first]   # the ready queue, or the tenants' queues
+    if mode == "llm":
+        wanted.append(page.locator(".slot-state section").nth(1))   # the meters
+    expect(chart).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".source-view")).to_be_hidden()   # the rule's code is folded in presenter mode
+    expect(page.locator(".source-card")).to_be_visible()
+    lab.shot(test_output, f"{mode}-{lang}-presenter-1920")
+    page.screenshot(path=test_output / f"{mode}-{lang}-presenter-1920x1080.png")   # the screen, as the room sees it
+    assert page.evaluate("window.scrollY") == 0
+    for part in wanted:
+        box = part.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 1080, part
+    if mode == "cpu":
+        assert chart.bounding_box()["height"] >= 300   # large on the wall
+        # The chart drawn for presenter mode is the one whose cursor follows the step (step 3 ends at t=2).
+        expect_true(page, f"time => {{ const at = ({CURSORS_JS})(); return at.length === 1 && at[0] === time }}",
+                    simulate("cpu", ARTICLE)["steps"][2]["time"], "the Gantt chart's cursor did not follow the step")
+    # The teaching tabs grow with every other control (they once stayed 12.8 px).
+    tab_size = font_px(page.locator(".teach-tabs .bk-btn").first)
+    assert abs(tab_size - font_px(page.locator(".step-pager button").first)) <= 2.5 and tab_size >= 18
+    page.locator(".source-card .card-header").click()   # unfolded on request, below the step's views
+    expect(page.locator(".source-view")).to_be_visible(timeout=TIMEOUT)
     context.close()
 
 
@@ -448,6 +623,10 @@ def test_language_switch_translates_labels_and_narration(browser, lab_url, test_
     lab = Lab(page, lab_url).open()
     result = simulate("cpu", ARTICLE)
     expect(lab.counter()).to_contain_text("ステップ 1/16", timeout=TIMEOUT)  # from the browser's language
+    # The burst label (実行時間) ends before the row's ✕ button, at a laptop's width.
+    expect(page.locator(".field-burst label").first).to_contain_text("実行時間", timeout=TIMEOUT)
+    remove_box = page.locator(".row-editor").first.locator("button", has_text="✕").bounding_box()
+    assert page.locator(".field-burst label").first.evaluate(TEXT_END_JS) <= remove_box["x"]
     lab.button("step-next").click()
     expect(page.locator(".why")).to_have_text(result["steps"][1]["why"]["ja"], timeout=TIMEOUT)
     lab.shot(test_output, "cpu-ja-1366")

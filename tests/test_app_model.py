@@ -150,3 +150,27 @@ def test_cfs_and_eevdf_are_in_the_cpu_menu_and_nice_travels_in_the_editor_and_li
     eevdf.restore("mode=cpu&algorithm=eevdf&slice=2&tasks=A:0:7:nice=3,B:1:4")
     assert eevdf.notices == [] and eevdf.result == simulate(
         "cpu", {"algorithm": "eevdf", "slice": 2, "tasks": [dict(ARTICLE[0], nice=3), ARTICLE[1]]})
+
+
+def test_the_gantt_chart_draws_every_slice_visible_and_names_its_span():
+    """A run of a million time units: the slices shorter than a hundredth of it get a MIN_BAR-pixel mark (the rest
+    are at least that wide on any chart 400 px or wider); each tooltip gives its span in step.span's words; the axis
+    has whole-unit ticks without scientific notation, and room left of t=0 and above the first row for the
+    markers there."""
+    from app import render
+    from app.text import t
+
+    result = simulate("cpu", {"algorithm": "srtf", "tasks": [{"name": "A", "arrival": 0, "burst": 990000},
+                                                             {"name": "B", "arrival": 5, "burst": 3},
+                                                             {"name": "C", "arrival": 1000, "burst": 2}]})
+    gantt = render.Gantt(result, "en", presenter=False)
+    bars, marks = (r.data_source.data for r in gantt.plot.renderers[:2])
+    runs = render.slices(result["timeline"])
+    assert bars["span"] == [t("en", "step.span", start=start, end=end) for _, start, end in runs]
+    end = len(result["timeline"])
+    short = [(name, start) for name, start, stop in runs if (stop - start) * 100 < end]
+    assert list(zip(marks["name"], marks["left"])) == short and {"B", "C"} <= set(marks["name"])
+    assert gantt.plot.renderers[1].glyph.width == render.MIN_BAR >= 3
+    assert gantt.plot.renderers[1].glyph.width_units == "screen"
+    assert gantt.plot.xaxis[0].ticker.min_interval == 1 and not gantt.plot.xaxis[0].formatter.use_scientific
+    assert gantt.plot.x_range.start < 0 and gantt.plot.y_range.range_padding >= 0.5

@@ -63,6 +63,7 @@ def test_every_step_of_a_window_is_what_render_draws(mode, scenario):
             assert shown(window, k, "metrics") == render.llm_metrics(result, k, "en")
             assert shown(window, k, "state") == ('<div class="grid">' + render.tenant_queues(result, k, "en")
                                                  + render.meters(result, k, "en") + "</div>")
+            assert shown(window, k, "fairness") == render.fairness(result, k, "en")
 
 
 @pytest.mark.parametrize("algorithm", ["sfq", "rr", "wfq"])
@@ -114,3 +115,47 @@ def test_compare_frames_step_the_right_side_at_the_matching_step():
         assert shown(window, k, "compare.right") == ("<h3>Right: SRTF</h3>" + render.step_counter(
             r, len(right["steps"]), right["steps"][r], "en") + render.narration(right["steps"][r], "en"))
         assert window["marks"]["compare.right.time"]["values"][k] == right["steps"][r]["time"]
+
+
+def test_the_fairness_panel_shows_what_holds_up_to_the_step():
+    """C joins at t=6: before its first dispatch there no tenant is credited anything; afterwards the panel's
+    figures are the core's ``fairness_so_far``, and at the last step the whole run's."""
+    from schedulers.trace import fairness_so_far
+    result = simulate("llm", {"algorithm": "sfq", "tenants": REFERENCE})
+    joined = next(k for k, s in enumerate(result["steps"]) if s["kind"] == "join" and s["tenant"] == "C")
+    for k in range(joined + 1):
+        panel = render.fairness(result, k, "en")
+        assert "bar-row" not in panel and "So far no dispatch had every tenant waiting" in panel
+    for k in range(joined + 1, len(result["steps"])):
+        so_far, panel = fairness_so_far(result, k), render.fairness(result, k, "en")
+        values = re.findall(r'<span class="bar-value">([^<]*)</span>', panel)
+        assert values == [render.exact_number(v, so_far["exact"]["increments"][n])
+                          for n, v in so_far["increments"].items()]
+        assert f"the first {so_far['dispatched']} dispatches" in panel
+    last = render.fairness(result, len(result["steps"]) - 1, "en")
+    assert "t=6 … 8 (3 dispatches)" in last and "0.60 (3/5)" in last   # the whole run's, in the end
+    assert "holds<span class=\"pending-mark\"" in last   # the band is the whole run's: marked *
+
+
+def test_llm_compare_sets_like_beside_like_at_each_step():
+    """Both runs over the same dispatches and the same interval (``compare_so_far``); colour only on Jain's index
+    and the widest gap there, never on cost received; nothing to compare before t=6 in the reference."""
+    from schedulers.trace import compare_so_far
+    left = simulate("llm", {"algorithm": "sfq", "tenants": REFERENCE})
+    right = simulate("llm", {"algorithm": "rr", "tenants": REFERENCE})
+    window = frames.compare_frames(left, right, "en", ("Left: SFQ", "Right: RR")).window(0)
+    for k, step in enumerate(left["steps"]):
+        diff = shown(window, k, "compare.diff")
+        both = compare_so_far(left, k, right)
+        if step["time"] < 6 or both["interval"] is None:
+            assert both["interval"] is None and "No fairness figures to compare yet" in diff
+            assert "diff-better" not in diff and "diff-worse" not in diff
+            continue
+        interval = both["interval"]
+        assert f"both runs: t={interval['start']} … {interval['end']}" in diff
+    end = shown(window, len(left["steps"]) - 1, "compare.diff")
+    assert "t=6 … 8 (3 dispatches)" in end
+    assert '<td class="diff-better">0.60 (3/5) → 0.67 (2/3) (+0.07)</td>' in end
+    assert '<td class="diff-worse">4 → 8 (+4)</td>' in end
+    received = end.split("</table>")[0]   # cost ÷ weight so far: no side is better
+    assert "Cost ÷ weight received so far (the first 16 dispatches" in received and 'class="diff' not in received

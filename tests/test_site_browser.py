@@ -145,6 +145,8 @@ def test_a_cpu_link_boots_keeps_an_early_click_steps_and_every_view_works(visito
         next_button.wait_for(timeout=TIMEOUT)
         assert boot_state(page)["state"] == "starting"
         expect(page.locator("html")).to_have_class("lab-starting")
+        # The prerender is the default FCFS run: it says the link's run is on its way instead of showing it.
+        expect(counter(page)).to_have_text("This link's run is shown once Python has started.")
         box = next_button.bounding_box()
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # on the overlay, as a visitor
         expect(page.locator(".lab-boot-waiting")).to_contain_text("Not ready yet: “Next ▶” will be done")
@@ -155,6 +157,7 @@ def test_a_cpu_link_boots_keeps_an_early_click_steps_and_every_view_works(visito
         assert f"{result['averages']['waiting']:.2f}" == "2.75"  # the prerender's FCFS waits 5.75
         expect(page.locator("table.metrics tfoot")).to_contain_text("2.75", timeout=TIMEOUT)
         expect(page.locator("html")).not_to_have_class("lab-starting")
+        expect(page.locator(".pn-loading")).to_have_count(0)   # the link was applied as Python drew the page
         stages = [t["stage"] for t in state["timeline"]]
         parts = [t.get("part") for t in state["timeline"] if t["stage"] == "Starting the app"]
         assert stages.index("Downloading Pyodide") < stages.index("Loading packages") < \

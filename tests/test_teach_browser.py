@@ -21,6 +21,7 @@ from schedulers.custom import run as run_policy
 from schedulers.exercises import cpu_exercise
 from schedulers.quiz import question, questions
 from schedulers.rule import deciding_lines, rule_source
+from schedulers.trace import compare_so_far
 from tests.test_app_browser import ARTICLE, ROOT, TIMEOUT, Lab, expect, expect_table, lab  # noqa: F401 (lab_url: conftest.py)
 
 pytestmark = pytest.mark.browser
@@ -28,6 +29,14 @@ pytestmark = pytest.mark.browser
 SRTF = {**ARTICLE, "algorithm": "srtf"}
 ARTICLE_QUERY = "mode=cpu&algorithm={}&tasks=A:0:7,B:1:4,C:2:1,D:4:3"
 REFERENCE_QUERY = "mode=llm&algorithm={}&tenants=A:8x6,B:2x6,C:2x4:join=6"
+
+
+# [the width a menu's option text needs in the menu's font, the width the closed menu shows it in] (px)
+TEXT_FITS_JS = """(e, text) => {
+    const style = getComputedStyle(e), pen = document.createElement("canvas").getContext("2d")
+    pen.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`
+    return [pen.measureText(text).width, e.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)]
+}"""
 
 
 def tab(lab: Lab, title: str) -> None:
@@ -53,6 +62,8 @@ def test_compare_steps_both_sides_and_highlights_the_differences(lab, test_outpu
     expect(lab.page.locator(".compare-left .why")).to_have_text(fcfs["steps"][3]["why"]["en"], timeout=TIMEOUT)
     average = lab.page.locator(".compare-table tbody tr", has_text="Average")
     expect_text(average, "5.75 → 2.75 (-3)")
+    # The whole runs' results, whatever the step: said so above the table.
+    expect(lab.page.locator(".compare-table caption")).to_have_text("Whole runs, from the first step to the last")
     assert "diff-better" in average.locator("td").nth(0).get_attribute("class")
     task_a = lab.page.locator(".compare-table tbody tr").nth(0)
     assert "0 → 8 (+8)" in task_a.inner_text() and "diff-worse" in task_a.locator("td").nth(0).get_attribute("class")
@@ -69,17 +80,42 @@ def test_compare_steps_both_sides_and_highlights_the_differences(lab, test_outpu
 
 
 def test_compare_llm_round_robin_against_sfq(lab, test_output):
+    """Like with like at each step: before t=6 nothing to compare; then both runs over the same interval, the
+    figures the core's ``compare_so_far`` gives at that step (at the end Jain's 3/5 against 2/3, gap 4 against 8
+    over t=6 … 8)."""
     lab.open(REFERENCE_QUERY.format("sfq"))
     tab(lab, "Compare")
     expect_text(lab.page.locator(".compare-right"), "Per-tenant round robin")
-    lab.page.locator(".step-last button").first.click()
+    menu = lab.page.locator(".compare-algorithm select")
+    for name in ("Per-tenant round robin", "WFQ (self-clocked, estimated cost)"):   # the longest names, whole
+        needed, room = menu.evaluate(TEXT_FITS_JS, name)
+        assert needed <= room, (name, needed, room)
     rr, sfq = simulate("llm", {**reference(), "algorithm": "rr"}), simulate("llm", reference())
-    jain = lab.page.locator(".compare-table tbody tr", has_text="Jain")
-    expect_text(jain, f"{number(sfq['fairness']['jain'])} → {number(rr['fairness']['jain'])}")
-    gap = lab.page.locator(".compare-table tbody tr", has_text="Largest difference")
-    bound = [r["fairness"]["pairwise_bound"]["max_gap"] for r in (sfq, rr)]
-    expect_text(gap, f"{number(bound[0])} → {number(bound[1])}")
-    assert "diff-worse" in gap.locator("td").get_attribute("class")   # RR breaks the bound SFQ keeps
+    diff = lab.page.locator(".compare-diff")
+    before = max(k for k, step in enumerate(sfq["steps"]) if step["time"] < 6)
+    lab.page.locator(".step-slider input").fill(str(before))
+    expect_text(lab.page.locator(".compare-left .counter"), f"step {before + 1}/{len(sfq['steps'])}")
+    assert compare_so_far(sfq, before, rr)["interval"] is None
+    expect_text(diff, "No fairness figures to compare yet")
+    expect(diff.locator(".diff-better, .diff-worse")).to_have_count(0)
+    lab.page.locator(".step-last button").first.click()
+    last = len(sfq["steps"]) - 1
+    both = compare_so_far(sfq, last, rr)
+    assert (both["interval"]["start"], both["interval"]["end"]) == (6, 8)
+    one, other = both["left"], both["right"]
+    expect_text(diff, "While every tenant was waiting in both runs: t=6 … 8 (3 dispatches)")
+    jain = diff.locator(".compare-table tbody tr", has_text="Jain")
+    expect_text(jain, f"{number(one['jain'])} ({one['exact']['jain']}) → {number(other['jain'])} "
+                      f"({other['exact']['jain']})")
+    assert (one["exact"]["jain"], other["exact"]["jain"]) == ("3/5", "2/3")
+    gap = diff.locator(".compare-table tbody tr", has_text="Largest difference")
+    gaps = [side["pairwise_bound"]["max_gap"] for side in (one, other)]
+    assert gaps == [4, 8]
+    expect_text(gap, f"{gaps[0]} → {gaps[1]} (+4)")
+    assert "diff-worse" in gap.locator("td").get_attribute("class")   # RR's widest gap is twice SFQ's there
+    received = diff.locator(".compare-table").first   # cost ÷ weight so far: neither side is better
+    expect_text(received, "the first 16 dispatches of each run")
+    expect(received.locator(".diff-better, .diff-worse")).to_have_count(0)
     lab.shot(test_output, "teach-compare-llm")
 
 
