@@ -117,8 +117,9 @@ def comparable(left: Mapping[str, Any], right: Mapping[str, Any] | None) -> bool
 
 
 def engine_diff(left: Mapping[str, Any], step: int, right: Mapping[str, Any], right_step: int, lang: str) -> str:
-    """Service ÷ weight so far on both sides (the router's: the cost it charged at dispatch, estimated from the
-    true output); for two engine runs also the whole runs' mean latency per tenant and widest gap."""
+    """Service ÷ weight so far on both sides at the same moment (the router's: the cost it charged at dispatch,
+    estimated from the true output), uncoloured; for two engine runs, a second table of the whole runs' mean
+    latency per tenant and widest gap, labelled so."""
     mine = engine_service(left, step)
     if right["mode"] == "engine":
         theirs = engine_service(right, right_step)
@@ -126,18 +127,17 @@ def engine_diff(left: Mapping[str, Any], step: int, right: Mapping[str, Any], ri
     else:
         theirs = normalised_so_far(right, dispatched_so_far(right, right_step))
         column = t(lang, "compare.router.column")
-    rows = [(name, [delta_cell(float(mine[name]), float(theirs[name]), None)]) for name in mine]
-    note = ""
-    if right["mode"] == "engine":
-        for a, b in zip(left["tenants"], right["tenants"]):
-            rows.append((f'{a["name"]}: {app_t(lang, "col.mean_latency")}',
-                         [delta_cell(a["mean_latency"], b["mean_latency"], True)]))
-        gaps = left["fairness"].get("max_gap"), right["fairness"].get("max_gap")
-        if None not in gaps:
-            rows.append((t(lang, "compare.gap.engine"), [delta_cell(*gaps, True)]))
-    else:
-        note = f'<p class="muted">{esc(t(lang, "compare.router.note"))}</p>'
-    return table(app_t(lang, "col.tenant"), [column], rows, lang) + note
+    so_far = table(t(lang, "compare.sofar"), app_t(lang, "col.tenant"), [column],
+                   [(name, [delta_cell(float(mine[name]), float(theirs[name]), None)]) for name in mine])
+    if right["mode"] != "engine":
+        return so_far + f'<p class="muted">{esc(t(lang, "compare.router.note"))}</p>'
+    rows = [(f'{a["name"]}: {app_t(lang, "col.mean_latency")}', [delta_cell(a["mean_latency"], b["mean_latency"], True)])
+            for a, b in zip(left["tenants"], right["tenants"])]
+    gaps = left["fairness"].get("max_gap"), right["fairness"].get("max_gap")
+    if None not in gaps:
+        rows.append((t(lang, "compare.gap.engine"), [delta_cell(*gaps, True)]))
+    return (so_far + table(t(lang, "compare.whole"), t(lang, "compare.metric"), [t(lang, "compare.change")], rows)
+            + f'<p class="muted">{esc(t(lang, "compare.diff"))}</p>')
 
 
 class CompareView(LabView):

@@ -54,6 +54,8 @@ TEXT: dict[str, dict[str, str]] = {
                                     "in both runs.",
                               "ja": "比べられる公平性の値はまだありません。これまでのところ、両方の実行で全テナントが"
                                     "待っていた送出はありません。"},
+    "compare.sofar": {"en": "So far: both runs at the same moment (no colour: neither side is better)",
+                      "ja": "ここまで: 両方の実行の同じ時点（色なし: どちらが良いとも言えません）"},
     "compare.gap.engine": {"en": "Widest difference in service ÷ weight while both waited",
                            "ja": "両方が待っていた間のサービス ÷ 重みの最大差"},
     "compare.router": {"en": "LLM router: SFQ on the same workload", "ja": "LLM ルーター: 同じ負荷で SFQ"},
