@@ -193,9 +193,8 @@ def test_buttons_and_keys_move_the_step_and_the_story(lab, test_output):
     expect(lab.button("step-play")).to_contain_text("Pause")
     lab.page.keyboard.press(" ")  # pause
     expect(lab.button("step-play")).to_contain_text("Play", timeout=TIMEOUT)
-    lab.page.wait_for_timeout(1000)  # a beat already on its way may still land
-    paused = lab.counter().inner_text()
-    lab.page.wait_for_timeout(2500)
+    paused = lab.counter().inner_text()   # Play runs in the page (app/pager.py): a pause stops it at once
+    lab.page.wait_for_timeout(2500)   # watched for a while: no step may come
     assert lab.counter().inner_text() == paused
     # Typing in a field is typing, not stepping.
     lab.field("burst", 0).press("ArrowRight")
