@@ -42,13 +42,13 @@ def _q(text: str) -> str:
     return quote(str(text), safe="")
 
 
+def encode_item(row: Mapping[str, str], parts: list[str], optional: Iterable[str]) -> str:
+    """One row as ``part:part:key=value...``: its leading parts, then the optional fields it fills."""
+    return ":".join(parts + [f"{f}={_q(row[f])}" for f in optional if row.get(f, "").strip()])
+
+
 def encode_tasks(rows: Iterable[Mapping[str, str]]) -> str:
-    items = []
-    for row in rows:
-        parts = [_q(row.get(f, "")) for f in TASK_FIELDS]
-        parts += [f"{f}={_q(row[f])}" for f in TASK_OPTIONAL if row.get(f, "").strip()]
-        items.append(":".join(parts))
-    return ",".join(items)
+    return ",".join(encode_item(row, [_q(row.get(f, "")) for f in TASK_FIELDS], TASK_OPTIONAL) for row in rows)
 
 
 def encode_tenants(rows: Iterable[Mapping[str, str]]) -> str:
@@ -56,21 +56,14 @@ def encode_tenants(rows: Iterable[Mapping[str, str]]) -> str:
     for row in rows:
         costs = split_costs(row.get("costs", ""))
         amount = "+".join(_q(c) for c in costs) if costs else f"{_q(row.get('cost', ''))}x{_q(row.get('count', ''))}"
-        parts = [_q(row.get("name", "")), amount]
-        parts += [f"{f}={_q(row[f])}" for f in TENANT_OPTIONAL if row.get(f, "").strip()]
-        items.append(":".join(parts))
+        items.append(encode_item(row, [_q(row.get("name", "")), amount], TENANT_OPTIONAL))
     return ",".join(items)
 
 
 def encode_engine_tenants(rows: Iterable[Mapping[str, str]]) -> str:
-    items = []
-    for row in rows:
-        # the compact groups as the core splits them (on +, commas or spaces), joined by +
-        groups = "+".join(quote(group, safe="/~@") for group in split_costs(row.get("requests", "")))
-        parts = [_q(row.get("name", "")), groups]
-        parts += [f"{f}={_q(row[f])}" for f in ENGINE_OPTIONAL if row.get(f, "").strip()]
-        items.append(":".join(parts))
-    return ",".join(items)
+    # the compact groups as the core splits them (on +, commas or spaces), joined by +
+    return ",".join(encode_item(row, [_q(row.get("name", "")), "+".join(
+        quote(group, safe="/~@") for group in split_costs(row.get("requests", "")))], ENGINE_OPTIONAL) for row in rows)
 
 
 ENCODERS = {"cpu": encode_tasks, "llm": encode_tenants, "engine": encode_engine_tenants}
