@@ -260,6 +260,61 @@ def test_bad_input_shows_a_message_by_the_field_and_keeps_the_run(lab, lab_url):
     expect_table(lab, simulate("cpu", {**fixed, "algorithm": "rr"}))  # still the last valid run
 
 
+# The server's answers to the page, held back on demand: while ``window.heldAnswers`` is a list, every message the
+# page's websockets receive waits there (no listener sees it); ``releaseAnswers()`` delivers them in order. What the
+# page sends goes at once, so edits typed meanwhile reach the server before any answer reaches the page, as on a slow
+# server or network.
+HOLD_ANSWERS_JS = """(() => {
+  const Native = window.WebSocket
+  window.heldAnswers = null
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args)
+      this.addEventListener("message", (event) => {   // the first listener: before Bokeh's
+        if (!window.heldAnswers) return
+        window.heldAnswers.push([this, event.data])
+        event.stopImmediatePropagation()
+      })
+    }
+  }
+  window.releaseAnswers = () => {
+    const held = window.heldAnswers
+    window.heldAnswers = null
+    for (const [socket, data] of held) socket.dispatchEvent(new MessageEvent("message", {data}))
+  }
+})()"""
+
+
+@pytest.mark.parametrize("answered", [True, False], ids=["answered-before-the-next-edit", "both-before-any-answer"])
+def test_edits_typed_faster_than_the_server_answers_all_count(lab, answered):
+    """A teacher edits one field, then another, and is typing in that one again, before the page has the server's
+    answer to the first edit: whether the server ran the first edit before the next arrived (its answers reach the
+    page after the keystrokes) or got both first, no answer replaces newer text in a field, and the run shown is of
+    the fields' values."""
+    lab.page.add_init_script(HOLD_ANSWERS_JS)
+    lab.open()
+    expect_table(lab, simulate("cpu", ARTICLE))
+    lab.page.evaluate("() => { window.heldAnswers = [] }")
+    lab.type_into("name", 1, "Bee")
+    if answered:   # the server's run of the first edit (its table names Bee) is on its way to the page
+        expect_true(lab.page, "() => window.heldAnswers.some(([, data]) => String(data).includes('>Bee<'))", None,
+                    "the server never answered the first edit")
+    lab.type_into("burst", 2, "5")
+    lab.field("burst", 2).fill("3")   # typing again, not yet entered
+    lab.page.evaluate("() => window.releaseAnswers()")
+    def run(burst: int) -> dict:
+        tasks = [dict(t, name="Bee") if t["name"] == "B" else dict(t, burst=burst) if t["name"] == "C" else t
+                 for t in ARTICLE["tasks"]]
+        return simulate("cpu", {**ARTICLE, "tasks": tasks})
+    expect_table(lab, run(5))   # both entered edits, answered
+    expect(lab.page.locator("table.metrics tbody tr").nth(1)).to_contain_text("Bee")
+    expect(lab.field("name", 1)).to_have_value("Bee")
+    expect(lab.field("burst", 2)).to_have_value("3")   # the text being typed outlived every answer
+    lab.field("burst", 2).press("Enter")
+    expect_table(lab, run(3))
+    expect(lab.field("burst", 2)).to_have_value("3")
+
+
 def test_bad_url_values_are_reported_and_ignored(lab):
     lab.open("mode=cpu&algorithm=nonesuch&quantum=zero&tasks=A:0&step=99&colour=red")
     lab.expect_step(1, 16)  # the defaults run; nothing from the link was used
