@@ -24,6 +24,7 @@ from .panes import pane
 from .render import esc
 from .teach_text import t
 from .text import t as app_t
+from .textfield import TextField
 
 CPU_METRICS = ("waiting", "turnaround", "response")   # smaller is better
 # mode -> (first, second): if the lab runs the first, compare it with the second, else with the first
@@ -201,8 +202,8 @@ class CompareView(LabView):
         info = catalog.get(self.algorithm)
         for name in info.parameters if info else ():
             used = (self.result or {}).get("parameters", {}).get(name)   # the core's default shows as a hint
-            box = pn.widgets.TextInput(label=name, value=self.other_parameters.get(name, ""), width=120,
-                                       css_classes=[f"compare-param-{name}"], placeholder=parameter_text(used))
+            box = TextField(label=name, value=self.other_parameters.get(name, ""), width=120,
+                            css_classes=[f"compare-param-{name}"], placeholder=parameter_text(used))
             pn.bind(self.set_parameter, name, box, watch=True)
             widgets.append(box)
         return pn.FlexBox(*widgets, align_items="end")

@@ -25,6 +25,7 @@ from .model import ROWS, LabView, item_text, parameter_value, rows_from_text
 from .panes import pane
 from .render import esc
 from .teach_text import t
+from .textfield import TextField
 
 
 def command_line(mode: str, seed: int, algorithm: str, parameters: dict[str, str]) -> str:
@@ -118,8 +119,7 @@ class QuizView(LabView):
     @param.depends("lab.lang", "lab.mode", "problem")
     def controls(self):
         lang = self.lab.lang
-        seed = pn.widgets.TextInput.from_param(self.param.seed, label=t(lang, "quiz.seed"), width=160,
-                                               css_classes=["quiz-seed"])
+        seed = TextField.from_param(self.param.seed, label=t(lang, "quiz.seed"), width=160, css_classes=["quiz-seed"])
         new = pn.widgets.Button(label=t(lang, "quiz.new"), color="primary", css_classes=["quiz-new"],
                                 align="end")
         new.on_click(lambda _: self.load())

@@ -22,6 +22,7 @@ from .panes import SCALED, pane
 from .teach import Teaching
 from .teach_text import t as teach_t
 from .text import LANGUAGES, TEXT, t
+from .textfield import TextField
 
 ITEM_LISTS = "|".join(schema(mode).items for mode in MODES)   # tasks|tenants: where a row's error is
 FIELD_ERROR = re.compile(rf"^(?P<list>{ITEM_LISTS})\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
@@ -106,9 +107,9 @@ class LabUI(LabView):
         parts = [select, pane(f'<p class="muted">{render.esc(info.summary.get(lang, "")) if info else ""}</p>'),
                  self._error_pane(lambda field: field == "algorithm")]
         for name in lab.used_parameters():
-            box = pn.widgets.TextInput(label=label(lang, name), value=lab.parameters.get(name, ""), width=160,
-                                       css_classes=[f"param-{name}"],
-                                       description=t(lang, f"help.{name}") if f"help.{name}" in TEXT else None)
+            box = TextField(label=label(lang, name), value=lab.parameters.get(name, ""), width=160,
+                            css_classes=[f"param-{name}"],
+                            description=t(lang, f"help.{name}") if f"help.{name}" in TEXT else None)
             pn.bind(lab.set_parameter, name, box, watch=True)
             parts += [box, self._error_pane(lambda field, name=name: field == name)]
         reads = info.item_fields if info else ()
@@ -132,11 +133,10 @@ class LabUI(LabView):
         # it, or when the row already has a value there. An empty optional field shows the core's default.
         fields = [field for field in map(schema(lab.mode).field, row._fields)
                   if not field.read_by or field.name in reads or row.text(field.name).strip()]
-        widgets = [pn.widgets.TextInput.from_param(row.widget_param(f.name), label=label(lang, f.name),
-                                                   width=WIDTHS.get(f.name, 64), css_classes=[f"field-{f.name}"],
-                                                   margin=(2, 4), placeholder=placeholder(f),
-                                                   description=t(lang, f"help.{f.name}") if f"help.{f.name}" in TEXT
-                                                   else None)
+        widgets = [TextField.from_param(row.widget_param(f.name), label=label(lang, f.name),
+                                        width=WIDTHS.get(f.name, 64), css_classes=[f"field-{f.name}"],
+                                        margin=(2, 4), placeholder=placeholder(f),
+                                        description=t(lang, f"help.{f.name}") if f"help.{f.name}" in TEXT else None)
                    for f in fields]
         remove = pn.widgets.Button(label="✕", description=t(lang, "remove.row", name=row.label), width=40,
                                    margin=(2, 4), align="end", color="danger", variant="outline",
