@@ -1,6 +1,6 @@
 """app/textfield.py: the lab's text field answers Enter without taking back the keys typed after it, in the order a
 busy server handles the page's messages (the browser test is test_app_browser.py's
-``test_edits_typed_faster_than_the_server_answers_all_count``)."""
+``test_edits_that_reach_the_server_together_all_count``)."""
 from __future__ import annotations
 
 from types import SimpleNamespace
