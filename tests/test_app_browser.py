@@ -297,11 +297,12 @@ def edited_run(name: str, burst: int) -> dict:
 
 
 def expect_edited(lab: Lab, name: str, burst: int, typing: str) -> None:
-    """The run shown is of the entered name and burst, and C's burst field still holds the text being typed."""
-    expect_table(lab, edited_run(name, burst))
-    expect(lab.page.locator("table.metrics tbody tr").nth(1)).to_contain_text(name)
+    """C's burst field still holds the text being typed, B's the entered name, and the run shown is of the entered
+    name and burst (the fields first: a failure then says whether the page or the run lost an edit)."""
     expect(lab.field("name", 1)).to_have_value(name)
     expect(lab.field("burst", 2)).to_have_value(typing)
+    expect(lab.page.locator("table.metrics tbody tr").nth(1)).to_contain_text(name, timeout=TIMEOUT)
+    expect_table(lab, edited_run(name, burst))
 
 
 def hold(lab: Lab, what: str) -> None:
