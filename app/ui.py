@@ -188,7 +188,7 @@ class LabUI(LabView):
         lab, slot = self.lab, self.stepping.slot
         if lab.mode == "cpu":
             views = [self.gantt, slot("state")]
-        elif self.lab.mode == "engine":
+        elif lab.mode == "engine":
             views = [slot("state")]
         else:
             views = [slot("strip"), slot("state"), slot("fairness")]

@@ -251,11 +251,9 @@ def test_bad_input_shows_a_message_by_the_field_and_keeps_the_run(lab, lab_url):
     note = lab.page.locator(".editor .error")
     expect(note).to_have_count(1, timeout=TIMEOUT)
     expect(note).to_contain_text("quantum")
-    below = lab.page.evaluate("""() => {
-        const find = (root, sel) => root.querySelector(sel) || [...root.querySelectorAll('*')]
-            .filter(e => e.shadowRoot).map(e => find(e.shadowRoot, sel)).find(Boolean)
-        return [find(document, '.param-quantum').getBoundingClientRect().bottom,
-                find(document, 'p.field-error').getBoundingClientRect().top]}""")
+    below = lab.page.evaluate("() => {" + DEEP_JS + """
+        return [deep(document, '.param-quantum')[0].getBoundingClientRect().bottom,
+                deep(document, 'p.field-error')[0].getBoundingClientRect().top]}""")
     assert 0 <= below[1] - below[0] < 80, "the quantum's message is not right under the quantum"
     expect_table(lab, simulate("cpu", {**fixed, "algorithm": "rr"}))  # still the last valid run
 
