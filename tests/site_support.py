@@ -39,14 +39,17 @@ class StandInMissing(Exception):
 
 
 def expected_standin() -> Path:
-    """``../shared/pyodide-standin`` beside the checkout; in a git worktree, beside the main checkout."""
-    beside = ROOT.parent / "shared" / "pyodide-standin"
-    if beside.is_dir():
-        return beside
-    common = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
-    main_checkout = Path(common).parent if common else ROOT
-    return main_checkout.parent / "shared" / "pyodide-standin"
+    """``../shared/pyodide-standin`` beside the checkout; in a git worktree, beside the main checkout; in a clone of a
+    checkout on this machine (``git clone /work/lab /tmp/x``), beside that one: the first of them that exists."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+    common, origin = git("rev-parse", "--path-format=absolute", "--git-common-dir"), git("remote", "get-url", "origin")
+    checkouts = [ROOT, Path(common).parent if common else ROOT]
+    if origin and Path(origin).is_dir():
+        checkouts.append(Path(origin).resolve())
+    places = [checkout.parent / "shared" / "pyodide-standin" for checkout in checkouts]
+    return next((place for place in places if place.is_dir()), places[0])
 
 
 def pyodide_standin() -> tuple[Path, bool]:
