@@ -6,7 +6,7 @@
     python3 build.py serve [--port P]     build the static site and serve it locally
     python3 build.py app [--port P]       serve the lab as a Panel app (`panel serve app/lab.py` in the venv)
     python3 build.py bench [--quick] [--only core|cli|pyodide|app|site] measure; prints a table, writes JSON
-    python3 build.py screenshots          the README's screenshots from the browser tests' (test-output/)
+    python3 build.py screenshots          the documentation's screenshots from the browser tests' (test-output/)
 
 It runs under any Python 3.8+ (this machine's plain ``python3`` is 3.11) and does the real work in a
 virtual environment (``.venv``, or ``$LAB_VENV``) made from a Python >= 3.12 it finds on PATH or in
@@ -308,7 +308,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_screenshots(args: argparse.Namespace) -> int:
-    """The README's screenshots, from the browser tests' (tests/readme_screenshots.py)."""
+    """The documentation's screenshots, from the browser tests' (tests/readme_screenshots.py)."""
     python = ensure_venv(["app", "test"])
     return subprocess.call([str(python), ROOT / "tests" / "readme_screenshots.py", str(TEST_OUTPUT)], cwd=ROOT)
 
@@ -345,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     bench = sub.add_parser("bench", help="benchmarks: the core (CPython, Pyodide), the app, the site "
                            "(options: --quick, --only PART, --out FILE; see tests/benchmarks.py)")
     bench.set_defaults(func=cmd_bench)
-    screenshots = sub.add_parser("screenshots", help="the README's screenshots from the browser tests' in test-output/")
+    screenshots = sub.add_parser("screenshots", help="the docs' screenshots from the browser tests' in test-output/")
     screenshots.set_defaults(func=cmd_screenshots)
     # Everything build.py does not know is passed on to pytest (e.g. `test -x -k srtf`) or the benchmarks.
     args, extra = parser.parse_known_args(argv)

@@ -26,7 +26,7 @@ DEFAULT_TASKS = [("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "
 DEFAULT_TENANTS = [("A", "8", "6", ""), ("B", "2", "6", ""), ("C", "2", "4", "6")]  # the contract's reference
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)   # steps a second while playing (in the page)
 # The editor's limit, not the core's (the command line runs 100,000 tasks): every row is a handful of widgets the
-# server builds and keeps in sync; 1,500 rows kept it busy for over a minute (README, "Shareable links").
+# server builds and keeps in sync; 1,500 rows kept it busy for over a minute (docs/lab.md, "Shareable links").
 MAX_ROWS = 100
 INTEGER = re.compile(r"^[+-]?\d{1,4000}$")  # longer digit strings exceed Python's int-from-text limit
 

@@ -1,6 +1,6 @@
 """What the lab draws: HTML fragments (always escaped) and the Bokeh Gantt chart.
 
-Every function here takes the core's result (the JSON trace of README "Trace format") plus the current step
+Every function here takes the core's result (the JSON trace of docs/trace-format.md) plus the current step
 and language, and returns markup or a figure; none of them decides anything about scheduling. Names are user
 text: they pass through ``esc`` into HTML and are given to Bokeh only as data fields of plain-text tooltips
 and as axis label overrides (drawn on the canvas as text), never as markup.

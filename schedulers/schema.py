@@ -15,7 +15,7 @@ from typing import Any
 from .catalog import Algorithm
 
 # number: exact rational (int, float, "p/q"); integers: a list; records: a list of objects with the field's own
-# ``fields`` (engine's requests), which may also be given in a compact text form (README)
+# ``fields`` (engine's requests), which may also be given in a compact text form (docs/engine.md "The compact form")
 TYPES = ("text", "integer", "number", "integers", "records")
 
 

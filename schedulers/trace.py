@@ -1,6 +1,6 @@
 """Questions about a result at one of its steps: what has happened by then. The app only formats the answers.
 
-Every function takes a result as ``simulate`` returns it (README "Trace format") and a step index into its
+Every function takes a result as ``simulate`` returns it (docs/trace-format.md) and a step index into its
 ``steps``; step 0 is the initial state. A step's ``time`` is the instant it reaches (CPU: the end of its slice;
 LLM: the logical time of its dispatch, join or reset); ``span`` says what stretch of time a step shows.
 """
@@ -21,9 +21,9 @@ Result = Mapping[str, Any]
 
 
 def span(step: Mapping[str, Any]) -> tuple[int | None, int]:
-    """The time one step shows, the lab's one time convention (README "Time on screen"): ``(None, 0)`` for the
-    initial state, before t=0 (nothing has arrived or run); ``(k - 1, k)`` for CPU step k, the slice [k-1, k) whose
-    decision was taken at its start; ``(t, t)`` for an LLM step, the instant t of its join, reset or dispatch; for
+    """The time one step shows, the lab's one time convention (docs/trace-format.md "Time on screen"): ``(None, 0)``
+    for the initial state, before t=0 (nothing has arrived or run); ``(k - 1, k)`` for CPU step k, the slice [k-1, k)
+    whose decision was taken at its start; ``(t, t)`` for an LLM step, the instant t of its join, reset or dispatch; for
     an engine step (time in decode iterations), ``(t, t + 1)`` for the decode of iteration t, ``(t, u)`` for an idle
     jump from t to the next arrival u, ``(t, t)`` for an arrival, lift or admission at the instant t. Reads the step
     alone (CPU steps carry a ``decision``, LLM steps a ``kind`` and a ``time``, engine steps a ``kind`` and an

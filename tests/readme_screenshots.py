@@ -1,5 +1,6 @@
-"""The README's screenshots from the browser tests' own (``python3 build.py screenshots`` after a test run): each
-README image, the test-output file it is made from, reduced to a 256-colour palette (a tenth of the bytes)."""
+"""The documentation's screenshots from the browser tests' own (``python3 build.py screenshots`` after a test run):
+each image of static/screenshots/ that docs/lab.md shows, the test-output file it is made from, reduced to a
+256-colour palette (a tenth of the bytes)."""
 from __future__ import annotations
 
 import sys
@@ -8,7 +9,7 @@ from pathlib import Path
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent
-# README image -> the screenshot a browser test saves (tests/test_app_browser.py)
+# image in static/screenshots/ -> the screenshot a browser test saves (tests/test_app_browser.py)
 SHOTS = {
     "presenter-1920x1080.png": "cpu-en-presenter-1920x1080.png",   # test_presenter_mode_fits_a_projector
     "presenter-llm-ja-1920x1080.png": "llm-ja-presenter-1920x1080.png",

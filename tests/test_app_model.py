@@ -96,8 +96,8 @@ def test_a_number_too_long_for_python_is_an_error_message_not_a_crash():
 
 
 def test_the_counter_and_the_sentence_tell_one_time():
-    """README "Time on screen": the counter shows the step's slice (CPU) or instant (LLM), the sentence starts at
-    the slice's start, and the initial step is before t=0, with nothing running yet."""
+    """docs/trace-format.md "Time on screen": the counter shows the step's slice (CPU) or instant (LLM), the
+    sentence starts at the slice's start, and the initial step is before t=0, with nothing running yet."""
     import re
 
     from app import render

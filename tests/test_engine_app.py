@@ -175,8 +175,8 @@ def test_a_long_compact_run_pages_the_batch_and_carries_the_counters():
 
 
 def test_the_last_step_gives_the_whole_runs_fairness_and_no_earlier_step_does():
-    """The README's numbers: on the default scenario FCFS drifts 240 apart over t=0 … 23, past the bound of 192,
-    VTC 24; the whole run's figure is shown at the last step only (before it, it would be the future)."""
+    """The numbers of docs/engine.md: on the default scenario FCFS drifts 240 apart over t=0 … 23, past the bound
+    of 192, VTC 24; the whole run's figure is shown at the last step only (before it, it would be the future)."""
     for algorithm, words in (("fcfs", "the widest difference was 240, over t=0 … 23; bound 192: broken"),
                              ("vtc", "the widest difference was 24, over t=10 … 15; bound 192: holds")):
         result = simulate("engine", {**DEFAULT_SCENARIO, "algorithm": algorithm})

@@ -182,7 +182,7 @@ def bound(result: dict, scenario: dict, f: str, g: str) -> Fraction:
 
 def drained_and_rejoined(result: dict) -> bool:
     """A tenant joined an empty engine (nothing waiting or running) after the first admission: the one case where
-    the issue's lift rule lifts nothing and the bound can fail (README, test_engine_rules)."""
+    the issue's lift rule lifts nothing and the bound can fail (docs/engine.md, test_engine_rules)."""
     first = result["admissions"][0]["iteration"]
     return any(s["kind"] == "lift" and s["lift"]["rule"] == "none" and s["iteration"] > first for s in result["steps"])
 

@@ -232,7 +232,7 @@ def test_a_tenant_back_after_the_engine_drained_can_break_the_bound():
     when the engine is empty: B was served alone (10 requests, counter 30), the engine drained, and A (new, 0) and
     B come back together at iteration 20. A joins an empty engine: unchanged, 0; B then joins while A waits:
     max(30, 0) = 30. A is admitted until its counter passes B's: 33 of service (11 requests x 3) while B, waiting
-    all along, gets none. The bound, 2 x max(1 x 1, 2 x 2) = 8, does not hold: the measure says so (README)."""
+    all along, gets none. The bound, 2 x max(1 x 1, 2 x 2) = 8, does not hold: the measure says so (docs/engine.md)."""
     result = engine("vtc", ("A", "1/1x12@20"), ("B", "1/1x10+1/1x12@20"), slots=1)
     assert lifts(result)[-2:] == [
         (20, "A", {"rule": "none", "before": 0, "after": 0, "reference": None, "raised": False}),

@@ -1,4 +1,4 @@
-"""schedulers.trace's fairness at a step, against a brute-force reading of the definitions (README "Fairness
+"""schedulers.trace's fairness at a step, against a brute-force reading of the definitions (docs/llm.md "Fairness
 metrics") on random workloads: every step of every rule, alone and against another rule of the same scenario."""
 from __future__ import annotations
 

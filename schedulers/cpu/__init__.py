@@ -1,7 +1,7 @@
 """CPU mode: one CPU, integer time, no switch cost (the contract's CPU semantics).
 
 ``run(scenario)`` validates a scenario, runs it in the shared engine (``engine.py``) under the rule named by
-``algorithm`` (``policies.py``) and returns the JSON trace described in README "Trace format".
+``algorithm`` (``policies.py``) and returns the JSON trace described in docs/trace-format.md.
 """
 from __future__ import annotations
 

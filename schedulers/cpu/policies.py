@@ -67,7 +67,7 @@ class Policy:
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
-        """The rule with the scenario's parameters (defaults documented in README)."""
+        """The rule with the scenario's parameters (defaults documented in docs/cpu.md)."""
         return cls()
 
     def key(self, task: Task, now: int) -> Any:

@@ -38,7 +38,7 @@ TASK = (
     Field("tickets", "integer", default=DEFAULT_TICKETS, minimum=1, maximum=MAX_TICKETS),
     Field("nice", "integer", default=0, minimum=-20, maximum=19),       # CFS and EEVDF: the weight's index
 )
-PARAMETERS = (   # their defaults depend on the algorithm (README): a result's "parameters" shows those used
+PARAMETERS = (   # their defaults depend on the algorithm (docs/cpu.md): a result's "parameters" shows those used
     Field("quantum", "integer", minimum=1, maximum=MAX_HORIZON),
     Field("aging", "integer", minimum=1, maximum=MAX_HORIZON),
     Field("levels", "integer", default=DEFAULT_LEVELS, minimum=1, maximum=MAX_LEVELS),

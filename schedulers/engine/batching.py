@@ -11,9 +11,9 @@ In each iteration i, in this order:
      ``output`` tokens finishes and frees its slot at the end of the iteration (one step ``decode``);
   4. if nothing runs or waits, time jumps to the next arrival (a step ``idle``, once something has run).
 
-Time is t = the iteration (README "Time on screen", ``trace.span``): arrivals, lifts and admissions happen at the
-instant t, a decode step is the iteration t → t+1, an idle step the jump from t to the next arrival; each step's
-sentence starts with ``t=`` its start (``record`` writes it).
+Time is t = the iteration (docs/trace-format.md "Time on screen", ``trace.span``): arrivals, lifts and admissions
+happen at the instant t, a decode step is the iteration t → t+1, an idle step the jump from t to the next arrival;
+each step's sentence starts with ``t=`` its start (``record`` writes it).
 
 The trace has three levels, as in LLM mode: ``full`` (every step with the batch, the queues, every tenant's
 counter and service, and a sentence) while an upper bound on its size stays within ``TRACE_BUDGET``; ``compact``
@@ -258,7 +258,8 @@ class Engine:
             step["waiting"] = {t.name: [r.index for r in self.queues[t.order]] for t in self.tenants}
             step["batch_tokens"] = self.held
         step["exact"] = exact
-        # The time convention (README "Time on screen", trace.span): a sentence starts with its step's start.
+        # The time convention (docs/trace-format.md "Time on screen", trace.span): a sentence starts with its
+        # step's start.
         step["why"] = None if not self.explaining else why if kind == "initial" \
             else {lang: f"t={now}: {text}" for lang, text in why.items()}
         self.steps.append(step)
