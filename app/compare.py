@@ -16,7 +16,9 @@ import param
 
 from schedulers import ScenarioError, algorithms, simulate
 from schedulers.engine import llm_scenario
-from schedulers.trace import compare_so_far, dispatched_so_far, engine_service, normalised_so_far, step_aligner
+from schedulers.engine.steps import service_so_far
+from schedulers.llm.steps import compare_so_far, dispatched_so_far, normalised_so_far
+from schedulers.trace import step_aligner
 
 from . import render
 from .model import LabView, parameter_text, scenario_for
@@ -86,7 +88,7 @@ def fraction(value: Fraction) -> str:
 def llm_diff(left: Mapping[str, Any], step: int, right: Mapping[str, Any], lang: str) -> str:
     """At ``step``, both runs over the same stretch: each tenant's cost ÷ weight over the first dispatches (as
     many in each run), then the fairness figures over the one interval where every tenant waits in both runs
-    (``schedulers.trace.compare_so_far``). Cost ÷ weight received has no better side: it is not coloured."""
+    (``schedulers.llm.steps.compare_so_far``). Cost ÷ weight received has no better side: it is not coloured."""
     count = dispatched_so_far(left, step)
     mine, theirs = normalised_so_far(left, count), normalised_so_far(right, count)
     change = [t(lang, "compare.change")]
@@ -121,9 +123,9 @@ def engine_diff(left: Mapping[str, Any], step: int, right: Mapping[str, Any], ri
     """Service ÷ weight so far on both sides at the same moment (the router's: the cost it charged at dispatch,
     estimated from the true output), uncoloured; for two engine runs, a second table of the whole runs' mean
     latency per tenant and widest gap, labelled so."""
-    mine = engine_service(left, step)
+    mine = service_so_far(left, step)
     if right["mode"] == "engine":
-        theirs = engine_service(right, right_step)
+        theirs = service_so_far(right, right_step)
         column = app_t(lang, "col.service") + " ÷ " + app_t(lang, "col.weight")
     else:
         theirs = normalised_so_far(right, dispatched_so_far(right, right_step))

@@ -17,7 +17,8 @@ from itertools import accumulate
 from typing import Any
 
 from schedulers.engine.policies import POLICIES
-from schedulers.trace import engine_service, pending, span
+from schedulers.engine.steps import service_so_far, span
+from schedulers.trace import pending
 
 from .render import bar_row, chip, colour, esc, exact, exact_number, indexes, ink, number, results_table, section
 from .text import t
@@ -62,7 +63,7 @@ class EngineView:
         self.admitted = list(accumulate(step["kind"] == "admit" for step in self.steps))
         self.iterations = result["summary"]["iterations"]
         self.full = result["trace"]["level"] == "full"
-        self.served = [engine_service(result, k) for k in range(len(self.steps))] if self.full else []
+        self.served = [service_so_far(result, k) for k in range(len(self.steps))] if self.full else []
         self.changes: dict[str, tuple[list[int], list[Any]]] = {name: ([], []) for name in self.where}
         if not self.full:   # tenant -> the steps that changed its counter, and the values
             for k, recorded in enumerate(self.steps):

@@ -21,7 +21,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from schedulers.trace import dispatched_so_far, step_aligner
+from schedulers.llm.steps import dispatched_so_far
+from schedulers.trace import step_aligner
 
 from . import render
 from .compare import cpu_diff, engine_diff, llm_diff
@@ -129,7 +130,7 @@ def strip_mark(result: Mapping[str, Any]) -> Mark:
 
 def counter(result: Mapping[str, Any], lang: str) -> Slot:
     steps = result["steps"]
-    return lambda k: render.step_counter(k, len(steps), steps[k], lang) + render.narration(steps[k], lang)
+    return lambda k: render.step_counter(result, k, lang) + render.narration(steps[k], lang)
 
 
 def time_mark(result: Mapping[str, Any]) -> Mark:

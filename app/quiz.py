@@ -17,7 +17,7 @@ from schedulers import MODES, ScenarioError, schema
 from schedulers.custom import CUSTOM
 from schedulers.exercises import MAX_SEED
 from schedulers.quiz import next_question, question
-from schedulers.trace import dispatches_so_far
+from schedulers.llm.steps import dispatches_so_far
 
 from . import render
 from .engine_views import EngineView

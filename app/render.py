@@ -18,7 +18,9 @@ from bokeh.plotting import figure
 from bokeh.transform import dodge
 
 from schedulers import schema
-from schedulers.trace import dispatched_so_far, fairness_so_far, pending, span
+from schedulers.cpu.steps import span as cpu_span
+from schedulers.llm.steps import dispatched_so_far, fairness_so_far
+from schedulers.trace import pending, span
 
 from .text import TEXT, t
 
@@ -68,10 +70,11 @@ def why(step: Mapping[str, Any], lang: str) -> str:
     return sentence.get(lang) or sentence.get("en", "")
 
 
-def step_counter(index: int, total: int, step: Mapping[str, Any], lang: str) -> str:
+def step_counter(result: Mapping[str, Any], index: int, lang: str) -> str:
     """"step 6/16 · t=4 → 5" (a CPU slice), "t=6" (an LLM instant) or "before t=0" (the initial state), as
     ``trace.span`` says, plus the kind of an LLM step (dispatch, join, idle reset) as its own word."""
-    start, end = span(step)
+    total, step = len(result["steps"]), result["steps"][index]
+    start, end = span(result, index)
     when = (t(lang, "step.before", t=end) if start is None else t(lang, "step.time", t=end) if start == end
             else t(lang, "step.span", start=start, end=end))
     kind = step.get("kind")
@@ -184,7 +187,7 @@ class Gantt:
 
 def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) -> str:
     running = step.get("running")
-    nothing = "running.before" if span(step)[0] is None else "running.none"
+    nothing = "running.before" if cpu_span(step)[0] is None else "running.none"
     run_html = chip(running, where[running]) if running is not None else esc(t(lang, nothing))
     queue = step.get("ready")
     if queue is None:
@@ -362,7 +365,7 @@ def meters(result: Mapping[str, Any], step: int, lang: str) -> str:
 
 
 def fairness(result: Mapping[str, Any], step: int, lang: str) -> str:
-    """What holds up to ``step`` (``trace.fairness_so_far``: no later dispatch is used): normalised cost charged
+    """What holds up to ``step`` (``schedulers.llm.steps.fairness_so_far``: no later dispatch is used): normalised cost charged
     over the longest common-backlog interval so far, Jain's index and the widest gap there; the band, checked over
     the whole run only, is marked ``*`` as the results table marks what the future decides."""
     whole = result.get("fairness") or {}

@@ -42,8 +42,7 @@ def rule_html(source: RuleSource, result: Mapping[str, Any], index: int, lang: s
             body.append(f'<span class="section">{esc(section.title.replace("(inherited)", ""))}'
                         f'({esc(t(lang, "rule.inherited"))}) — {esc(section.path)}</span>')
         numbered = ((section.first + i, text) for i, text in enumerate(section.lines))
-        body.append(listing(numbered, marks.get(section.path, set()), quiet=source.menu_lines if index == 0
-                            else frozenset()))
+        body.append(listing(numbered, marks.get(section.path, set())))
     first = source.sections[0]
     head = f'<p class="muted">{esc(t(lang, "rule.from", path=first.path, first=first.first))}</p>'
     if marks:

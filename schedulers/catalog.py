@@ -2,8 +2,8 @@
 are written out.
 
 Every rule class carries its own menu entry as class attributes (``name``, ``group``, ``label``, ``summary``,
-``parameter_names``, ``item_fields``); ``catalogue`` reads them, so a new rule is one class in its mode's
-``policies.py``.
+``parameter_names``, ``item_fields``), its words set by ``words`` above it; ``catalogue`` reads them, so a new rule
+is one class in its mode's ``policies.py``.
 """
 from __future__ import annotations
 
@@ -14,7 +14,29 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .schema import Schema
+    from .custom import Custom
+    from .rule import RuleLines
+    from .schema import Results, Schema
+    from .trace import Steps
+
+
+WORDS = ("group", "label", "summary", "rule", "keep")
+
+
+def words(**entry: Any) -> Callable[[type], type]:
+    """A rule's words, set on its class from above it: its menu entry's ``group`` ("article" or "more"), ``label``
+    and ``summary`` ({"en": ..., "ja": ...}), and for a CPU rule the ``rule`` and ``keep`` sentences of the steps'
+    explanations (templates its ``parameters()`` fill, RR's ``{quantum}``). The class body keeps only what decides:
+    the source view shows the class from its ``class`` line (``schedulers.rule``)."""
+    unknown = set(entry) - set(WORDS)
+    if unknown:
+        raise TypeError(f"words() takes {', '.join(WORDS)}, not {', '.join(sorted(unknown))}")
+
+    def attach(rule: type) -> type:
+        for key, value in entry.items():
+            setattr(rule, key, value)
+        return rule
+    return attach
 
 
 @dataclass(frozen=True)
@@ -38,8 +60,9 @@ def catalogue(mode: str, rules: Iterable[type]) -> dict[str, Algorithm]:
 
 @dataclass(frozen=True)
 class Mode:
-    """One mode of the lab as ``simulate``, ``algorithms``, ``schema`` and ``python -m schedulers`` reach it
-    (``schedulers.modes.MODES``); each mode package defines its ``MODE``."""
+    """One mode of the lab as ``simulate``, ``algorithms``, ``schema``, ``python -m schedulers`` and the shared modules
+    reach it (``schedulers.modes.MODES``); each mode package defines its ``MODE``. Whatever a shared module would
+    otherwise decide by the mode's name is one of these fields: a shared module asks the mode, never names it."""
     name: str                                          # "cpu": the CLI's sub-command, the JSON's "mode"
     description: str                                   # one line, for --help
     algorithms: Mapping[str, Algorithm]                # menu order, the article's first
@@ -50,6 +73,10 @@ class Mode:
     add_cli_arguments: Callable[[argparse.ArgumentParser], None]   # the mode's own options (--quantum, ...)
     cli_overrides: Callable[[argparse.Namespace], dict[str, Any]]  # those options as scenario fields
     text_needs_steps: bool                             # render_text prints the steps: else the CLI runs without them
+    results: Results                                   # a result's rows and their columns (exports, tables)
+    steps: Steps                                       # the answers to schedulers.trace's questions (and the quiz's)
+    lines: RuleLines                                   # how the loop asks a rule: schedulers.rule's deciding lines
+    custom: Custom | None = None                       # a policy of your own (schedulers.custom); None: not offered
 
 
 def json_number(value: Fraction | int) -> int | float:

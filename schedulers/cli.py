@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 from . import custom, simulate
 from .errors import ScenarioError
+from .export import trace_json
 from .modes import MODES, meant_for
 
 MAX_SCENARIO_BYTES = 64 * 1024 * 1024
@@ -57,9 +58,9 @@ def build_parser(argv: list[str]) -> Parser:
                          "(the lab shows the same one for the same seed)")
         sub.add_argument("--algorithm", metavar="NAME", help="overrides the file's algorithm: "
                          + " ".join(mode.algorithms))
-        if mode.name in custom.PARAMETERS:
+        if mode.custom is not None:
             sub.add_argument("--policy", metavar="FILE.py", help="a policy of your own: a Python file defining "
-                             f"choose({', '.join(custom.PARAMETERS[mode.name])}) (see schedulers/custom.py); "
+                             f"choose({', '.join(mode.custom.parameters)}) (see schedulers/custom.py); "
                              "replaces --algorithm")
         sub.add_argument("--json", action="store_true", help="print one JSON object (the full trace)")
         sub.add_argument("--lang", choices=("en", "ja"), default="en", help="language of the text output")
@@ -153,7 +154,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {one_line(str(error))}", file=sys.stderr)
         return 2
     if args.json:
-        from .export import trace_json   # only here: it reads the CPU mode's schema
         emit(trace_json(result), end="")   # trace_json ends with its newline
     else:
         emit(mode.render_text(result, args.lang))

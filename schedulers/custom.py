@@ -1,31 +1,10 @@
-"""A decision rule of your own, written in Python, run in the very engine the built-in rules run in.
+"""A decision rule of your own, written in Python, run in the very loop the built-in rules run in.
 
-CPU mode: define ``choose(ready, running, time, state)`` and return a task's name::
-
-    def choose(ready, running, time, state):
-        if running is not None:
-            return running.name        # keep it: this rule never preempts
-        return ready[0].name           # the task that joined the ready queue first (FCFS)
-
-- It is called at every time unit ``time`` at which a task is ready, after that instant's arrivals.
-- ``ready``: the waiting tasks (running task excluded), in the order they joined the ready queue (a preempted
-  task keeps its place). ``running``: the task that ran over [time-1, time) and is not finished, or None.
-- Return ``running.name`` to keep it running, or a ready task's name to dispatch it; naming a ready task
-  while another runs preempts the running one. With no task running it must name a ready task: the CPU
-  never idles while a task is ready.
-
-LLM mode: define ``choose(waiting, time, state)`` and return a tenant's name; that tenant's oldest waiting
-request (its FIFO head) is dispatched. It is called once per dispatch; ``waiting`` lists the tenants with
-waiting requests, in tenant order.
-
-Engine mode: define ``choose(waiting, time, state)`` and return a tenant's name; that tenant's oldest waiting
-request takes the free batch slot. It is called, at iteration ``time``, each time a slot is free and requests
-wait (``waiting``: those tenants, in tenant order, ``EngineTenantView``); no request's output length is shown, as
-no built-in rule reads it. With ``memory``, a pick whose input does not fit stops admission for the iteration
-and choose is asked again at the next one.
-
-The views are read-only (``TaskView``, ``TenantView`` below); ``state`` is a dict of your own, the same
-object at every call of a run. ``Fraction`` is available for exact arithmetic.
+A mode that offers it (``Mode.custom``: a ``Custom``, made in the mode's ``custom.py``, whose docstring says what
+``choose`` is given and must return) names ``choose``'s parameters, the code the editor starts from
+(``TEMPLATES``) and the rule its loop runs, which asks your ``choose`` at each decision. The views it hands you are
+read-only; ``state`` is a dict of your own, the same object at every call of a run. ``Fraction`` is available for
+exact arithmetic.
 
 This is not a security sandbox (CPython has none); it keeps a page robust against honest mistakes. The code
 is parsed and checked first (no ``import``, no ``try``, no names starting with ``_``), runs with a short list
@@ -41,7 +20,7 @@ import ast
 import builtins
 import inspect
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from operator import lshift as operator_lshift, mul as operator_mul, pow as operator_pow
@@ -50,7 +29,8 @@ from typing import Any
 
 from .errors import ScenarioError
 from .fields import describe, mapping
-from .narration import say
+from .modes import MODES, mode as mode_named
+from .narration import Messages, say
 
 FILENAME = "<your policy>"
 ARITHMETIC = "_bounded_arithmetic"   # the name your rewritten code calls; user names cannot start with _
@@ -60,8 +40,6 @@ MAX_LINES_PER_CALL = 100_000    # lines executed by one call (module code counts
 MAX_LINES_PER_RUN = 2_000_000   # lines executed by a whole run
 MAX_RANGE = 1_000_000           # items of one range(): a C-level loop is not counted line by line
 MAX_VALUE_SIZE = 1_000_000      # bits of an int, items of a list or characters of a string made by * ** <<
-PARAMETERS = {"cpu": ("ready", "running", "time", "state"), "llm": ("waiting", "time", "state"),
-              "engine": ("waiting", "time", "state")}
 CUSTOM = "custom"   # the algorithm name of a policy of your own, in results and in the app's menu
 
 MESSAGES = {
@@ -87,14 +65,7 @@ MESSAGES = {
                 "ja": "{line} 行目: choose が {value} を返しました{at}が、そのような{item_ja}はありません"},
     "not_ready": {"en": "line {line}: choose returned {value}{at}, which is not {state} (choose among: {names})",
                   "ja": "{line} 行目: choose が {value} を返しました{at}が、{state_ja}ではありません（候補: {names}）"},
-    "idle": {"en": "line {line}: choose returned None{at} while tasks are ready ({names}): the CPU never idles "
-                   "while a task is ready", "ja": "{line} 行目: choose が None を返しました{at}が、実行可能なタスク"
-                   "（{names}）があります。実行可能なタスクがある間 CPU は空きません"},
     "at": {"en": " at t={time}", "ja": "（t={time}）"},
-    "rule": {"en": "your choose() picked it", "ja": "あなたの choose() が選びました"},
-    "keep": {"en": "your choose() kept it", "ja": "あなたの choose() が続行を選びました"},
-    "picked": {"en": "t={t}: your choose() picked {tenant}; its head request (cost {cost}) is dispatched.",
-               "ja": "t={t}: あなたの choose() が {tenant} を選び、先頭リクエスト（コスト {cost}）を送ります。"},
 }
 
 NO_IMPORT = {"en": "what a policy needs comes as arguments; Fraction is built in",
@@ -109,11 +80,12 @@ FORBIDDEN = {ast.Import: ("import", NO_IMPORT), ast.ImportFrom: ("import", NO_IM
 
 class PolicyCodeError(ScenarioError):
     """A policy of your own that cannot run: ``field`` is "policy", ``line`` the line of your code (or None),
-    ``message`` the explanation in every language (``problem`` is the English one)."""
+    ``message`` the explanation in every language (``problem`` is the English one), from ``messages`` (a mode's
+    own, for a mistake only its loop can make)."""
 
-    def __init__(self, key: str, line: int | None = None, **values: Any) -> None:
+    def __init__(self, key: str, line: int | None = None, messages: Messages = MESSAGES, **values: Any) -> None:
         self.line = line
-        self.message = say(MESSAGES, key, line=line, **values)
+        self.message = say(messages, key, line=line, **values)
         super().__init__("policy", self.message["en"])
 
 
@@ -203,7 +175,7 @@ class Program:
     """Your compiled code: ``call`` runs ``choose`` under the line budget and records the lines it ran."""
 
     def __init__(self, source: Any, mode: str) -> None:
-        params = PARAMETERS[mode]
+        params = offered(mode).parameters
         if not isinstance(source, str):
             raise PolicyCodeError("type")
         if len(source) > MAX_SOURCE_CHARS:
@@ -321,204 +293,40 @@ def checked_name(program: Program, answer: Any, time: int, item: tuple[str, str]
     return allowed[answer]
 
 
-# --- CPU ------------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
-class TaskView:
-    """A task as your ``choose`` sees it (read-only). ``waited``: time spent in the ready queue so far;
-    ``ran``: time it has run; ``deadline``/``priority``/``tickets``: None when the scenario gives none."""
-    name: str
-    index: int            # input position: the last tie-break of every built-in rule
-    arrival: int
-    burst: int
-    remaining: int
-    ran: int
-    waited: int
-    deadline: int | None
-    priority: int | None
-    tickets: int | None
+# --- what a mode offers -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Custom:
+    """A mode's side of a policy of your own (``Mode.custom``)."""
+    parameters: tuple[str, ...]                      # choose's, in order
+    template: str                                    # the code the editor starts from: a built-in rule, rewritten
+    policy: Callable[[Program, Mapping[str, Any]], Any]   # (your program, the scenario) -> the rule the mode's run
+                                                     # takes as ``policy`` (an object, or a maker the loop calls)
+    lines: Callable[[Mapping[str, Any], int], set[int]]   # the lines of your code that decided a step of a result
 
 
-def cpu_policy(program: Program, names: Sequence[str]):
-    """A ``schedulers.cpu.Policy`` that asks ``program`` at every time unit (so it may preempt any time);
-    ``names``: every task of the scenario (a name that has not arrived is "not ready", not "unknown")."""
-    from .cpu.policies import Policy
-    from .cpu.scenario import Task
-
-    def view(task: Task, now: int) -> TaskView:
-        ran = task.burst - task.remaining
-        return TaskView(task.name, task.index, task.arrival, task.burst, task.remaining, ran,
-                        now - task.arrival - ran, task.deadline, task.priority, task.tickets)
-
-    class YourPolicy(Policy):
-        name = CUSTOM
-        preemptive = True
-        dynamic = True     # asked at every time unit, the ready queue scanned
-        rule = MESSAGES["rule"]
-        keep = MESSAGES["keep"]
-
-        def __init__(self) -> None:
-            self.present: list[Task] = []     # admitted, not finished: the running task is the one not ready
-            self.names = dict.fromkeys(names)
-            self.memory: dict[Any, Any] = {}   # the user's state argument
-            self.verdict: Task | None = None  # the ready task choose() named at this instant (None: keep)
-
-        def key(self, task: Task, now: int) -> Any:
-            return task.queued     # the ready queue in the order tasks joined it
-
-        def admit(self, task: Task, now: int, least: Callable[[], Task | None]) -> None:
-            self.present.append(task)
-
-        def choose(self, ready: Sequence[Task], now: int) -> Task:
-            self.present = [task for task in self.present if task.remaining]
-            waiting = set(ready)
-            running = next((task for task in self.present if task not in waiting), None)
-            ordered = sorted(ready, key=lambda task: task.queued)
-            answer = program.call(now, tuple(view(task, now) for task in ordered),
-                                  view(running, now) if running else None, now, self.memory)
-            if answer is None and running is None:
-                raise PolicyCodeError("idle", program.last_line, at=at(now), names=", ".join(t.name for t in ordered))
-            allowed = {task.name: task for task in ordered}
-            if running is not None:
-                allowed = {running.name: running, **allowed}
-            chosen = checked_name(program, answer, now, ("task", "タスク"), self.names, allowed,
-                                  ("ready", "実行可能"))
-            self.verdict = None if chosen is running else chosen
-            return self.verdict or ordered[0]   # kept: the engine asks preempts(), which says no
-
-        def preempts(self, candidate: Task, running: Task, now: int) -> bool:
-            return candidate is self.verdict
-
-    return YourPolicy()
+def offered(mode: str) -> Custom:
+    """The mode's ``Custom``; a mode unknown, or one that offers no policy of your own, is a ScenarioError."""
+    custom = mode_named(mode).custom
+    if custom is None:
+        raise ScenarioError("policy", f"the {mode} mode offers no policy of your own")
+    return custom
 
 
-# --- LLM ------------------------------------------------------------------------------------------------
-
-class TenantView:
-    """A tenant with waiting requests as your ``choose`` sees it (read-only): ``name``, ``index`` (tenant
-    order: the built-in rules' tie-break), ``weight`` (a Fraction), ``since`` (when its current backlog began:
-    it went from empty to waiting then), ``waiting`` (requests), ``head_cost``, ``costs`` (every waiting
-    request's cost, FIFO order), ``dispatched`` and ``charged`` (requests and cost sent so far)."""
-    __slots__ = ("name", "index", "weight", "since", "waiting", "head_cost", "dispatched", "charged", "_router")
-
-    def __init__(self, router: Any, index: int, since: int) -> None:
-        spec = router.tenants[index]
-        values = (spec.name, index, spec.weight, since, router.waiting(index), router.head_cost(index),
-                  router.dispatched[index], router.charged[index], router)
-        for slot, value in zip(self.__slots__, values):
-            object.__setattr__(self, slot, value)
-
-    @property
-    def costs(self) -> tuple[int, ...]:
-        return tuple(self._router.queue_costs(self.index))   # computed only when asked: O(queue)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"a tenant view is read-only ({name})")
-
-    def __repr__(self) -> str:
-        return f"TenantView({self.name!r}, waiting={self.waiting}, head_cost={self.head_cost})"
+def lines_at(result: Mapping[str, Any], time: int) -> set[int]:
+    """The lines of the last call of your code at ``time`` (``custom.lines`` of a result; none: empty)."""
+    ran: set[int] = set()
+    for call in result.get("custom", {}).get("lines", []):
+        if call["time"] == time:
+            ran = set(call["lines"])
+    return ran
 
 
-def llm_policy(program: Program):
-    """A factory of ``schedulers.llm.Policy`` objects (the router builds it) asking ``program`` per dispatch."""
-    from .llm.policies import Decision, Policy
-
-    class YourPolicy(Policy):
-        name = CUSTOM
-
-        def __init__(self, router: Any) -> None:
-            super().__init__(router)
-            self.since: dict[int, int] = {}    # waiting tenant -> when its backlog began
-            self.names = {tenant.name: tenant.order for tenant in router.tenants}
-            self.memory: dict[Any, Any] = {}   # the user's state argument
-
-        def arrive(self, tenant: int, requests: Sequence[int], joined: bool) -> None:
-            if joined:
-                self.since[tenant] = self.router.tenants[tenant].arrivals[requests[0]]
-
-        def pick(self, now: int) -> Decision:
-            waiting = {self.name_of(i): i for i in sorted(self.since)}
-            answer = program.call(now, tuple(TenantView(self.router, i, self.since[i]) for i in waiting.values()),
-                                  now, self.memory)
-            tenant = checked_name(program, answer, now, ("tenant", "テナント"), self.names, waiting,
-                                  ("waiting", "待ち"))
-            return Decision(tenant, self.router.head(tenant), {"rule": "your choose()"})
-
-        def leave(self, tenant: int) -> None:
-            del self.since[tenant]
-
-        def explain(self, now: int, decision: Decision) -> dict[str, str]:
-            cost = self.router.tenants[decision.tenant].costs[decision.request]
-            return say(MESSAGES, "picked", t=now, tenant=self.name_of(decision.tenant), cost=cost)
-
-    return YourPolicy
-
-
-# --- the inference engine -------------------------------------------------------------------------------------
-
-class EngineTenantView:
-    """A tenant with waiting requests as your engine ``choose`` sees it (read-only): ``name``, ``index`` (tenant
-    order: the built-in rules' tie-break), ``weight`` (a Fraction), ``since`` (the iteration its current backlog
-    began), ``waiting`` (requests), ``head_input`` (input tokens of its oldest waiting request), ``inputs`` (every
-    waiting request's input, FIFO order), ``running`` (its requests in the batch), ``input_tokens`` and
-    ``output_tokens`` (admitted and generated so far) and ``service`` (w_in × input_tokens + w_out ×
-    output_tokens, exact)."""
-    __slots__ = ("name", "index", "weight", "since", "waiting", "head_input", "running", "input_tokens",
-                 "output_tokens", "service", "_engine")
-
-    def __init__(self, engine: Any, index: int, since: int) -> None:
-        spec = engine.tenants[index]
-        values = (spec.name, index, spec.weight, since, engine.waiting(index), engine.head(index).input,
-                  engine.running_of[index], engine.input_tokens[index], engine.output_tokens[index],
-                  engine.service(index), engine)
-        for slot, value in zip(self.__slots__, values):
-            object.__setattr__(self, slot, value)
-
-    @property
-    def inputs(self) -> tuple[int, ...]:
-        return tuple(request.input for request in self._engine.queues[self.index])   # only when asked: O(queue)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"a tenant view is read-only ({name})")
-
-    def __repr__(self) -> str:
-        return f"EngineTenantView({self.name!r}, waiting={self.waiting}, head_input={self.head_input})"
-
-
-def engine_policy(program: Program):
-    """A factory of ``schedulers.engine.Policy`` objects (the engine builds it) asking ``program`` per admission;
-    each decision records which call of ``program`` made it (``call``: the source view's lines). It keeps the
-    token counters as every built-in rule does (shown, never read: choose sees ``service`` instead)."""
-    from .engine.policies import Decision, TokenCounting
-
-    class YourPolicy(TokenCounting):
-        name = CUSTOM
-
-        def __init__(self, engine: Any) -> None:
-            super().__init__(engine)
-            self.since: dict[int, int] = {}    # waiting tenant -> the iteration its backlog began
-            self.names = {tenant.name: tenant.order for tenant in engine.tenants}
-            self.memory: dict[Any, Any] = {}   # the user's state argument
-
-        def join(self, tenant: int) -> None:
-            self.since[tenant] = self.engine.head(tenant).arrival
-
-        def pick(self, now: int) -> Decision:
-            waiting = {self.engine.tenants[i].name: i for i in self.engine.waiting_tenants()}
-            call = len(program.lines)
-            answer = program.call(now, tuple(EngineTenantView(self.engine, i, self.since[i])
-                                             for i in waiting.values()), now, self.memory)
-            tenant = checked_name(program, answer, now, ("tenant", "テナント"), self.names, waiting,
-                                  ("waiting", "待ち"))
-            return Decision(tenant, {"rule": "your choose()", "call": call})
-
-        def admit(self, running: Any) -> int:
-            tenant = running.request.tenant
-            if not self.engine.waiting(tenant):
-                del self.since[tenant]
-            return super().admit(running)
-
-    return YourPolicy
+def lines_of_call(result: Mapping[str, Any], call: int | None) -> set[int]:
+    """The lines of the ``call``-th call of your code (None, or a call not recorded: empty)."""
+    calls = result.get("custom", {}).get("lines", [])
+    return set(calls[call]["lines"]) if call is not None and call < len(calls) else set()
 
 
 def run(mode: str, scenario: Mapping[str, Any], source: str) -> dict[str, Any]:
@@ -526,22 +334,12 @@ def run(mode: str, scenario: Mapping[str, Any], source: str) -> dict[str, Any]:
     result has ``algorithm`` "custom" and ``custom.lines`` (the lines of your code each call ran, by time).
     Raises ScenarioError (PolicyCodeError for the code, and for any fault of ours while it ran: never a
     traceback)."""
-    from .cpu import run as run_cpu
-    from .cpu.scenario import read_tasks
-    from .engine import run as run_engine
-    from .llm import run as run_llm
-    if mode not in PARAMETERS:
-        raise ScenarioError("mode", f"must be one of {', '.join(PARAMETERS)}, not {describe(mode)}")
+    entry = mode_named(mode)
+    custom = offered(mode)
     try:
         program = Program(source, mode)
         scenario = {key: value for key, value in mapping(scenario, "scenario").items() if key != "algorithm"}
-        if mode == "cpu":
-            names = [task.name for task in read_tasks(scenario.get("tasks"))]   # checked again by run
-            result = run_cpu(scenario, policy=cpu_policy(program, names))
-        elif mode == "engine":
-            result = run_engine(scenario, policy=engine_policy(program))
-        else:
-            result = run_llm(scenario, policy=llm_policy(program))
+        result = entry.run(scenario, policy=custom.policy(program, scenario))
     except ScenarioError:
         raise
     except Exception as error:   # a fault of ours while your code ran: a message, never a traceback
@@ -551,47 +349,20 @@ def run(mode: str, scenario: Mapping[str, Any], source: str) -> dict[str, Any]:
     return result
 
 
-TEMPLATES = {
-    "cpu": '''def choose(ready, running, time, state):
-    """Return the name of the task to run over [time, time+1).
+class Templates(Mapping[str, str]):
+    """Mode -> the code its policy of your own starts from, for every mode of the registry that offers one; a mode
+    is imported only when its template is looked up (or the whole mapping is listed)."""
 
-    ready:   waiting tasks, in the order they joined the queue
-             (each has name, index, arrival, burst, remaining,
-             ran, waited, deadline, priority, tickets)
-    running: the task that ran last and is not finished, or None
-    state:   a dict of your own, kept between calls
-    """
-    if running is not None:
-        return running.name      # never preempt: keep it
-    return ready[0].name         # first come, first served
-''',
-    "llm": '''def choose(waiting, time, state):
-    """Return the name of the tenant whose oldest request goes next.
+    def __getitem__(self, mode: str) -> str:
+        if mode not in MODES or MODES[mode].custom is None:
+            raise KeyError(mode)
+        return MODES[mode].custom.template
 
-    waiting: tenants with waiting requests, in tenant order
-             (each has name, index, weight, since, waiting,
-             head_cost, costs, dispatched, charged)
-    state:   a dict of your own, kept between calls
-    """
-    # Per-tenant round robin: the next tenant after the last one served.
-    last = state.get("last", -1)
-    later = [t for t in waiting if t.index > last]
-    chosen = later[0] if later else waiting[0]
-    state["last"] = chosen.index
-    return chosen.name
-''',
-    "engine": '''def choose(waiting, time, state):
-    """Return the name of the tenant whose oldest waiting request
-    takes the free slot of the batch at iteration time.
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, mode in MODES.items() if mode.custom is not None)
 
-    waiting: tenants with waiting requests, in tenant order
-             (each has name, index, weight, since, waiting,
-             head_input, inputs, running, input_tokens,
-             output_tokens, service)
-    state:   a dict of your own, kept between calls
-    """
-    # The least service per weight so far, ties by tenant order:
-    # VTC's choice, without its counter lifts.
-    return min(waiting, key=lambda t: (t.service / t.weight, t.index)).name
-''',
-}
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+TEMPLATES: Mapping[str, str] = Templates()

@@ -1,5 +1,5 @@
 """Exports of a run: the trace as JSON (exactly what ``python -m schedulers MODE --json`` prints) and the
-metrics as CSV (one row per task or tenant, then the averages).
+metrics as CSV (one row per task or tenant, then the averages: the mode's ``Results``).
 
 CSV: the first column, ``row``, says ``task``/``tenant`` or ``average``, so a task named "average" stays a
 task. A text cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is written with a
@@ -12,19 +12,10 @@ import csv
 import io
 import json
 from collections.abc import Mapping
-from fractions import Fraction
 from typing import Any
 
-from .catalog import json_number as number
-from .modes import MODES
+from .modes import mode
 
-CPU_COLUMNS = ("name", "arrival", "burst", "completion", "turnaround", "waiting", "response")
-CPU_OPTIONAL = (*MODES["cpu"].schema.optional, "missed")   # the optional task fields given, then the misses
-LLM_COLUMNS = ("name", "weight", "join", "requests", "dispatched", "charged", "normalized")
-ENGINE_COLUMNS = ("name", "weight", "requests", "input_tokens", "output_tokens", "service", "normalized", "counter",
-                  "mean_waiting", "mean_latency")
-AVERAGED = {"cpu": ("turnaround", "waiting", "response"), "llm": ("dispatched", "charged", "normalized"),
-            "engine": ("input_tokens", "output_tokens", "service", "normalized", "mean_waiting", "mean_latency")}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -43,27 +34,14 @@ def cell(value: Any) -> Any:
 
 
 def metrics_csv(result: Mapping[str, Any]) -> str:
-    """Per task (CPU) or tenant (LLM, engine) rows, then one ``average`` row over them."""
-    mode = result["mode"]
-    items = result["tasks"] if mode == "cpu" else result["tenants"]
-    if mode == "cpu":
-        columns = CPU_COLUMNS + tuple(c for c in CPU_OPTIONAL if any(c in item for item in items))
-    else:
-        columns = LLM_COLUMNS if mode == "llm" else ENGINE_COLUMNS
+    """The mode's result rows (its ``Results``' columns present in this result), then one ``average`` row."""
+    results = mode(result["mode"]).results
+    columns = [column.name for column in results.shown(result)]
+    averaged, averages = results.averaged, results.average_row(result)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(("row", *columns))
-    kind = "task" if mode == "cpu" else "tenant"
-    for item in items:
-        writer.writerow((kind, *(cell(item.get(column)) for column in columns)))
-    averages = result["averages"] if mode == "cpu" else tenant_averages(items, AVERAGED[mode])
-    writer.writerow(("average", *(cell(averages.get(column)) if column in AVERAGED[mode] else ""
-                                  for column in columns)))
+    for item in result[results.items]:
+        writer.writerow((results.row, *(cell(item.get(column)) for column in columns)))
+    writer.writerow(("average", *(cell(averages.get(column)) if column in averaged else "" for column in columns)))
     return out.getvalue()
-
-
-def tenant_averages(tenants: list[Mapping[str, Any]], keys: tuple[str, ...]) -> dict[str, Any]:
-    """The mean of each column over the tenants, exact (from ``exact`` where a tenant has it), written as JSON
-    writes numbers (an int when whole)."""
-    return {key: number(sum(Fraction(t.get("exact", {}).get(key, t[key])) for t in tenants) / len(tenants))
-            for key in keys}

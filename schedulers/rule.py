@@ -2,45 +2,46 @@
 decided a step.
 
 ``rule_source(mode, algorithm, parameters)`` returns the policy class as it is in its mode's ``policies.py``
-(``inspect.getsourcelines``: the very code the engine runs, not a copy; the
-Pyodide wheel ships the ``.py`` files, so it works in the browser too), followed by the inherited methods it
-relies on. Every line keeps its line number in that file.
+(``inspect.getsourcelines``: the very code the loop runs, not a copy; the Pyodide wheel ships the ``.py`` files,
+so it works in the browser too), from its ``class`` line (its words, ``catalog.words`` above it, are not code),
+followed by the inherited methods it relies on. Every line keeps its line number in that file.
 
-``asked(source, step)`` names the rule's methods the engine called for one step of a trace, and
-``deciding_lines(source, step)`` marks their lines (and those of the rule's own helpers they call). CPU: a
-dispatch asks ``key`` (a heap rule's order; a scanning rule's ``choose``) and ``quantum`` (unless the task
-resumes a quantum it had left); a preemption, and a task that continues under a preemptive rule, ask ``key`` for
-the best ready task and ``preempts`` whether it takes over -- but only at an instant where something happened
-(an arrival, a boost) or, for a rule whose order changes with time (priority with aging), at every instant: in
-between, the engine does not look again. The events ask their hooks (``admit``, ``expire``, ``complete``,
-``at_instant``); step 0 asks ``start`` (Stride's scale). A ready queue that keeps the rule's order asks as tasks join
-(a heap's ``key``, lottery's ``tickets``, HRRN's ``cohort``): that is bookkeeping, its answer at a decision is the
-deciding. ``streak`` is asked only by a run without a trace, which has no step to mark.
-LLM: a dispatch asks ``pick`` and ``charge`` (and ``leave`` when it emptied the tenant's queue, the final
-``idle_reset`` when it is noted there), a join or an arrival ``arrive``, an idle reset ``idle_reset``.
-Engine: an admission asks ``pick``, ``admit`` and ``charge``; a decode ``generate`` and ``charge``, ``finish`` when a
-request finished, and ``pick`` when the pick did not fit in memory (``blocked``); a tenant that had nothing waiting
-asks ``join``, shown on its ``lift`` step for a rule that lifts counters (``lifts``), else on its ``arrive`` step.
-``tests/test_rule_spy.py`` records what the engine really calls, step by step, and holds these to it.
+``asked(source, step)`` names the rule's methods the mode's loop called for one step of a trace, and
+``deciding_lines(source, step)`` marks their lines (and those of the rule's own helpers they call). Which hooks a
+step asks is the mode's to say (``RuleLines``, ``Mode.lines``, made in each mode's ``lines.py``, whose docstring
+gives its loop's protocol); ``tests/test_rule_spy.py`` records what each loop really calls, step by step, and
+holds them to it.
 """
 from __future__ import annotations
 
 import ast
 import inspect
+import os
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-CPU_USES = {"initial": ("start",), "dispatch": ("choose", "key", "quantum"), "preempt": ("preempts", "key"),
-            "continue": ("preempts", "key"), "arrive": ("admit",), "expire": ("expire",), "demote": ("expire",),
-            "boost": ("at_instant",), "complete": ("complete",)}
-LLM_USES = {"dispatch": ("pick", "charge"), "join": ("arrive",), "arrive": ("arrive",),
-            "idle_reset": ("idle_reset",), "leave": ("leave",), "final_reset": ("idle_reset",)}
-ENGINE_USES = {"arrive": ("join",), "lift": ("join",), "admit": ("pick", "admit", "charge"),
-               "decode": ("generate", "charge"), "finish": ("finish",), "blocked": ("pick",)}
-USES = {"cpu": CPU_USES, "llm": LLM_USES, "engine": ENGINE_USES}
+from .modes import mode as mode_named
+
+Step = Mapping[str, Any]
+
+
+def protocol_default(lines: RuleLines, policy: type, name: str, owner: type, preemptive: bool) -> bool:
+    """A hook counts as the rule's code unless it is the protocol's do-nothing default."""
+    return owner is not lines.protocol
+
+
+@dataclass(frozen=True)
+class RuleLines:
+    """How a mode's loop asks its rules, as the source view needs it."""
+    protocol: type                                   # the rules' base class
+    uses: Mapping[str, tuple[str, ...]]              # a kind of step or event -> the hooks the loop asks for it
+    policy: Callable[[str, Mapping[str, Any] | None], Any]   # the rule as the loop gets it (an object or a class),
+                                                     # configured by a result's ``parameters`` (None: defaults)
+    step_uses: Callable[[RuleSource, Step, bool], list[str]]  # the hooks asked at a step (``resumed``: see asked)
+    has_code: Callable[[RuleLines, type, str, type, bool], bool] = protocol_default
+    # has_code(lines, policy, hook, the class that defines it, preemptive): the rule really has code for it
 
 
 @dataclass(frozen=True)
@@ -60,72 +61,56 @@ class RuleSource:
     sections: tuple[Section, ...]
     methods: Mapping[str, tuple[str, int, int]]   # method -> (path, first line, last line) of its code
     helpers: Mapping[str, tuple[str, ...]]        # method -> the rule's own methods it calls (self.effective)
-    menu_lines: frozenset[int] = frozenset()      # lines of the class's menu entry (label, summary, ...): not code
 
     @property
     def text(self) -> str:
         return "\n\n".join("\n".join(section.lines) for section in self.sections)
 
 
-def policy_of(mode: str, algorithm: str, parameters: Mapping[str, Any] | None = None) -> Any:
-    """The rule as the engine gets it: a CPU policy object (with a result's ``parameters``, else the defaults),
-    an LLM or engine class."""
-    if mode == "cpu":
-        from .cpu.policies import make_policy
-        from .cpu.scenario import read_parameters
-        return make_policy(algorithm, read_parameters(parameters or {}))
-    if mode == "engine":
-        from .engine.policies import POLICIES as ENGINE_POLICIES
-        return ENGINE_POLICIES[algorithm]
-    from .llm.policies import POLICIES
-    return POLICIES[algorithm]
+def hooks(uses: Mapping[str, tuple[str, ...]], kinds: Iterable[str]) -> list[str]:
+    """The hooks the ``kinds`` of a step ask, in order, each once."""
+    return list(dict.fromkeys(name for kind in kinds for name in uses.get(kind, ())))
 
 
-def base_protocol(mode: str) -> type:
-    if mode == "cpu":
-        from .cpu.policies import Policy
-    elif mode == "engine":
-        from .engine.policies import Policy
-    else:
-        from .llm.policies import Policy
-    return Policy
+def relative(code: Any) -> str:
+    """The file that defines ``code`` (a class or a function), as its module's import path spells it:
+    ``schedulers/cpu/policies.py`` (a mode registered from elsewhere: its own package's path)."""
+    parts = os.path.normpath(inspect.getsourcefile(code)).split(os.sep)
+    depth = code.__module__.count(".") + 1 + (parts[-1] == "__init__.py")
+    return "/".join(parts[-depth:])
 
 
-def relative(path: str) -> str:
-    parts = Path(path).parts
-    return "/".join(parts[len(parts) - 1 - parts[::-1].index("schedulers"):])
-
-
-def used_methods(mode: str, policy: type, preemptive: bool) -> list[str]:
+def used_methods(lines: RuleLines, policy: type, preemptive: bool) -> list[str]:
     """The deciding methods this rule actually has: its own, or inherited ones with real code."""
-    protocol = base_protocol(mode)
-    names = dict.fromkeys(name for uses in USES[mode].values() for name in uses)
     found = []
-    for name in names:
+    for name in dict.fromkeys(name for uses in lines.uses.values() for name in uses):
         owner = next((klass for klass in policy.__mro__ if name in vars(klass)), None)
-        if owner is None or owner is object:
-            continue
-        if owner is protocol and not (mode == "cpu" and name == "preempts" and preemptive):
-            continue   # the protocol's do-nothing default (CPU's preempts compares keys: real code)
-        if mode == "cpu" and name == "choose" and not policy.dynamic:
-            continue   # a heap rule never calls choose: the heap orders by key
-        found.append(name)
+        if owner is not None and owner is not object and lines.has_code(lines, policy, name, owner, preemptive):
+            found.append(name)
     return found
+
+
+def class_lines(policy: type) -> tuple[list[str], int]:
+    """The class's source from its ``class`` line (the decorators above it left out) and that line's number."""
+    lines, first = inspect.getsourcelines(policy)
+    start = ast.parse(textwrap.dedent("".join(lines))).body[0].lineno - 1
+    return lines[start:], first + start
 
 
 def rule_source(mode: str, algorithm: str, parameters: Mapping[str, Any] | None = None) -> RuleSource:
     """The source of ``algorithm``'s policy class, then the inherited methods it uses; ``parameters`` (a result's)
     configure it as it ran (priority's aging makes it look again at every instant)."""
-    rule = policy_of(mode, algorithm, parameters)
+    lines = mode_named(mode).lines
+    rule = lines.policy(algorithm, parameters)
     policy = rule if isinstance(rule, type) else type(rule)
     preemptive = bool(getattr(rule, "preemptive", False))
     every_instant = preemptive and bool(getattr(rule, "dynamic", False))
-    lines, first = inspect.getsourcelines(policy)
-    path = relative(inspect.getsourcefile(policy))
-    sections = [Section(policy.__name__, path, first, tuple(line.rstrip("\n") for line in lines))]
+    code, first = class_lines(policy)
+    path = relative(policy)
+    sections = [Section(policy.__name__, path, first, tuple(line.rstrip("\n") for line in code))]
     methods: dict[str, tuple[str, int, int]] = {}
     helpers: dict[str, tuple[str, ...]] = {}
-    pending = used_methods(mode, policy, preemptive)
+    pending = used_methods(lines, policy, preemptive)
     while pending:
         name = pending.pop(0)
         if name in methods:
@@ -133,29 +118,17 @@ def rule_source(mode: str, algorithm: str, parameters: Mapping[str, Any] | None 
         function = next(vars(klass)[name] for klass in policy.__mro__ if name in vars(klass))
         function = getattr(function, "__func__", function)   # staticmethod
         method_lines, method_first = inspect.getsourcelines(function)
-        helpers[name] = called_methods(policy, base_protocol(mode), "".join(method_lines))
+        helpers[name] = called_methods(policy, lines.protocol, "".join(method_lines))
         pending += helpers[name]
         owner = function.__qualname__.split(".")[0]
-        method_path = relative(inspect.getsourcefile(function))
+        method_path = relative(function)
         methods[name] = (method_path, method_first, method_first + len(method_lines) - 1)
         if owner != policy.__name__ and not any(s.first <= method_first < s.first + len(s.lines)
                                                  and s.path == method_path for s in sections):
             sections.append(Section(f"{function.__qualname__} (inherited)", method_path, method_first,
                                     tuple(line.rstrip("\n") for line in method_lines)))
     sections[1:] = sorted(sections[1:], key=lambda section: (section.path, section.first))
-    return RuleSource(mode, policy, preemptive, every_instant, tuple(sections), methods, helpers,
-                      menu_lines(lines, first))
-
-
-MENU = ("group", "label", "summary", "parameter_names", "item_fields")   # catalog.catalogue reads these
-
-
-def menu_lines(lines: list[str], first: int) -> frozenset[int]:
-    """The line numbers of a class's menu-entry assignments (``label = {...}``), for the view to set apart."""
-    body = ast.parse(textwrap.dedent("".join(lines))).body[0].body
-    return frozenset(line + first - 1 for node in body if isinstance(node, ast.Assign)
-                     and any(isinstance(target, ast.Name) and target.id in MENU for target in node.targets)
-                     for line in range(node.lineno, node.end_lineno + 1))
+    return RuleSource(mode, policy, preemptive, every_instant, tuple(sections), methods, helpers)
 
 
 def called_methods(policy: type, protocol: type, source: str) -> tuple[str, ...]:
@@ -168,46 +141,19 @@ def called_methods(policy: type, protocol: type, source: str) -> tuple[str, ...]
         name in vars(klass) for klass in policy.__mro__[:policy.__mro__.index(protocol)])))
 
 
-def step_uses(source: RuleSource, step: Mapping[str, Any], resumed: bool = False) -> list[str]:
-    """The hooks the engine asked at this step: the decision's (when it looked), then the events'. ``resumed``:
-    the task dispatched here resumes a quantum it had left (``schedulers.trace.resumes_quantum``), so no quantum
-    is asked for it."""
-    if source.mode == "llm":
-        kinds = [step.get("kind")]
-        tenant = step.get("tenant")
-        if kinds[0] == "dispatch" and (step.get("queues") or {}).get(tenant, [None]) == []:
-            kinds.append("leave")     # the dispatch emptied its queue (a compact trace does not say)
-        if "final_reset" in step:
-            kinds.append("final_reset")
-        return list(dict.fromkeys(name for kind in kinds for name in LLM_USES.get(kind, ())))
-    if source.mode == "engine":
-        kind = step.get("kind")
-        kinds = [kind] if kind != "arrive" or (step.get("joined") and not source.policy.lifts) else []
-        kinds += (["finish"] if step.get("finished") else []) + (["blocked"] if step.get("blocked") else [])
-        return list(dict.fromkeys(name for kind in kinds for name in ENGINE_USES.get(kind, ())))
-    if source.mode != "cpu":
-        raise ValueError(f"no hooks are known for mode {source.mode!r}")
-    decision, events = step.get("decision"), step.get("events", [])
-    looked = decision != "continue" or (
-        source.preemptive and step.get("ready") != []
-        and (source.every_instant or any(event["time"] == step["time"] - 1 for event in events)))
-    kinds = ([decision] if looked else []) + [event["kind"] for event in events]
-    names = [name for kind in kinds for name in CPU_USES.get(kind, ()) if not (resumed and name == "quantum")]
-    if "boost" in kinds and step.get("running") is not None:
-        names.append("quantum")   # a boost gives every task, the running one too, a fresh quantum
-    return list(dict.fromkeys(names))
+def step_uses(source: RuleSource, step: Step, resumed: bool = False) -> list[str]:
+    """The hooks the loop asked at this step, as its mode says. ``resumed``: the task dispatched here resumes a
+    quantum it had left (``schedulers.trace.resumes_quantum``), so no quantum is asked for it."""
+    return mode_named(source.mode).lines.step_uses(source, step, resumed)
 
 
-def asked(source: RuleSource, step: Mapping[str, Any], resumed: bool = False) -> list[str]:
-    """The rule's own methods the engine asked at ``step`` (before the helpers they call)."""
-    names = [name for name in step_uses(source, step, resumed) if name in source.methods]
-    if source.mode == "cpu" and step.get("decision") == "dispatch" and "choose" in names and "key" in names:
-        names.remove("key")   # a scanning rule with its own choose (lottery) decides there, not by key
-    return names
+def asked(source: RuleSource, step: Step, resumed: bool = False) -> list[str]:
+    """The rule's own methods the loop asked at ``step`` (before the helpers they call)."""
+    return [name for name in step_uses(source, step, resumed) if name in source.methods]
 
 
-def deciding_lines(source: RuleSource, step: Mapping[str, Any], resumed: bool = False) -> dict[str, set[int]]:
-    """Path -> the line numbers (in that file) of the methods the engine asked at ``step``, and of the rule's own
+def deciding_lines(source: RuleSource, step: Step, resumed: bool = False) -> dict[str, set[int]]:
+    """Path -> the line numbers (in that file) of the methods the loop asked at ``step``, and of the rule's own
     helpers they call."""
     names = asked(source, step, resumed)
     for name in names:   # grows while we walk it: the rule's own helpers that the asked methods call

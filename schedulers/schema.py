@@ -1,6 +1,7 @@
 """The fields a scenario may hold, per mode: names, types, required or optional, defaults, limits and which
 algorithms read them. The readers (each mode's ``scenario.py``) check input against these very declarations;
-the app's editor and links, the exports and the docs read them instead of listing fields again.
+the app's editor and links, the exports and the docs read them instead of listing fields again. Likewise the
+columns of a result's rows (``Results``, a mode's ``Mode.results``): the exports, the text and the app's tables.
 
     >>> from schedulers import schema
     >>> schema("cpu").optional
@@ -8,11 +9,12 @@ the app's editor and links, the exports and the docs read them instead of listin
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
+from fractions import Fraction
 from typing import Any
 
-from .catalog import Algorithm
+from .catalog import Algorithm, json_number
 
 # number: exact rational (int, float, "p/q"); integers: a list; records: a list of objects with the field's own
 # ``fields`` (engine's requests), which may also be given in a compact text form (docs/engine.md "The compact form")
@@ -79,3 +81,43 @@ def with_readers(mode: str, items: str, item_fields: Iterable[Field], parameters
 
     return Schema(mode, items, tuple(map(marked, item_fields)),
                   tuple(replace(p, read_by=readers(p.name, "parameters")) for p in parameters), tuple(keys))
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str                          # the row's key
+    averaged: bool = False             # the average row gives its mean
+    optional: bool = False             # a column only when some row has it (an optional field given, CPU's missed)
+
+
+def mean_row(rows: Sequence[Mapping[str, Any]], keys: Iterable[str]) -> dict[str, Any]:
+    """The mean of each key over the rows, exact (from a row's ``exact`` where it has the key), written as JSON
+    writes numbers (an int when whole)."""
+    return {key: json_number(sum(Fraction(row.get("exact", {}).get(key, row[key])) for row in rows) / len(rows))
+            for key in keys}
+
+
+@dataclass(frozen=True)
+class Results:
+    """A mode's result rows, one per task or tenant, and their columns, declared once."""
+    items: str                         # the result's list of rows: "tasks" or "tenants"
+    row: str                           # what one row is ("task", "tenant"): the CSV's first column
+    columns: tuple[Column, ...]        # in order, the row's name first
+    averages: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
+    # the average row of a result; None: ``mean_row`` of the averaged columns
+
+    @property
+    def averaged(self) -> tuple[str, ...]:
+        return tuple(column.name for column in self.columns if column.averaged)
+
+    def shown(self, result: Mapping[str, Any]) -> tuple[Column, ...]:
+        """The columns of this result: every column but an optional one that no row has."""
+        rows = result[self.items]
+        return tuple(column for column in self.columns
+                     if not column.optional or any(column.name in row for row in rows))
+
+    def average_row(self, result: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The averaged columns' means over the rows."""
+        if self.averages is not None:
+            return self.averages(result)
+        return mean_row(result[self.items], self.averaged)

@@ -103,14 +103,14 @@ def test_the_counter_and_the_sentence_tell_one_time():
     from app import render
     from app.text import t
 
-    def counter(index, total, step, lang="en"):
-        return re.sub(r"<[^>]+>", "", render.step_counter(index, total, step, lang))
+    def counter(result, index, lang="en"):
+        return re.sub(r"<[^>]+>", "", render.step_counter(result, index, lang))
 
     fcfs = simulate("cpu", {"algorithm": "fcfs", "tasks": ARTICLE})
     first, sixth = fcfs["steps"][0], fcfs["steps"][5]
-    assert counter(5, 16, sixth) == "step 6/16 t=4 → 5" and sixth["why"]["en"].startswith("t=4: ")
-    assert counter(0, 16, first) == "step 1/16 before t=0" and first["why"]["en"].startswith("Before t=0:")
-    assert counter(0, 16, first, "ja") == "ステップ 1/16 t=0 の前" and first["why"]["ja"].startswith("t=0 の前:")
+    assert counter(fcfs, 5) == "step 6/16 t=4 → 5" and sixth["why"]["en"].startswith("t=4: ")
+    assert counter(fcfs, 0) == "step 1/16 before t=0" and first["why"]["en"].startswith("Before t=0:")
+    assert counter(fcfs, 0, "ja") == "ステップ 1/16 t=0 の前" and first["why"]["ja"].startswith("t=0 の前:")
     where = render.indexes(fcfs["tasks"])
     assert t("en", "running.before") in render.ready_queue(first, where, "en")
     assert t("en", "running.none") not in render.ready_queue(first, where, "en")
@@ -119,7 +119,7 @@ def test_the_counter_and_the_sentence_tell_one_time():
     reference = simulate("llm", {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
                                              {"name": "C", "cost": 2, "count": 4, "join": 6}]})
     join = reference["steps"][9]
-    assert counter(9, 20, join) == "step 10/20 t=6 join" and join["why"]["en"].startswith("t=6: C joins")
+    assert counter(reference, 9) == "step 10/20 t=6 join" and join["why"]["en"].startswith("t=6: C joins")
 
 
 def test_cfs_and_eevdf_are_in_the_cpu_menu_and_nice_travels_in_the_editor_and_links():

@@ -3,8 +3,9 @@ import inspect
 import random
 
 from schedulers.cpu import ALGORITHMS, run
-from schedulers.cpu.policies import HRRN, SRTF, Policy, Priority, make_policy
+from schedulers.cpu.policies import SRTF, Policy, make_policy
 from schedulers.cpu.scenario import read_parameters
+from schedulers.rule import rule_source
 from tests.cpu_support import chart, events, scenario, simulate
 
 
@@ -19,13 +20,13 @@ def test_menu_order_and_documentation():
         assert "tie" in (type(policy).__doc__ or "").lower() or name in ("rr", "lottery", "mlfq")
 
 
-def test_decision_source_shows_the_rule():
-    source = SRTF.decision_source()
-    assert "return task.remaining, task.arrival, task.index" in source
-    assert "candidate.remaining < running.remaining" in source
-    assert inspect.getsource(SRTF.key) in source
-    assert "def effective" in Priority.decision_source() and "def detail" not in Priority.decision_source()
-    assert "def ratio" in HRRN.decision_source()
+def test_the_source_view_shows_the_code_that_decides():
+    source = rule_source("cpu", "srtf")
+    assert "return task.remaining, task.arrival, task.index" in source.text
+    assert "candidate.remaining < running.remaining" in source.text
+    assert inspect.getsource(SRTF.key) in source.text
+    assert rule_source("cpu", "priority").helpers["key"] == ("effective",)   # the helpers key calls are marked too
+    assert "ratio" in rule_source("cpu", "hrrn").helpers["key"]
 
 
 class LongestFirst(Policy):
@@ -48,7 +49,6 @@ def test_a_rule_of_ones_own_plugs_into_the_same_engine():
     assert result["algorithm"] == "ljf"
     assert result["steps"][2]["why"]["en"] == \
         "t=1: B (remaining 3) preempts A (remaining 1): LJF runs the longest remaining time."
-    assert "-task.remaining" in LongestFirst.decision_source()
 
 
 PRIORITIES = [("A", 0, 3, {"priority": 2}), ("B", 1, 2, {"priority": 3}), ("C", 2, 1, {"priority": 1})]

@@ -17,7 +17,8 @@ from app.quiz import QuizView  # noqa: E402
 from schedulers import simulate  # noqa: E402
 from schedulers.engine import DEFAULT_SCENARIO, llm_scenario  # noqa: E402
 from schedulers.exercises import engine_exercise  # noqa: E402
-from schedulers.trace import engine_moments, engine_service, step_aligner  # noqa: E402
+from schedulers.engine.steps import moments, service_so_far  # noqa: E402
+from schedulers.trace import step_aligner  # noqa: E402
 
 
 def engine_lab(**params) -> Lab:
@@ -104,7 +105,7 @@ def test_service_and_fairness_are_the_steps_own():
     assert f"the VTC bound is {result['fairness']['bound']}: holds" in text
     service = view.service(decode)
     assert all(f"{name}</span> {value}" in service for name, value in result["steps"][decode]["service"].items())
-    assert engine_service(result, decode) == {n: Fraction(v) for n, v in result["steps"][decode]["service"].items()}
+    assert service_so_far(result, decode) == {n: Fraction(v) for n, v in result["steps"][decode]["service"].items()}
     single = simulate("engine", {"tenants": [{"name": "A", "requests": "1/1"}]})
     assert "One tenant" in EngineView(single, "en").fairness(0)
 
@@ -114,7 +115,7 @@ def test_compare_aligns_engine_runs_and_the_router_at_the_same_moment():
     fcfs = simulate("engine", {**DEFAULT_SCENARIO, "algorithm": "fcfs"})
     router = simulate("llm", llm_scenario(DEFAULT_SCENARIO))
     to_fcfs, to_router = step_aligner(vtc, fcfs), step_aligner(vtc, router)
-    mine, theirs = engine_moments(vtc), engine_moments(fcfs)   # (iteration, phase, admission within it)
+    mine, theirs = moments(vtc), moments(fcfs)   # (iteration, phase, admission within it)
     for k, step in enumerate(vtc["steps"]):
         j = to_fcfs(k)   # the last of FCFS's steps not after this moment
         assert theirs[j] <= mine[k] and (j + 1 == len(theirs) or theirs[j + 1] > mine[k])

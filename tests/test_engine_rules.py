@@ -12,7 +12,7 @@ from schedulers.engine import ALGORITHMS, DEFAULT_SCENARIO, format_requests, llm
 from schedulers.engine.batching import TRACE_BUDGET
 from schedulers.errors import ScenarioError
 from schedulers.llm import run as run_llm
-from schedulers.trace import span
+from schedulers.engine.steps import span
 
 
 def engine(algorithm: str, *tenants: tuple, **top) -> dict:

@@ -46,7 +46,7 @@ def test_every_step_of_a_window_is_what_render_draws(mode, scenario):
     steps = result["steps"]
     assert (window["start"], window["end"], window["total"]) == (0, len(steps), len(steps))   # small: all of it
     for k, step in enumerate(steps):
-        assert shown(window, k, "counter") == (render.step_counter(k, len(steps), step, "en")
+        assert shown(window, k, "counter") == (render.step_counter(result, k, "en")
                                                + render.narration(step, "en"))
         assert shown(window, k, "source") == f'<section class="card source-view">{source.html(k)}</section>'
         if mode == "cpu":
@@ -96,7 +96,7 @@ def test_a_long_run_is_held_as_a_window_within_its_byte_budget():
             assert window["end"] - step > step - window["start"]
         for k in (window["start"], step, window["end"] - 1):
             state = result["steps"][k]
-            assert shown(window, k, "counter") == (render.step_counter(k, 20_001, state, "en")
+            assert shown(window, k, "counter") == (render.step_counter(result, k, "en")
                                                    + render.narration(state, "en"))
     # Sharing: far fewer distinct chunks than frames times chunks per frame.
     window = built.window(9_999)
@@ -112,15 +112,15 @@ def test_compare_frames_step_the_right_side_at_the_matching_step():
     align = step_aligner(left, right)
     for k in range(len(left["steps"])):
         r = align(k)
-        assert shown(window, k, "compare.right") == ("<h3>Right: SRTF</h3>" + render.step_counter(
-            r, len(right["steps"]), right["steps"][r], "en") + render.narration(right["steps"][r], "en"))
+        assert shown(window, k, "compare.right") == ("<h3>Right: SRTF</h3>" + render.step_counter(right, r, "en")
+                                                     + render.narration(right["steps"][r], "en"))
         assert window["marks"]["compare.right.time"]["values"][k] == right["steps"][r]["time"]
 
 
 def test_the_fairness_panel_shows_what_holds_up_to_the_step():
     """C joins at t=6: before its first dispatch there no tenant is credited anything; afterwards the panel's
     figures are the core's ``fairness_so_far``, and at the last step the whole run's."""
-    from schedulers.trace import fairness_so_far
+    from schedulers.llm.steps import fairness_so_far
     result = simulate("llm", {"algorithm": "sfq", "tenants": REFERENCE})
     joined = next(k for k, s in enumerate(result["steps"]) if s["kind"] == "join" and s["tenant"] == "C")
     for k in range(joined + 1):
@@ -140,7 +140,7 @@ def test_the_fairness_panel_shows_what_holds_up_to_the_step():
 def test_llm_compare_sets_like_beside_like_at_each_step():
     """Both runs over the same dispatches and the same interval (``compare_so_far``); colour only on Jain's index
     and the widest gap there, never on cost received; nothing to compare before t=6 in the reference."""
-    from schedulers.trace import compare_so_far
+    from schedulers.llm.steps import compare_so_far
     left = simulate("llm", {"algorithm": "sfq", "tenants": REFERENCE})
     right = simulate("llm", {"algorithm": "rr", "tenants": REFERENCE})
     window = frames.compare_frames(left, right, "en", ("Left: SFQ", "Right: RR")).window(0)

@@ -15,6 +15,8 @@ pytestmark = pytest.mark.pyodide
 PROBE = r'''
 import json
 from schedulers import custom, export, quiz, rule, simulate, trace
+from schedulers.engine import steps as engine_steps
+from schedulers.llm import steps as llm_steps
 
 ARTICLE = {"tasks": [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
                      {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]}
@@ -36,7 +38,7 @@ def probe():
     vtc = simulate("engine", {**ENGINE, "algorithm": "vtc"})
     fcfs = simulate("engine", {**ENGINE, "algorithm": "fcfs"})
     align = trace.step_aligner(vtc, fcfs)
-    out["engine_so_far"] = [[align(k), {n: str(v) for n, v in trace.engine_service(vtc, k).items()}]
+    out["engine_so_far"] = [[align(k), {n: str(v) for n, v in engine_steps.service_so_far(vtc, k).items()}]
                             for k in range(len(vtc["steps"]))]
     for source in BROKEN:
         try:
@@ -51,9 +53,9 @@ def probe():
                  for step in result["steps"]]
         asked = [[q.step, list(q.candidates), q.answer] for q in quiz.questions(result)]
         out[algorithm] = [source.text, marks, asked, export.metrics_csv(result), export.trace_json(result),
-                          [trace.span(step) for step in result["steps"]]]
+                          [trace.span(result, k) for k in range(len(result["steps"]))]]
     sfq, rr = (simulate("llm", {**REFERENCE, "algorithm": name}) for name in ("sfq", "rr"))
-    out["so_far"] = [[trace.fairness_so_far(sfq, k), trace.compare_so_far(sfq, k, rr)] for k in range(len(sfq["steps"]))]
+    out["so_far"] = [[llm_steps.fairness_so_far(sfq, k), llm_steps.compare_so_far(sfq, k, rr)] for k in range(len(sfq["steps"]))]
     return json.dumps(out, ensure_ascii=False, sort_keys=True)
 '''
 

@@ -42,7 +42,7 @@ CPU_HOOKS = ("key", "choose", "preempts", "quantum", "admit", "expire", "complet
 LLM_HOOKS = ("arrive", "pick", "charge", "leave", "idle_reset")
 ENGINE_HOOKS = ("join", "pick", "admit", "generate", "finish", "charge")
 NOT_DECIDING = {"engine": set(),
-                "cpu": {"next_instant", "detail", "parameters", "decision_source", "from_parameters", "trace_state"},
+                "cpu": {"next_instant", "detail", "parameters", "from_parameters", "trace_state"},
                 "llm": {"state", "explain", "name_of", "pick_sentence", "parameters"}}
 ASKING = {"schedule", "finish"}                                               # the engine asks the rule
 BOOKKEEPING = {"push", "rekey", "ordered", "tie_note", "record_stretch", "continuation"}   # it keeps or shows

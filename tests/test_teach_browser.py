@@ -21,7 +21,7 @@ from schedulers.custom import run as run_policy
 from schedulers.exercises import cpu_exercise
 from schedulers.quiz import question, questions
 from schedulers.rule import deciding_lines, rule_source
-from schedulers.trace import compare_so_far
+from schedulers.llm.steps import compare_so_far
 from tests.test_app_browser import ARTICLE, ROOT, TIMEOUT, Lab, expect, expect_table, lab  # noqa: F401 (lab_url: conftest.py)
 
 pytestmark = pytest.mark.browser

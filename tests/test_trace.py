@@ -11,9 +11,10 @@ import pytest
 from schedulers import algorithms, simulate
 from schedulers.custom import TEMPLATES
 from schedulers.quiz import next_question, questions
-from schedulers.trace import (aligned_step, compare_so_far, dispatched_so_far, dispatches_so_far, fairness_so_far,
-                              finished_by, normalised_so_far, pending, policy_lines, resumes_quantum, span,
-                              step_aligner)
+from schedulers.cpu.steps import finished_by
+from schedulers.llm.steps import (compare_so_far, dispatched_so_far, dispatches_so_far, fairness_so_far,
+                                  normalised_so_far)
+from schedulers.trace import aligned_step, pending, policy_lines, resumes_quantum, span, step_aligner
 
 ARTICLE = {"tasks": [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
                      {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]}
@@ -37,10 +38,10 @@ def test_every_sentence_starts_at_the_time_its_step_shows(mode, scenario):
     kinds = set()
     for result in runs:
         steps = result["steps"]
-        assert span(steps[0]) == (None, 0)
+        assert span(result, 0) == (None, 0)
         assert all(steps[0]["why"][lang].startswith(start) for lang, start in (("en", "Before t=0"), ("ja", "t=0 の前")))
         for index, step in enumerate(steps[1:], start=1):
-            start, end = span(step)
+            start, end = span(result, index)
             if mode == "engine":
                 kinds.add(step["kind"])
                 i = step["iteration"]
@@ -57,8 +58,10 @@ def test_every_sentence_starts_at_the_time_its_step_shows(mode, scenario):
 
 def test_a_compact_cpu_step_is_still_the_slice_that_ends_at_its_time():
     from schedulers.cpu import run
-    compact = run({**ARTICLE, "algorithm": "fcfs"}, trace="compact")["steps"]
-    assert [span(step) for step in compact] == [(None, 0)] + [(s["time"] - 1, s["time"]) for s in compact[1:]]
+    result = run({**ARTICLE, "algorithm": "fcfs"}, trace="compact")
+    compact = result["steps"]
+    assert [span(result, k) for k in range(len(compact))] == [(None, 0)] + [(s["time"] - 1, s["time"])
+                                                                           for s in compact[1:]]
 
 
 def test_cpu_finished_and_pending_follow_the_completions():

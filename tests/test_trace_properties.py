@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedulers.llm import run
-from schedulers.trace import compare_so_far, dispatched_so_far, fairness_so_far
+from schedulers.llm.steps import compare_so_far, dispatched_so_far, fairness_so_far
 from test_llm_properties import backlog, requests_of, workloads
 
 RULES = ["fifo", "rr", "shortest", "sfq", "drr", "wfq"]

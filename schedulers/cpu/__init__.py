@@ -16,11 +16,14 @@ from .. import fields
 from ..catalog import Algorithm, Mode, catalogue, json_number as number
 from ..errors import ScenarioError
 from ..exercises import cpu_exercise
-from ..schema import with_readers
+from ..schema import Column, Results, with_readers
+from .custom import CUSTOM_POLICY
 from .engine import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, queue_kind, schedule
+from .lines import LINES
 from .policies import RULES, Policy, make_policy
 from .scenario import MAX_SCAN_WORK, PARAMETERS, SCENARIO_FIELDS, TASK, Task, check_horizon, read_parameters, \
     read_tasks
+from .steps import STEPS
 from .text import TEXT_NEEDS_STEPS, render_text
 
 __all__ = ["ALGORITHMS", "MODE", "Policy", "SCHEMA", "add_cli_arguments", "cli_overrides", "render_text", "run"]
@@ -28,6 +31,12 @@ __all__ = ["ALGORITHMS", "MODE", "Policy", "SCHEMA", "add_cli_arguments", "cli_o
 ALGORITHMS: dict[str, Algorithm] = catalogue("cpu", RULES)
 SCHEMA = with_readers("cpu", "tasks", TASK, PARAMETERS, SCENARIO_FIELDS, ALGORITHMS)
 OPTIONAL = SCHEMA.optional
+# A result's task rows (``result`` below): the task's own numbers, its metrics (averaged in ``averages``), then the
+# optional fields the scenario gave and, with a deadline, whether it was missed.
+RESULTS = Results("tasks", "task", (
+    *map(Column, ("name", "arrival", "burst", "completion")),
+    *(Column(name, averaged=True) for name in ("turnaround", "waiting", "response")),
+    *(Column(name, optional=True) for name in (*OPTIONAL, "missed"))), averages=lambda result: result["averages"])
 
 
 def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | None = None) -> dict[str, Any]:
@@ -156,5 +165,6 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return overrides
 
 
-MODE = Mode("cpu", "single CPU, integer time", ALGORITHMS, SCHEMA, run, render_text, cpu_exercise,
-            add_cli_arguments, cli_overrides, TEXT_NEEDS_STEPS)
+MODE = Mode("cpu", "single CPU, integer time", ALGORITHMS, SCHEMA, run=run, render_text=render_text,
+            exercise=cpu_exercise, add_cli_arguments=add_cli_arguments, cli_overrides=cli_overrides,
+            text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS, steps=STEPS, lines=LINES, custom=CUSTOM_POLICY)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog import json_number as number
-from ..narration import join, say
+from ..narration import fill, join, say
 from .policies import Policy
 from .scenario import Task
 
@@ -347,6 +347,12 @@ class Trace:
     policy: Policy
     steps: list[dict[str, Any]] = field(default_factory=list)
     truncated: bool = False
+    rule: dict[str, str] = field(init=False)   # the rule's two sentences (its words), for the explanations
+    keep: dict[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        values = self.policy.parameters()   # the words are templates of the rule's parameters (RR's q)
+        self.rule, self.keep = fill(self.policy.rule, **values), fill(self.policy.keep, **values)
 
     def record(self, time: int, running: Task | None, ready: list[str] | None, events: list[dict[str, Any]],
                decision: str, why: dict[str, str]) -> None:
@@ -453,7 +459,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                 if candidate is not None and policy.preempts(candidate, running, t):
                     chosen, decision = candidate, "preempt"
         if record:
-            why = explain(policy, ready, decision, chosen, running, t, level == "full")
+            why = explain(trace, ready, decision, chosen, running, t)
         if chosen is not None:
             take(chosen)
             if running is not None:
@@ -473,7 +479,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
             end = arrival_times[next_arrival]   # the CPU idles only while a task is still to arrive
             if record:
                 events.append(event("idle", None, t, until=end))
-                why = continuation(policy, None, t, end)
+                why = continuation(trace, None, t, end)
             extend([None] * (end - t))
         else:
             if running.slice_left is None:
@@ -534,7 +540,7 @@ def record_stretch(trace: Trace, policy: Policy, ready: ReadyQueue, running: Tas
     for time in range(t + 1, end + 1) if full else sorted({t + 1, end}):
         advance(running, time - 1 - done)
         first = time == t + 1
-        step_why = why if first else continuation(policy, running, time - 1, end)
+        step_why = why if first else continuation(trace, running, time - 1, end)
         if full and not first and policy.dynamic:
             ready_names = [task.name for task in ready.ordered(time - 1)]
         advance(running, 1)
@@ -545,17 +551,19 @@ def record_stretch(trace: Trace, policy: Policy, ready: ReadyQueue, running: Tas
                      join(step_why, *map(end_sentence, end_events)))
 
 
-def explain(policy: Policy, ready: ReadyQueue, decision: str, chosen: Task | None,
-            running: Task | None, t: int, ties: bool) -> dict[str, str]:
-    """The sentence for a decision (``ties``: say when arrival or input order broke a tie)."""
+def explain(trace: Trace, ready: ReadyQueue, decision: str, chosen: Task | None, running: Task | None,
+            t: int) -> dict[str, str]:
+    """The sentence for a decision (a full trace also says when arrival or input order broke a tie)."""
     if decision == "idle":
         return {}
     if decision == "continue":
-        return continuation(policy, running, t, t + 1)
+        return continuation(trace, running, t, t + 1)
+    policy = trace.policy
     why = say(MESSAGES, "preempt", t=t, task=chosen.name, detail=policy.detail(chosen, t), old=running.name,
-              old_detail=policy.detail(running, t), rule=policy.rule) if decision == "preempt" else \
-        say(MESSAGES, "dispatch", t=t, task=chosen.name, detail=policy.detail(chosen, t), rule=policy.rule)
-    return join(why, *tie_note(policy, ready, chosen, t)) if ties and policy.ties_by_arrival else why
+              old_detail=policy.detail(running, t), rule=trace.rule) if decision == "preempt" else \
+        say(MESSAGES, "dispatch", t=t, task=chosen.name, detail=policy.detail(chosen, t), rule=trace.rule)
+    ties = trace.level == "full" and policy.ties_by_arrival
+    return join(why, *tie_note(policy, ready, chosen, t)) if ties else why
 
 
 def tie_note(policy: Policy, ready: ReadyQueue, chosen: Task, t: int) -> list[dict[str, str]]:
@@ -570,10 +578,11 @@ def tie_note(policy: Policy, ready: ReadyQueue, chosen: Task, t: int) -> list[di
     return [say(MESSAGES, reason, task=chosen.name, rival=rival.name)]
 
 
-def continuation(policy: Policy, running: Task | None, t: int, until: int) -> dict[str, str]:
+def continuation(trace: Trace, running: Task | None, t: int, until: int) -> dict[str, str]:
     if running is None:
         return say(MESSAGES, "idle", t=t, until=until)
-    return say(MESSAGES, "continue", t=t, task=running.name, detail=policy.detail(running, t), keep=policy.keep)
+    return say(MESSAGES, "continue", t=t, task=running.name, detail=trace.policy.detail(running, t),
+               keep=trace.keep)
 
 
 def advance(task: Task | None, ran: int) -> None:

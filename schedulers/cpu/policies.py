@@ -21,26 +21,24 @@ A rule is a ``Policy``:
   (``cohort(task)``: within a cohort the key order never changes and is the order of joining).
 - ``ties_by_arrival``: the key is ``(criterion, task.arrival, task.index)``, so the trace can say when
   arrival or input order broke a tie.
-- ``rule``/``keep``: one sentence each (en, ja) for the step explanations; ``detail(task, now)`` the
-  number the rule looks at ("remaining 3").
-- its menu entry (``catalog.catalogue``): ``name``, ``group`` ("article" or "more"), ``label`` and ``summary``
-  (en, ja), ``parameter_names`` (the scenario parameters it reads) and ``item_fields`` (the optional task
-  fields it reads); ``from_parameters`` makes it with the scenario's parameters. A new rule is one class here,
-  listed in ``RULES`` at the end.
+- ``detail(task, now)``: the number the rule looks at ("remaining 3"), for the step explanations.
+- its menu entry (``catalog.catalogue``): ``name``, ``parameter_names`` (the scenario parameters it reads) and
+  ``item_fields`` (the optional task fields it reads); ``from_parameters`` makes it with the scenario's parameters.
+- its words, ``@words(...)`` above the class (``catalog.words``): ``group`` ("article" or "more"), ``label`` and
+  ``summary`` for the menu, and the sentences ``rule`` (why it dispatched or preempted) and ``keep`` (why the
+  running task continues), in en and ja, filled with its ``parameters()``.
 
-A user-written rule (the lab's "write your own policy") subclasses ``Policy`` and overrides ``key``
-(and ``preemptive``/``preempts`` to preempt); ``decision_source()`` shows the code that decides.
+A new rule is one class here, listed in ``RULES`` at the end. A policy of your own is ``custom.py``'s.
 """
 from __future__ import annotations
 
-import inspect
 import math
 import random
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from types import FunctionType
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..catalog import words
 from .scenario import (DEFAULT_LATENCY, DEFAULT_MIN_GRANULARITY, DEFAULT_QUANTUM, DEFAULT_SLICE, DEFAULT_TICKETS,
                        Parameters, Task)
 
@@ -121,27 +119,20 @@ class Policy:
         """The rule's own numbers after step ``time``, for the full trace: ``{"vruntime": {name: value}}``."""
         return {}
 
-    @classmethod
-    def decision_source(cls) -> str:
-        """The code that decides, for showing in the lab: every method this class defines itself except
-        those that only present it (``__init__``, ``detail``, ``parameters``)."""
-        presentation = ("__init__", "detail", "parameters", "trace_state")
-        return "\n".join(inspect.getsource(member.__func__ if isinstance(member, staticmethod) else member)
-                         for name, member in vars(cls).items()
-                         if name not in presentation and isinstance(member, (FunctionType, staticmethod)))
 
-
+@words(
+    group="article",
+    label={"en": "FCFS", "ja": "FCFS（先着順）"},
+    summary={"en": "first come, first served; never preempts; ties: earlier arrival, then input order",
+             "ja": "到着順に実行し、横取りしません。同着は入力順"},
+    rule={"en": "FCFS runs the task that arrived first", "ja": "FCFSは最も早く到着したタスクを実行します"},
+    keep={"en": "FCFS never preempts", "ja": "FCFSは横取りしません"},
+)
 class FCFS(Policy):
     """First come, first served: the task that joined the ready queue first runs to completion.
     Arrivals at the same time join in input order, so ties go to earlier arrival, then input order."""
     name = "fcfs"
     queue = "fifo"
-    group = "article"
-    label = {"en": "FCFS", "ja": "FCFS（先着順）"}
-    summary = {"en": "first come, first served; never preempts; ties: earlier arrival, then input order",
-               "ja": "到着順に実行し、横取りしません。同着は入力順"}
-    rule = {"en": "FCFS runs the task that arrived first", "ja": "FCFSは最も早く到着したタスクを実行します"}
-    keep = {"en": "FCFS never preempts", "ja": "FCFSは横取りしません"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.queued
@@ -150,17 +141,19 @@ class FCFS(Policy):
         return {"en": f"arrived {task.arrival}", "ja": f"到着{task.arrival}"}
 
 
+@words(
+    group="article",
+    label={"en": "SJF", "ja": "SJF（最短ジョブ優先）"},
+    summary={"en": "shortest burst first, non-preemptive; ties: earlier arrival, then input order",
+             "ja": "実行時間が最短のものから、横取りなし。同点は到着が早い方、次に入力順"},
+    rule={"en": "SJF runs the shortest burst", "ja": "SJFは実行時間が最短のタスクを実行します"},
+    keep={"en": "SJF never preempts", "ja": "SJFは横取りしません"},
+)
 class SJF(Policy):
     """Shortest job first, non-preemptive: when the CPU is free, the ready task with the least burst
     runs to completion. Ties: earlier arrival, then input order."""
     name = "sjf"
-    group = "article"
-    label = {"en": "SJF", "ja": "SJF（最短ジョブ優先）"}
-    summary = {"en": "shortest burst first, non-preemptive; ties: earlier arrival, then input order",
-               "ja": "実行時間が最短のものから、横取りなし。同点は到着が早い方、次に入力順"}
     ties_by_arrival = True
-    rule = {"en": "SJF runs the shortest burst", "ja": "SJFは実行時間が最短のタスクを実行します"}
-    keep = {"en": "SJF never preempts", "ja": "SJFは横取りしません"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.burst, task.arrival, task.index
@@ -169,19 +162,21 @@ class SJF(Policy):
         return {"en": f"burst {task.burst}", "ja": f"実行時間{task.burst}"}
 
 
+@words(
+    group="article",
+    label={"en": "SRTF", "ja": "SRTF（残り時間最短優先）"},
+    summary={"en": "shortest remaining time first; preempts only on strictly shorter remaining; ties: arrival, input",
+             "ja": "残り時間最短を実行し、厳密に短いときだけ横取り。同点は到着順、入力順"},
+    rule={"en": "SRTF runs the shortest remaining time", "ja": "SRTFは残り時間が最短のタスクを実行します"},
+    keep={"en": "no ready task has a strictly shorter remaining time",
+          "ja": "残り時間が厳密に短い待ちタスクはありません"},
+)
 class SRTF(Policy):
     """Shortest remaining time first: the ready task with the least remaining time runs; it preempts the
     running task only when its remaining time is strictly shorter. Ties: earlier arrival, then input order."""
     name = "srtf"
-    group = "article"
-    label = {"en": "SRTF", "ja": "SRTF（残り時間最短優先）"}
-    summary = {"en": "shortest remaining time first; preempts only on strictly shorter remaining; ties: arrival, input",
-               "ja": "残り時間最短を実行し、厳密に短いときだけ横取り。同点は到着順、入力順"}
     preemptive = True
     ties_by_arrival = True
-    rule = {"en": "SRTF runs the shortest remaining time", "ja": "SRTFは残り時間が最短のタスクを実行します"}
-    keep = {"en": "no ready task has a strictly shorter remaining time",
-            "ja": "残り時間が厳密に短い待ちタスクはありません"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.remaining, task.arrival, task.index
@@ -190,18 +185,22 @@ class SRTF(Policy):
         return candidate.remaining < running.remaining
 
 
+@words(
+    group="article",
+    label={"en": "Round Robin", "ja": "ラウンドロビン"},
+    summary={"en": "queue head runs up to quantum q (default 2); expired task rejoins the tail after arrivals",
+             "ja": "先頭をクォンタムq（既定2）まで実行し、切れたら同時刻の到着の後ろに並びます"},
+    rule={"en": "RR runs the head of the ready queue for up to q={quantum}",
+          "ja": "RRは待ち行列の先頭を最大q={quantum}実行します"},
+    keep={"en": "its quantum is not used up", "ja": "クォンタムが残っています"},
+)
 class RoundRobin(Policy):
     """Round Robin with quantum q: the head of the ready queue runs for at most q; a task whose quantum
     expires returns to the tail (after the tasks that arrive at that instant); a task that completes
     inside its quantum frees the CPU at once. Alone in the system, it starts a new quantum."""
     name = "rr"
     queue = "fifo"
-    group = "article"
-    label = {"en": "Round Robin", "ja": "ラウンドロビン"}
-    summary = {"en": "queue head runs up to quantum q (default 2); expired task rejoins the tail after arrivals",
-               "ja": "先頭をクォンタムq（既定2）まで実行し、切れたら同時刻の到着の後ろに並びます"}
     parameter_names = ("quantum",)
-    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っています"}
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -209,8 +208,6 @@ class RoundRobin(Policy):
 
     def __init__(self, quantum: int) -> None:
         self.q = quantum
-        self.rule = {"en": f"RR runs the head of the ready queue for up to q={quantum}",
-                     "ja": f"RRは待ち行列の先頭を最大q={quantum}実行します"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.queued
@@ -222,20 +219,22 @@ class RoundRobin(Policy):
         return {"quantum": self.q}
 
 
+@words(
+    label={"en": "Priority", "ja": "優先度"},
+    summary={"en": "least priority number first (0 most urgent), non-preemptive; optional aging; ties: arrival, input",
+             "ja": "優先度番号が最小のものから（0が最優先）、横取りなし。エージング可。同点は到着順、入力順"},
+    rule={"en": "Priority runs the least priority number", "ja": "優先度方式は優先度番号が最小のタスクを実行します"},
+    keep={"en": "non-preemptive Priority never preempts", "ja": "非横取り優先度方式は横取りしません"},
+)
 class Priority(Policy):
     """Priority, non-preemptive: when the CPU is free, the ready task with the least priority number runs
     to completion (0 is the most urgent; a task without one has 0). Optional aging a: a task's effective
     priority is its priority minus one for every a time units it has waited in the ready queue. Ties:
     earlier arrival, then input order."""
     name = "priority"
-    label = {"en": "Priority", "ja": "優先度"}
-    summary = {"en": "least priority number first (0 most urgent), non-preemptive; optional aging; ties: arrival, input",
-               "ja": "優先度番号が最小のものから（0が最優先）、横取りなし。エージング可。同点は到着順、入力順"}
     parameter_names = ("aging",)
     item_fields = ("priority",)
     ties_by_arrival = True
-    rule = {"en": "Priority runs the least priority number", "ja": "優先度方式は優先度番号が最小のタスクを実行します"}
-    keep = {"en": "non-preemptive Priority never preempts", "ja": "非横取り優先度方式は横取りしません"}
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -263,35 +262,39 @@ class Priority(Policy):
         return {"aging": self.aging}
 
 
+@words(
+    label={"en": "Priority (preemptive)", "ja": "優先度（横取りあり）"},
+    summary={"en": "least priority number first; preempts on a strictly better priority; optional aging",
+             "ja": "優先度番号が最小のものから、厳密に高い優先度なら横取り。エージング可"},
+    keep={"en": "no ready task has a strictly better priority", "ja": "優先度が厳密に高い待ちタスクはありません"},
+)
 class PreemptivePriority(Priority):
     """Priority, preemptive: the ready task with the least effective priority number runs, as in Priority
     (0 is the most urgent, optional aging), and it preempts the running task when its effective priority is
     strictly better. Ties: earlier arrival, then input order."""
     name = "priority-preemptive"
-    label = {"en": "Priority (preemptive)", "ja": "優先度（横取りあり）"}
-    summary = {"en": "least priority number first; preempts on a strictly better priority; optional aging",
-               "ja": "優先度番号が最小のものから、厳密に高い優先度なら横取り。エージング可"}
     preemptive = True
-    keep = {"en": "no ready task has a strictly better priority", "ja": "優先度が厳密に高い待ちタスクはありません"}
 
     def preempts(self, candidate: Task, running: Task, now: int) -> bool:
         return self.effective(candidate, now) < self.effective(running, now)
 
 
+@words(
+    label={"en": "HRRN", "ja": "HRRN（応答比最高優先）"},
+    summary={"en": "highest (waiting + burst) / burst first, non-preemptive; ties: arrival, input",
+             "ja": "（待ち時間＋実行時間）÷実行時間が最大のものから、横取りなし。同点は到着順、入力順"},
+    rule={"en": "HRRN runs the highest response ratio (waiting + burst) / burst",
+          "ja": "HRRNは応答比（待ち時間＋実行時間）÷実行時間が最大のタスクを実行します"},
+    keep={"en": "HRRN never preempts", "ja": "HRRNは横取りしません"},
+)
 class HRRN(Policy):
     """Highest response ratio next, non-preemptive: when the CPU is free, the ready task with the greatest
     (waiting + burst) / burst runs to completion, waiting being now - arrival. Ties: earlier arrival,
     then input order."""
     name = "hrrn"
-    label = {"en": "HRRN", "ja": "HRRN（応答比最高優先）"}
-    summary = {"en": "highest (waiting + burst) / burst first, non-preemptive; ties: arrival, input",
-               "ja": "（待ち時間＋実行時間）÷実行時間が最大のものから、横取りなし。同点は到着順、入力順"}
     dynamic = True
     queue = "cohorts"   # by cohort(): a decision compares one task per burst length, not every ready task
     ties_by_arrival = True
-    rule = {"en": "HRRN runs the highest response ratio (waiting + burst) / burst",
-            "ja": "HRRNは応答比（待ち時間＋実行時間）÷実行時間が最大のタスクを実行します"}
-    keep = {"en": "HRRN never preempts", "ja": "HRRNは横取りしません"}
 
     @staticmethod
     def ratio(task: Task, now: int) -> Fraction:
@@ -310,6 +313,14 @@ class HRRN(Policy):
         return {"en": f"ratio {ratio}", "ja": f"応答比{ratio}"}
 
 
+@words(
+    label={"en": "MLFQ", "ja": "MLFQ（多段フィードバックキュー）"},
+    summary={"en": "OSTEP's rules: levels, per-level quantum, allotment in quanta, periodic boost",
+             "ja": "OSTEPの規則: レベル、レベルごとのクォンタム、割り当て（クォンタム数）、定期ブースト"},
+    rule={"en": "MLFQ runs the head of the highest non-empty level",
+          "ja": "MLFQは空でない最上位レベルの先頭を実行します"},
+    keep={"en": "no task waits at a higher level", "ja": "より上のレベルで待つタスクはありません"},
+)
 class MLFQ(Policy):
     """Multi-level feedback queue, as in OSTEP: a task arrives at the top level (0); the lowest-numbered
     non-empty level runs, round robin with that level's quantum; a task arriving at a higher level preempts
@@ -318,12 +329,8 @@ class MLFQ(Policy):
     it). Every `boost` time units all tasks move to the top level in their current order, top level first,
     with fresh quanta and allotments. Ties within a level: queue order."""
     name = "mlfq"
-    label = {"en": "MLFQ", "ja": "MLFQ（多段フィードバックキュー）"}
-    summary = {"en": "OSTEP's rules: levels, per-level quantum, allotment in quanta, periodic boost",
-               "ja": "OSTEPの規則: レベル、レベルごとのクォンタム、割り当て（クォンタム数）、定期ブースト"}
     parameter_names = ("levels", "quanta", "allotment", "boost")
     preemptive = True
-    keep = {"en": "no task waits at a higher level", "ja": "より上のレベルで待つタスクはありません"}
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -331,8 +338,6 @@ class MLFQ(Policy):
 
     def __init__(self, quanta: tuple[int, ...], allotment: tuple[int, ...], boost: int | None) -> None:
         self.quanta, self.allotment, self.boost = quanta, allotment, boost
-        self.rule = {"en": "MLFQ runs the head of the highest non-empty level",
-                     "ja": "MLFQは空でない最上位レベルの先頭を実行します"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.level, task.queued
@@ -373,20 +378,22 @@ class MLFQ(Policy):
                 "boost": self.boost}
 
 
+@words(
+    label={"en": "EDF", "ja": "EDF（締切最早優先）"},
+    summary={"en": "earliest absolute deadline first; preempts on a strictly earlier deadline; misses reported",
+             "ja": "絶対締切が最も早いものから、厳密に早いときだけ横取り。締切超過を報告"},
+    rule={"en": "EDF runs the earliest deadline", "ja": "EDFは締切が最も早いタスクを実行します"},
+    keep={"en": "no ready task has a strictly earlier deadline", "ja": "締切が厳密に早い待ちタスクはありません"},
+)
 class EDF(Policy):
     """Earliest deadline first, preemptive: the ready task with the earliest absolute deadline runs; it
     preempts the running task only when its deadline is strictly earlier. A task without a deadline comes
     after every task with one. A late task still runs to completion (its miss is reported). Ties: earlier
     arrival, then input order."""
     name = "edf"
-    label = {"en": "EDF", "ja": "EDF（締切最早優先）"}
-    summary = {"en": "earliest absolute deadline first; preempts on a strictly earlier deadline; misses reported",
-               "ja": "絶対締切が最も早いものから、厳密に早いときだけ横取り。締切超過を報告"}
     item_fields = ("deadline",)
     preemptive = True
     ties_by_arrival = True
-    rule = {"en": "EDF runs the earliest deadline", "ja": "EDFは締切が最も早いタスクを実行します"}
-    keep = {"en": "no ready task has a strictly earlier deadline", "ja": "締切が厳密に早い待ちタスクはありません"}
 
     @staticmethod
     def due(task: Task) -> tuple[bool, int]:
@@ -410,19 +417,22 @@ MAX_SCALE = 2**64   # a larger common denominator of the strides (tickets with m
                     # would make every pass a huge integer: Stride keeps Fractions then, slower and as exact
 
 
+@words(
+    label={"en": "Stride", "ja": "ストライド"},
+    summary={"en": "least pass runs one quantum, then pass += 10000 / tickets; ties: arrival, input",
+             "ja": "パス値最小のものを1クォンタム実行し、パス += 10000 ÷ くじ数。同点は到着順、入力順"},
+    rule={"en": "Stride runs the least pass", "ja": "ストライドはパス値が最小のタスクを実行します"},
+    keep={"en": "its quantum is not used up", "ja": "クォンタムが残っています"},
+)
 class Stride(Policy):
     """Stride scheduling (Waldspurger): stride = 10,000 / tickets. Every quantum the ready task with the
     least pass runs, then its pass += stride (a task that completes early needs no pass). A task arriving
     gets the least pass among the tasks present (0 if none), so it can neither hog nor starve. Ties:
     earlier arrival, then input order."""
     name = "stride"
-    label = {"en": "Stride", "ja": "ストライド"}
-    summary = {"en": "least pass runs one quantum, then pass += 10000 / tickets; ties: arrival, input",
-               "ja": "パス値最小のものを1クォンタム実行し、パス += 10000 ÷ くじ数。同点は到着順、入力順"}
     parameter_names = ("quantum",)
     item_fields = ("tickets",)
     ties_by_arrival = True
-    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っています"}
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -432,7 +442,6 @@ class Stride(Policy):
         self.q = quantum
         self.scale = 1   # passes are counted in units of 1 / scale (see start)
         self.strides: dict[int, int | Fraction] = {}   # by ticket count
-        self.rule = {"en": "Stride runs the least pass", "ja": "ストライドはパス値が最小のタスクを実行します"}
 
     def start(self, tasks: list[Task]) -> None:
         """Count passes in units of 1 / scale, the strides' common denominator (1 when every ticket count
@@ -481,20 +490,24 @@ class Stride(Policy):
         return {"quantum": self.q}
 
 
+@words(
+    label={"en": "Lottery", "ja": "抽選"},
+    summary={"en": "each quantum, a seeded random ticket picks the task; same lottery_seed, same schedule",
+             "ja": "クォンタムごとに乱数で当たりくじを引きます。同じlottery_seedなら同じスケジュール"},
+    rule={"en": "Lottery runs the holder of the winning ticket",
+          "ja": "抽選方式は当たりくじを持つタスクを実行します"},
+    keep={"en": "its quantum is not used up", "ja": "クォンタムが残っています"},
+)
 class Lottery(Policy):
     """Lottery scheduling: every quantum, draw a winning ticket uniformly from 0 .. total - 1 over the ready
     tasks' tickets (Python's random.Random(lottery_seed), the same in CPython and Pyodide); the tickets are
     laid out along the ready queue (arrival order, requeued tasks at the tail) and the task holding the
     winning ticket runs for one quantum. Same seed, same schedule."""
     name = "lottery"
-    label = {"en": "Lottery", "ja": "抽選"}
-    summary = {"en": "each quantum, a seeded random ticket picks the task; same lottery_seed, same schedule",
-               "ja": "クォンタムごとに乱数で当たりくじを引きます。同じlottery_seedなら同じスケジュール"}
     parameter_names = ("quantum", "lottery_seed")
     item_fields = ("tickets",)
     dynamic = True
     queue = "tickets"   # the engine keeps the tickets along the queue in a Fenwick tree: a draw is O(log n)
-    keep = {"en": "its quantum is not used up", "ja": "クォンタムが残っています"}
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -503,8 +516,6 @@ class Lottery(Policy):
     def __init__(self, quantum: int, seed: int) -> None:
         self.q, self.seed = quantum, seed
         self.random = random.Random(seed)
-        self.rule = {"en": "Lottery runs the holder of the winning ticket",
-                     "ja": "抽選方式は当たりくじを持つタスクを実行します"}
 
     def key(self, task: Task, now: int) -> Any:
         return task.queued
@@ -540,6 +551,16 @@ VRUNTIME_SCALE = math.lcm(*NICE_WEIGHTS)
 VRUNTIME_PER_TIME_UNIT = tuple(NICE_0_WEIGHT * (VRUNTIME_SCALE // weight) for weight in NICE_WEIGHTS)  # by nice + 20
 
 
+@words(
+    label={"en": "CFS", "ja": "CFS（完全公平スケジューラ）"},
+    summary={"en": "least vruntime runs a slice max(min_granularity, floor(latency*w/W)); vruntime += "
+                   "ran*1024/weight (weight from nice); arrivals get max(own, min_vruntime); ties: arrival, input",
+             "ja": "vruntime最小のタスクをスライスmax(min_granularity, floor(latency*w/W))実行し、vruntime += "
+                   "実行時間*1024/重み（重みはnice値から）とします。到着時はmax(自分, min_vruntime)。同点は到着順、入力順"},
+    rule={"en": "CFS runs the least vruntime", "ja": "CFSはvruntimeが最小のタスクを実行します"},
+    keep={"en": "its slice is not used up (no wakeup preemption)",
+          "ja": "スライスが残っています（起床時の横取りはありません）"},
+)
 class CFS(Policy):
     """Linux's Completely Fair Scheduler, on one CPU: a task's weight comes from its nice value (-20 .. 19,
     default 0; nice 0 weighs 1024, each step about 1.25x); vruntime += ran * 1024 / weight, exactly. The
@@ -549,16 +570,9 @@ class CFS(Policy):
     the running one included (with none runnable, it keeps its own, 0). No wakeup preemption: an arrival
     waits for the end of the running slice. Ties: earlier arrival, then input order."""
     name = "cfs"
-    label = {"en": "CFS", "ja": "CFS（完全公平スケジューラ）"}
-    summary = {"en": "least vruntime runs a slice max(min_granularity, floor(latency*w/W)); vruntime += "
-                     "ran*1024/weight (weight from nice); arrivals get max(own, min_vruntime); ties: arrival, input",
-               "ja": "vruntime最小のタスクをスライスmax(min_granularity, floor(latency*w/W))実行し、vruntime += "
-                     "実行時間*1024/重み（重みはnice値から）とします。到着時はmax(自分, min_vruntime)。同点は到着順、入力順"}
     parameter_names = ("latency", "min_granularity")
     item_fields = ("nice",)
     ties_by_arrival = True
-    keep = {"en": "its slice is not used up (no wakeup preemption)",
-            "ja": "スライスが残っています（起床時の横取りはありません）"}
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -567,7 +581,6 @@ class CFS(Policy):
     def __init__(self, latency: int, min_granularity: int) -> None:
         self.latency, self.min_granularity = latency, min_granularity
         self.runnable_weight = 0   # W: the weights of the tasks that have arrived and not completed
-        self.rule = {"en": "CFS runs the least vruntime", "ja": "CFSはvruntimeが最小のタスクを実行します"}
 
     @staticmethod
     def weight(task: Task) -> int:
@@ -610,6 +623,16 @@ class CFS(Policy):
                 "weight": {task.name: self.weight(task) for task in arrived}}
 
 
+@words(
+    label={"en": "EEVDF", "ja": "EEVDF（適格仮想締切最早優先）"},
+    summary={"en": "among tasks with lag V - v >= 0 (V the weighted mean vruntime), the earliest virtual deadline "
+                   "runs a slice; deadline = v + slice*1024/weight; arrivals placed at v = V rounded down to vruntime's "
+                   "unit; ties: arrival, input",
+             "ja": "ラグ V - v >= 0 のタスク（Vは重み付き平均vruntime）のうち仮想締切が最も早いものをスライス実行します。"
+                   "締切 = v + スライス*1024/重み。到着時は v = V（vruntimeの単位に切り捨て）。同点は到着順、入力順"},
+    rule={"en": "EEVDF runs the eligible task with the earliest virtual deadline",
+          "ja": "EEVDFは適格なタスクのうち仮想締切が最も早いものを実行します"},
+)
 class EEVDF(CFS):
     """EEVDF, Earliest Eligible Virtual Deadline First, which replaced CFS in Linux 6.6, on one CPU: weight and
     vruntime as in CFS. V is the weighted average vruntime of the runnable tasks, sum(w * v) / sum(w), the running
@@ -621,12 +644,6 @@ class EEVDF(CFS):
     that unit (with none runnable it keeps its own, 0). No wakeup preemption. Ties: earlier arrival, then input
     order."""
     name = "eevdf"
-    label = {"en": "EEVDF", "ja": "EEVDF（適格仮想締切最早優先）"}
-    summary = {"en": "among tasks with lag V - v >= 0 (V the weighted mean vruntime), the earliest virtual deadline "
-                     "runs a slice; deadline = v + slice*1024/weight; arrivals placed at v = V rounded down to vruntime's "
-                     "unit; ties: arrival, input",
-               "ja": "ラグ V - v >= 0 のタスク（Vは重み付き平均vruntime）のうち仮想締切が最も早いものをスライス実行します。"
-                     "締切 = v + スライス*1024/重み。到着時は v = V（vruntimeの単位に切り捨て）。同点は到着順、入力順"}
     parameter_names = ("slice",)
     dynamic = True            # eligibility moves with V
     queue = "eligible"        # the engine keeps the not yet eligible by vruntime and the eligible by key: O(log n)
@@ -638,8 +655,6 @@ class EEVDF(CFS):
 
     def __init__(self, slice_length: int) -> None:
         self.slice_length = slice_length
-        self.rule = {"en": "EEVDF runs the eligible task with the earliest virtual deadline",
-                     "ja": "EEVDFは適格なタスクのうち仮想締切が最も早いものを実行します"}
         self.start([])
 
     def start(self, tasks: list[Task]) -> None:

@@ -18,10 +18,13 @@ from typing import Any
 from .. import fields
 from ..catalog import Algorithm, Mode, catalogue, json_number as number
 from ..exercises import engine_exercise
-from ..schema import with_readers
+from ..schema import Column, Results, with_readers
 from .batching import COMPACT, NONE, TRACE_BUDGET, Engine
+from .custom import CUSTOM_POLICY
+from .lines import LINES
 from .policies import POLICIES, RULES, Policy
 from .scenario import PARAMETERS, TENANT, TOP_KEYS, Scenario, format_requests, read
+from .steps import STEPS
 from .text import TEXT_NEEDS_STEPS, render_text
 
 __all__ = ["ALGORITHMS", "DEFAULT_SCENARIO", "MODE", "SCHEMA", "add_cli_arguments", "cli_overrides",
@@ -29,6 +32,10 @@ __all__ = ["ALGORITHMS", "DEFAULT_SCENARIO", "MODE", "SCHEMA", "add_cli_argument
 
 ALGORITHMS: dict[str, Algorithm] = catalogue("engine", RULES)
 SCHEMA = with_readers("engine", "tenants", TENANT, PARAMETERS, TOP_KEYS, ALGORITHMS)
+RESULTS = Results("tenants", "tenant", (   # a result's tenant rows (tenant_row)
+    *map(Column, ("name", "weight", "requests")),
+    *(Column(name, averaged=True) for name in ("input_tokens", "output_tokens", "service", "normalized")),
+    Column("counter"), *(Column(name, averaged=True) for name in ("mean_waiting", "mean_latency"))))
 
 # The article's point in a few dozen iterations: A's requests are long (8 tokens out), B's short (2 out), all
 # arriving at once. FCFS admits by arrival, then tenant order, so A fills the batch for 32 iterations before B's
@@ -157,5 +164,7 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return overrides
 
 
-MODE = Mode("engine", "inference engine: continuous batching, decode iterations", ALGORITHMS, SCHEMA,
-            run, render_text, engine_exercise, add_cli_arguments, cli_overrides, TEXT_NEEDS_STEPS)
+MODE = Mode("engine", "inference engine: continuous batching, decode iterations", ALGORITHMS, SCHEMA, run=run,
+            render_text=render_text, exercise=engine_exercise, add_cli_arguments=add_cli_arguments,
+            cli_overrides=cli_overrides, text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS, steps=STEPS, lines=LINES,
+            custom=CUSTOM_POLICY)

@@ -16,15 +16,18 @@ queues and the batch, and calls, in each iteration:
 Every charge goes through ``charge(tenant, units)``. Counters are exact integers in units of ``1/engine.scale``
 (``Engine.units``), so ``tokens × w / weight`` never rounds. Ties are broken by tenant order, then request order.
 
-Each rule class carries its menu entry (``catalog.catalogue``): ``name``, ``group``, ``label``, ``summary``,
-``parameter_names`` and ``item_fields`` (the optional tenant and request fields it reads); ``lifts`` says that its
-``join`` may lift a counter, a step of its own. A new rule is one class here, listed in ``RULES`` at the end.
+Each rule class carries its menu entry (``catalog.catalogue``): ``name``, ``parameter_names`` and ``item_fields``
+(the optional tenant and request fields it reads), and its words above it (``@words``: ``group``, ``label``,
+``summary``); ``lifts`` says that its ``join`` may lift a counter, a step of its own. A new rule is one class here,
+listed in ``RULES`` at the end.
 """
 from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..catalog import words
 
 if TYPE_CHECKING:
     from .batching import Engine, Running
@@ -93,16 +96,18 @@ class TokenCounting(Policy):
         return self.engine.units(running.request.tenant, output_tokens=1)
 
 
+@words(
+    group="article",
+    label={"en": "FCFS (engine default)", "ja": "FCFS（エンジンの既定）"},
+    summary={"en": "admit the earliest-arrived waiting request; ties by tenant order, then request order",
+             "ja": "最も早く届いた待ちリクエストを受け入れます。同着はテナント順、次にリクエスト順"},
+)
 class FCFS(TokenCounting):
     """First come, first served (what an engine does by default): admit the waiting request that arrived
     first; ties by tenant order, then request order. A tenant's requests are FIFO, so the earliest waiting
     request is some tenant's oldest: a heap of (arrival of its oldest, tenant) finds it in O(log n)."""
 
     name = "fcfs"
-    group = "article"
-    label = {"en": "FCFS (engine default)", "ja": "FCFS（エンジンの既定）"}
-    summary = {"en": "admit the earliest-arrived waiting request; ties by tenant order, then request order",
-               "ja": "最も早く届いた待ちリクエストを受け入れます。同着はテナント順、次にリクエスト順"}
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
@@ -128,6 +133,14 @@ class FCFS(TokenCounting):
         return super().admit(running)
 
 
+@words(
+    group="article",
+    label={"en": "VTC (virtual token counter)", "ja": "VTC（仮想トークンカウンター）"},
+    summary={"en": "admit the oldest request of the waiting tenant with the least counter (ties: tenant order); "
+                   "charge w_in*input at admission, w_out per token as generated; lift a returning tenant's counter",
+             "ja": "カウンター最小の待ちテナント（同点はテナント順）の最古のリクエストを受け入れ、受け入れ時に"
+                   " w_in*入力、生成のたびに w_out を課金します。戻ってきたテナントのカウンターは引き上げます"},
+)
 class VTC(TokenCounting):
     """Virtual Token Counter (Sheng et al., OSDI 2024): a counter per tenant. Admit the oldest request of the
     waiting tenant with the least counter (ties: tenant order) and charge it w_in × input; charge w_out per
@@ -138,12 +151,6 @@ class VTC(TokenCounting):
     No output length is needed in advance: tokens are charged as they are really generated."""
 
     name = "vtc"
-    group = "article"
-    label = {"en": "VTC (virtual token counter)", "ja": "VTC（仮想トークンカウンター）"}
-    summary = {"en": "admit the oldest request of the waiting tenant with the least counter (ties: tenant order); "
-                     "charge w_in*input at admission, w_out per token as generated; lift a returning tenant's counter",
-               "ja": "カウンター最小の待ちテナント（同点はテナント順）の最古のリクエストを受け入れ、受け入れ時に"
-                     " w_in*入力、生成のたびに w_out を課金します。戻ってきたテナントのカウンターは引き上げます"}
     item_fields = ("weight",)
     lifts = True
 
@@ -201,6 +208,13 @@ class VTC(TokenCounting):
             heapq.heappush(self.queue, (self.counter[tenant], tenant, self.version[tenant]))
 
 
+@words(
+    label={"en": "VTC with predicted output", "ja": "VTC（出力長の予測つき）"},
+    summary={"en": "VTC, but charge w_out*predicted up front, then only tokens beyond it; refund the unused "
+                   "prediction",
+             "ja": "VTC と同じですが w_out*予測 を前払いし、予測を超えたトークンだけ課金し、使わなかった予測は"
+                   "返します"},
+)
 class VTCPredict(VTC):
     """VTC with a predicted output length: at admission also charge w_out × predicted (the request's
     ``predicted``; else the scenario's ``prediction``; else the tenant's mean output so far, rounded half up,
@@ -209,11 +223,6 @@ class VTCPredict(VTC):
     as VTC's; only its timing differs: the cost is paid up front, as SFQ pays an estimate at dispatch."""
 
     name = "vtc-predict"
-    label = {"en": "VTC with predicted output", "ja": "VTC（出力長の予測つき）"}
-    summary = {"en": "VTC, but charge w_out*predicted up front, then only tokens beyond it; refund the unused "
-                     "prediction",
-               "ja": "VTC と同じですが w_out*予測 を前払いし、予測を超えたトークンだけ課金し、使わなかった予測は"
-                     "返します"}
     parameter_names = (*ENGINE_PARAMETERS, "prediction")
     item_fields = ("weight", "predicted")
 

@@ -15,17 +15,23 @@ from typing import Any
 
 from ..catalog import Algorithm, Mode, catalogue, json_number as number
 from ..exercises import llm_exercise
-from ..schema import with_readers
+from ..schema import Column, Results, with_readers
+from .custom import CUSTOM_POLICY
 from .fairness import measure
+from .lines import LINES
 from .policies import POLICIES, RULES, Policy
 from .router import COMPACT, NONE, TRACE_BUDGET, Router
 from .scenario import PARAMETERS, TENANT, TOP_KEYS, read
+from .steps import STEPS
 from .text import TEXT_NEEDS_STEPS, render_text
 
 __all__ = ["ALGORITHMS", "MODE", "SCHEMA", "run", "render_text", "add_cli_arguments", "cli_overrides"]
 
 ALGORITHMS: dict[str, Algorithm] = catalogue("llm", RULES)
 SCHEMA = with_readers("llm", "tenants", TENANT, PARAMETERS, TOP_KEYS, ALGORITHMS)
+RESULTS = Results("tenants", "tenant", (   # a result's tenant rows (tenant_summary)
+    *map(Column, ("name", "weight", "join", "requests")),
+    *(Column(name, averaged=True) for name in ("dispatched", "charged", "normalized"))))
 
 
 def run(scenario: Mapping[str, Any], trace: bool = True,
@@ -81,5 +87,7 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {"quantum": args.quantum}
 
 
-MODE = Mode("llm", "LLM router: order of dispatch to a server fleet", ALGORITHMS, SCHEMA, run, render_text,
-            llm_exercise, add_cli_arguments, cli_overrides, TEXT_NEEDS_STEPS)
+MODE = Mode("llm", "LLM router: order of dispatch to a server fleet", ALGORITHMS, SCHEMA, run=run,
+            render_text=render_text, exercise=llm_exercise, add_cli_arguments=add_cli_arguments,
+            cli_overrides=cli_overrides, text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS, steps=STEPS, lines=LINES,
+            custom=CUSTOM_POLICY)

@@ -17,9 +17,9 @@ at each logical time t (one dispatch per time unit):
 always broken by tenant order (input order), then request order. Meters are exact integers in units of
 ``1/router.scale`` (see ``Router.units``), so ``cost / weight`` never rounds.
 
-Each rule class also carries its menu entry (``catalog.catalogue``): ``name``, ``group``, ``label``, ``summary``,
-``parameter_names`` and ``item_fields`` (the optional tenant fields it reads). A new rule is one class here, listed
-in ``RULES`` at the end.
+Each rule class also carries its menu entry (``catalog.catalogue``): ``name``, ``parameter_names`` and
+``item_fields`` (the optional tenant fields it reads), and its words above it (``@words``: ``group``, ``label``,
+``summary``). A new rule is one class here, listed in ``RULES`` at the end.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..catalog import json_number as number
+from ..catalog import json_number as number, words
 from ..errors import ScenarioError
 from ..narration import Messages, join, say
 from .scenario import MAX_QUANTUM_ROUNDS
@@ -96,6 +96,12 @@ class Policy:
                                   tenant=chosen, other=other))
 
 
+@words(
+    group="article",
+    label={"en": "Global FIFO", "ja": "グローバル FIFO"},
+    summary={"en": "earliest arrival first; ties by tenant order, then request order",
+             "ja": "到着の早い順。同着はテナント順、次にリクエスト順"},
+)
 class Fifo(Policy):
     """Global FIFO: the request that arrived first; ties by tenant order, then request order.
 
@@ -104,10 +110,6 @@ class Fifo(Policy):
     """
 
     name = "fifo"
-    group = "article"
-    label = {"en": "Global FIFO", "ja": "グローバル FIFO"}
-    summary = {"en": "earliest arrival first; ties by tenant order, then request order",
-               "ja": "到着の早い順。同着はテナント順、次にリクエスト順"}
 
     def __init__(self, router: Router) -> None:
         super().__init__(router)
@@ -159,6 +161,12 @@ class Cycle:
         return self.current
 
 
+@words(
+    group="article",
+    label={"en": "Per-tenant round robin", "ja": "テナント単位ラウンドロビン"},
+    summary={"en": "one request per turn, cycling over waiting tenants in tenant order; joiners take their place",
+             "ja": "待ちのあるテナントをテナント順に巡回し、1 回に 1 リクエスト。参加者はその順の位置に入ります"},
+)
 class RoundRobin(Policy):
     """Per-tenant round robin: one request per turn, cycling over the waiting tenants in tenant order.
 
@@ -167,10 +175,6 @@ class RoundRobin(Policy):
     """
 
     name = "rr"
-    group = "article"
-    label = {"en": "Per-tenant round robin", "ja": "テナント単位ラウンドロビン"}
-    summary = {"en": "one request per turn, cycling over waiting tenants in tenant order; joiners take their place",
-               "ja": "待ちのあるテナントをテナント順に巡回し、1 回に 1 リクエスト。参加者はその順の位置に入ります"}
 
     def __init__(self, router: Router) -> None:
         super().__init__(router)
@@ -192,16 +196,18 @@ class RoundRobin(Policy):
         return say(MESSAGES, "rr", t=now, tenant=self.name_of(decision.tenant))
 
 
+@words(
+    group="article",
+    label={"en": "Shortest request first", "ja": "最短リクエスト優先"},
+    summary={"en": "the waiting request of least cost; ties by arrival, then tenant order",
+             "ja": "コスト最小の待ちリクエスト。同点は到着順、次にテナント順"},
+)
 class Shortest(Policy):
     """Shortest request first: the waiting request of least cost, from any tenant (not only the heads);
     ties by arrival, then tenant order, then request order. Needs the cost before dispatch, and can starve
     a tenant whose requests are all long."""
 
     name = "shortest"
-    group = "article"
-    label = {"en": "Shortest request first", "ja": "最短リクエスト優先"}
-    summary = {"en": "the waiting request of least cost; ties by arrival, then tenant order",
-               "ja": "コスト最小の待ちリクエスト。同点は到着順、次にテナント順"}
 
     def __init__(self, router: Router) -> None:
         super().__init__(router)
@@ -223,6 +229,12 @@ class Shortest(Policy):
         return self.pick_sentence(decision, "shortest", now=now, cost=decision.facts["cost"])
 
 
+@words(
+    label={"en": "Deficit round robin", "ja": "Deficit ラウンドロビン"},
+    summary={"en": "tenant order, round after round; a visit adds quantum Q*weight to the deficit; dispatch while "
+                   "it covers the head; reset to 0 when the queue empties",
+             "ja": "テナント順に巡回し、訪問ごとに deficit に Q*重み を足し、先頭を賄える間送ります。キューが空になると 0 に戻します"},
+)
 class DeficitRoundRobin(Policy):
     """Deficit round robin (Shreedhar & Varghese), one dispatch per logical time unit.
 
@@ -234,10 +246,6 @@ class DeficitRoundRobin(Policy):
     """
 
     name = "drr"
-    label = {"en": "Deficit round robin", "ja": "Deficit ラウンドロビン"}
-    summary = {"en": "tenant order, round after round; a visit adds quantum Q*weight to the deficit; dispatch while "
-                     "it covers the head; reset to 0 when the queue empties",
-               "ja": "テナント順に巡回し、訪問ごとに deficit に Q*重み を足し、先頭を賄える間送ります。キューが空になると 0 に戻します"}
     parameter_names = ("quantum",)
     item_fields = ("weight",)
 
@@ -370,16 +378,18 @@ class MeterPolicy(Policy):
                 "after": show(self.router.fraction(self.meter[decision.tenant]))}
 
 
+@words(
+    group="article",
+    label={"en": "SFQ (weighted)", "ja": "SFQ (重み付き)"},
+    summary={"en": "least meter M_i (ties: tenant order); V = M_i; dispatch its FIFO head; then M_i += cost/weight",
+             "ja": "メーター M_i 最小 (同点はテナント順) を選び V = M_i、先頭を送り、M_i += コスト/重み"},
+)
 class StartTimeFairQueueing(MeterPolicy):
     """SFQ, the article's rule, weighted: pick the waiting tenant with the least (M_i, tenant order);
     set V = M_i; dispatch its FIFO head r; then M_i += cost(r) / w_i. The cost is only charged after the
     pick, so the rule needs no estimate to choose (with weights all 1 it is exactly the article's SFQ)."""
 
     name = "sfq"
-    group = "article"
-    label = {"en": "SFQ (weighted)", "ja": "SFQ (重み付き)"}
-    summary = {"en": "least meter M_i (ties: tenant order); V = M_i; dispatch its FIFO head; then M_i += cost/weight",
-               "ja": "メーター M_i 最小 (同点はテナント順) を選び V = M_i、先頭を送り、M_i += コスト/重み"}
 
     def tag(self, tenant: int) -> int:
         return self.meter[tenant]
@@ -395,6 +405,11 @@ class StartTimeFairQueueing(MeterPolicy):
         return join(pick, say(MESSAGES, "charge", **self.charged(decision)))
 
 
+@words(
+    label={"en": "WFQ (self-clocked, estimated cost)", "ja": "WFQ (自己クロック、推定コスト)"},
+    summary={"en": "least finish tag M_i + cost(head)/weight (ties: tenant order); V = that tag; M_i = it",
+             "ja": "終了タグ M_i + 先頭コスト/重み 最小 (同点はテナント順)。V = そのタグ、M_i = そのタグ"},
+)
 class WeightedFairQueueing(MeterPolicy):
     """WFQ on estimated cost, self-clocked (Golestani's SCFQ): a waiting tenant's head request has start
     tag M_i and finish tag F_i = M_i + cost(head) / w_i. Pick the least (F_i, tenant order); set V = F_i
@@ -402,9 +417,6 @@ class WeightedFairQueueing(MeterPolicy):
     before choosing, and it favours small requests within a round."""
 
     name = "wfq"
-    label = {"en": "WFQ (self-clocked, estimated cost)", "ja": "WFQ (自己クロック、推定コスト)"}
-    summary = {"en": "least finish tag M_i + cost(head)/weight (ties: tenant order); V = that tag; M_i = it",
-               "ja": "終了タグ M_i + 先頭コスト/重み 最小 (同点はテナント順)。V = そのタグ、M_i = そのタグ"}
 
     def tag(self, tenant: int) -> int:
         return self.meter[tenant] + self.router.units(tenant, self.router.head_cost(tenant))

@@ -1,0 +1,74 @@
+"""CPU mode's answers to ``schedulers.trace``'s questions about a step, and to the quiz's.
+
+A CPU step k (k >= 1) is the slice [k-1, k): its ``time`` is k, the end of the slice, and its decision was taken
+at its start (the loop's docstring, ``loop.py``).
+"""
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable
+from typing import Any
+
+from ..quiz import Question, ask
+from ..trace import Result, Step, Steps
+
+
+def span(step: Step) -> tuple[int | None, int]:
+    """``(None, 0)`` for the initial state; ``(k - 1, k)`` for step k, the slice [k-1, k)."""
+    if step["decision"] == "initial":
+        return None, 0
+    return step["time"] - 1, step["time"]
+
+
+def finished_by(result: Result, step: int) -> set[str]:
+    """The tasks complete at ``step`` (their completion time is not after the step's time)."""
+    time = result["steps"][step]["time"]
+    return {task["name"] for task in result["tasks"] if task["completion"] <= time}
+
+
+def pending(result: Result, step: int) -> set[str]:
+    return {task["name"] for task in result["tasks"]} - finished_by(result, step)
+
+
+def aligner(left: Result, right: Result) -> Callable[[int], int]:
+    """The last step of ``right`` whose time is not later than ``left``'s step's."""
+    times = [s["time"] for s in right["steps"]]   # non-decreasing
+    return lambda step: max(bisect_right(times, left["steps"][step]["time"]) - 1, 0)
+
+
+def resumes_quantum(result: Result, step: int) -> bool:
+    """The task dispatched at ``step`` goes on with the rest of a quantum that a preemption cut short (MLFQ keeps
+    it) instead of starting a new one: its latest preemption came after its latest expiry and after every boost (a
+    boost gives every task a fresh quantum)."""
+    events = result["steps"][step].get("events", [])
+    at = next((i for i, event in enumerate(events) if event["kind"] == "dispatch"), None)
+    if at is None:
+        return False
+    task = events[at]["task"]
+    history = [events[:at]] + [earlier.get("events", []) for earlier in reversed(result["steps"][:step])]
+    for happened in history:
+        for index in range(len(happened) - 1, -1, -1):
+            event = happened[index]
+            if event["kind"] == "boost" or (event["task"] == task and event["kind"] == "expire"):
+                return False
+            if event["task"] == task and event["kind"] == "preempt":   # unless a boost of that instant had
+                return not any(e["kind"] == "boost" for e in happened[:index])   # just reset its quantum
+    return False
+
+
+def question(result: Result, step: int) -> Question | None:
+    """Who runs over [k-1, k)? The candidates are the tasks present at instant k - 1 after its arrivals -- the
+    ready queue of step k and the task that runs -- in input order; the answer is step k's ``running``. No question
+    when nothing runs, nor at an instant where nothing happened (no arrival, requeue, expiry or completion, and the
+    running task continues): nothing could have changed since the step before."""
+    now: dict[str, Any] = result["steps"][step]
+    if now["running"] is None:
+        return None
+    if now["decision"] == "continue" and not any(event["time"] == step - 1 for event in now["events"]):
+        return None
+    present = {*now["ready"], now["running"]}
+    candidates = tuple(task["name"] for task in result["tasks"] if task["name"] in present)
+    return ask(step, step - 1, candidates, now["running"], now["why"])
+
+
+STEPS = Steps(span=span, pending=pending, aligner=aligner, question=question, resumes_quantum=resumes_quantum)

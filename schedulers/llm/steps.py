@@ -1,0 +1,290 @@
+"""The LLM router's answers to ``schedulers.trace``'s questions about a step and to the quiz's, and the questions
+only it is asked: how many requests were dispatched by a step, and the fairness figures as they stand then, alone
+(``fairness_so_far``) or against another run of the same scenario (``compare_so_far``, Compare's shared interval).
+
+An LLM step's ``time`` is the logical time of its join, reset or dispatch (the router's docstring).
+"""
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from itertools import accumulate
+from typing import Any
+
+from ..narration import say
+from ..quiz import Question, ask
+from ..trace import Result, Step, Steps
+from .fairness import NOTES, Spread, interval_figures
+
+
+def span(step: Step) -> tuple[int | None, int]:
+    """``(None, 0)`` for the initial state; ``(t, t)`` for the instant t of a join, reset or dispatch."""
+    if step["kind"] == "initial":
+        return None, 0
+    return step["time"], step["time"]
+
+
+def dispatched_so_far(result: Result, step: int) -> int:
+    """How many requests steps 1..``step`` dispatched."""
+    counts = prepared(result).dispatched
+    return counts[min(step, len(counts) - 1)] if counts else 0
+
+
+def dispatches_so_far(result: Result, step: int) -> list[Mapping[str, Any]]:
+    """The dispatch order up to ``step``, without the future (what a quiz may show)."""
+    return result["dispatch"][:dispatched_so_far(result, step)]
+
+
+def pending(result: Result, step: int) -> set[str]:
+    sent = Counter(item["tenant"] for item in dispatches_so_far(result, step))
+    return {tenant["name"] for tenant in result["tenants"] if sent[tenant["name"]] < tenant["requests"]}
+
+
+def aligner(left: Result, right: Result) -> Callable[[int], int]:
+    """The step of ``right`` after as many dispatches as ``left``'s step has seen."""
+    dispatches = [i for i, s in enumerate(right["steps"]) if s.get("kind") == "dispatch"]
+
+    def aligned(step: int) -> int:
+        count = dispatched_so_far(left, step)
+        return dispatches[min(count, len(dispatches)) - 1] if count and dispatches else 0
+    return aligned
+
+
+def question(result: Result, step: int) -> Question | None:
+    """At a dispatch: which tenant is served? The candidates are the tenants with waiting requests just before it
+    (the step before's queues), in tenant order; the answer is the tenant dispatched."""
+    now, before = result["steps"][step], result["steps"][step - 1]
+    if now["kind"] != "dispatch":
+        return None
+    candidates = tuple(name for name, costs in before["queues"].items() if costs)
+    return ask(step, now["time"], candidates, now["tenant"], now["why"])
+
+
+def normalised_so_far(result: Result, count: int) -> dict[str, Fraction]:
+    """Each tenant's cost / weight over the first ``count`` dispatches, exactly."""
+    run = prepared(result)
+    return {name: run.fraction(run.charged(i, 0, count - 1)) for i, name in enumerate(run.names)}
+
+
+def fairness_so_far(result: Result, step: int) -> dict[str, Any]:
+    """The fairness figures (``result["fairness"]``'s ``interval``, ``increments``, ``jain``,
+    ``pairwise_bound``, ``notes``, ``exact``) as they stand after ``step``, using no later dispatch: the longest
+    common-backlog interval so far (one still going is cut at the latest dispatch), the increments in it and the
+    widest gap seen there. ``dispatched``: the dispatches so far. At the last step they are the whole run's."""
+    run = prepared(result)
+    count = dispatched_so_far(result, step)
+    figures: dict[str, Any] = {"dispatched": count, "interval": None, "increments": None, "jain": None,
+                               "pairwise_bound": None, "notes": {}, "exact": {}}
+    interval = run.own.best(run.latest(count))
+    if interval is None:
+        figures["notes"]["interval"] = say(NOTES, "never_backlogged" if count == len(run.times) else
+                                           "not_yet_backlogged")
+        figures["notes"]["jain"] = say(NOTES, "no_interval")
+        return figures
+    figures["interval"] = run.interval(*interval)
+    figures.update(run.figures(*interval, run.own_widest))
+    return figures
+
+
+def compare_so_far(left: Result, step: int, right: Result) -> dict[str, Any]:
+    """Compare: fairness over the SAME interval for two runs of one scenario, after ``left``'s ``step`` and as
+    many dispatches of ``right`` (``trace.aligned_step``): the longest interval so far during which every compared
+    tenant is backlogged in both runs (the common-backlog intervals of the two, intersected, and cut at the latest
+    dispatch), with each run's increments, Jain's index and widest gap in it (``left``, ``right``: shaped as
+    ``fairness_so_far``'s figures). ``interval`` is None, with a note, while there is no such interval."""
+    one, other = prepared(left), prepared(right)
+    if one.names != other.names or one.compared != other.compared:
+        raise ValueError("compare_so_far compares two runs of the same scenario")
+    count = dispatched_so_far(left, step)
+    shared = shared_runs(one, other)
+    now = one.latest(count)
+    if count > len(other.times) or (count and other.times[count - 1] != now):
+        raise ValueError("compare_so_far needs runs that dispatch at the same times (both routers are "
+                         "work-conserving, so runs of one scenario do)")
+    interval = shared.runs.best(now)
+    if interval is None:
+        return {"dispatched": count, "interval": None, "left": None, "right": None,
+                "notes": {"interval": say(NOTES, "not_both")}}
+    return {"dispatched": count, "interval": one.interval(*interval),
+            "left": one.figures(*interval, shared.left), "right": other.figures(*interval, shared.right),
+            "notes": {}}
+
+
+class Runs:
+    """Disjoint intervals of dispatch times [start, end], in order, and which is the longest (earliest on ties)
+    among those that have begun by a time, each cut at that time."""
+
+    def __init__(self, runs: list[tuple[int, int]]) -> None:
+        self.runs = runs
+        self.starts = [start for start, _ in runs]
+        self.leader: list[int] = []   # leader[k]: the longest of runs[0..k]
+        for k, (start, end) in enumerate(runs):
+            best = self.leader[-1] if self.leader else k
+            self.leader.append(k if end - start > runs[best][1] - runs[best][0] else best)
+
+    def best(self, now: int | None) -> tuple[int, int] | None:
+        begun = bisect_right(self.starts, now) if now is not None else 0
+        if not begun:
+            return None
+        start, end = self.runs[begun - 1]
+        latest = (start, min(end, now))
+        if begun == 1:
+            return latest
+        start, end = self.runs[self.leader[begun - 2]]
+        return (start, end) if end - start >= latest[1] - latest[0] else latest
+
+
+class Prepared:
+    """One LLM run as the questions of a step need it, computed once in O(d log n) for d dispatches and n
+    tenants: how many dispatches each step has seen, each dispatch's cost / weight in exact integer units (1/scale,
+    as the router counts), each tenant's running total, the common-backlog runs and the widest gap within each
+    run up to each of its dispatches. A question at a step then takes O(n log d)."""
+
+    def __init__(self, result: Result) -> None:
+        tenants, fair = result["tenants"], result["fairness"]
+        self.names = [tenant["name"] for tenant in tenants]
+        order = {name: i for i, name in enumerate(self.names)}
+        self.compared = sorted(order[name] for name in fair["compared"])
+        self.q_bar = Fraction(fair["exact"]["max_normalized_cost"])
+        weights = [Fraction(tenant["exact"]["weight"]) for tenant in tenants]
+        self.scale = math.lcm(*(w.numerator for w in weights))
+        unit = [self.scale * w.denominator // w.numerator for w in weights]
+        self.dispatched = list(accumulate(int(s.get("kind") == "dispatch") for s in result["steps"]))
+        self.times = [item["time"] for item in result["dispatch"]]
+        self.tenant = [order[item["tenant"]] for item in result["dispatch"]]
+        self.units = [item["cost"] * unit[i] for item, i in zip(result["dispatch"], self.tenant)]
+        self.positions: list[list[int]] = [[] for _ in tenants]   # a tenant's dispatch indices ...
+        self.totals: list[list[int]] = [[] for _ in tenants]      # ... and its units charged up to each
+        for k, (i, units) in enumerate(zip(self.tenant, self.units)):
+            self.positions[i].append(k)
+            self.totals[i].append((self.totals[i][-1] if self.totals[i] else 0) + units)
+        self.own = Runs(backlog_runs(result, self.tenant, self.compared))
+        self.own_widest = self.widest(self.own)
+
+    def fraction(self, units: int) -> Fraction:
+        return Fraction(units, self.scale)
+
+    def latest(self, count: int) -> int | None:
+        """The time of the latest of the first ``count`` dispatches."""
+        return self.times[count - 1] if count else None
+
+    def charged(self, tenant: int, first: int, last: int) -> int:
+        """Units charged to ``tenant`` by dispatches first..last (indices, inclusive)."""
+        totals, positions = self.totals[tenant], self.positions[tenant]
+        upto = bisect_right(positions, last)
+        before = bisect_left(positions, first)
+        return (totals[upto - 1] if upto else 0) - (totals[before - 1] if before else 0)
+
+    def widest(self, runs: Runs) -> dict[int, tuple[int, int, tuple[int, int]]]:
+        """For each dispatch inside one of ``runs``: the widest gap from its run's start up to it."""
+        found: dict[int, tuple[int, int, tuple[int, int]]] = {}
+        for start, end in runs.runs:
+            spread = Spread(self.compared, start)
+            for k in range(bisect_left(self.times, start), bisect_right(self.times, end)):
+                spread.charge(self.times[k], self.tenant[k], self.units[k])
+                found[k] = spread.widest
+        return found
+
+    def interval(self, start: int, end: int) -> dict[str, int]:
+        return {"start": start, "end": end,
+                "dispatches": bisect_right(self.times, end) - bisect_left(self.times, start)}
+
+    def figures(self, start: int, end: int, widest: Mapping[int, tuple[int, int, tuple[int, int]]]
+                ) -> dict[str, Any]:
+        """Increments, Jain's index and the widest gap over the dispatches at times start..end, the gap read from
+        ``widest`` (prepared for the run that starts at ``start``)."""
+        first, last = bisect_left(self.times, start), bisect_right(self.times, end) - 1
+        increments = {i: self.fraction(self.charged(i, first, last)) for i in self.compared}
+        worst, at, pair = widest[last]
+        return interval_figures(self.names, increments, (self.fraction(worst), at, pair), self.q_bar)
+
+
+class Shared:
+    """The intervals during which every compared tenant is backlogged in both of two runs, and each run's widest
+    gap within them."""
+
+    def __init__(self, one: Prepared, other: Prepared) -> None:
+        self.runs = Runs(intersect(one.own.runs, other.own.runs))
+        self.left, self.right = one.widest(self.runs), other.widest(self.runs)
+
+
+def backlog_runs(result: Result, tenant_of: list[int], compared: list[int]) -> list[tuple[int, int]]:
+    """Every maximal run of dispatch times during which every compared tenant is backlogged (the router's
+    ``Backlog``, replayed from the result): waiting at each dispatch, after that time's arrivals, and not emptied
+    by a dispatch before the run's last."""
+    arrivals = sorted((time, i) for i, tenant in enumerate(result["tenants"])
+                      for time in tenant.get("arrivals", [tenant["join"]] * tenant["requests"]))
+    waiting = [0] * len(result["tenants"])
+    watched = set(compared)
+    busy, arrived, begun = 0, 0, None
+    runs: list[tuple[int, int]] = []
+    times = [item["time"] for item in result["dispatch"]]
+    for k, (now, tenant) in enumerate(zip(times, tenant_of)):
+        while arrived < len(arrivals) and arrivals[arrived][0] <= now:
+            i = arrivals[arrived][1]
+            busy += waiting[i] == 0 and i in watched
+            waiting[i] += 1
+            arrived += 1
+        if busy == len(watched):
+            begun = now if begun is None else begun
+        elif begun is not None:
+            runs.append((begun, times[k - 1]))
+            begun = None
+        waiting[tenant] -= 1
+        if waiting[tenant] == 0 and tenant in watched:
+            busy -= 1
+            if begun is not None:
+                runs.append((begun, now))
+                begun = None
+    if begun is not None:
+        runs.append((begun, times[-1]))
+    return runs
+
+
+def intersect(these: list[tuple[int, int]], those: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The intersection of two ordered lists of disjoint closed intervals."""
+    both, i, j = [], 0, 0
+    while i < len(these) and j < len(those):
+        start, end = max(these[i][0], those[j][0]), min(these[i][1], those[j][1])
+        if start <= end:
+            both.append((start, end))
+        if these[i][1] < those[j][1]:
+            i += 1
+        else:
+            j += 1
+    return both
+
+
+# A step-through asks at every step, Compare for both sides: each run (and pair) is prepared once. The cache holds
+# the results themselves, so an id cannot be reused while its entry lives.
+CACHE_SIZE = 4
+_prepared: dict[int, tuple[Result, Prepared]] = {}
+_shared: dict[tuple[int, int], tuple[Result, Result, Shared]] = {}
+
+
+def prepared(result: Result) -> Prepared:
+    entry = _prepared.get(id(result))
+    if entry is None or entry[0] is not result:
+        entry = remember(_prepared, id(result), (result, Prepared(result)))
+    return entry[1]
+
+
+def shared_runs(one: Prepared, other: Prepared) -> Shared:
+    key = (id(one), id(other))
+    entry = _shared.get(key)
+    if entry is None or entry[0] is not one or entry[1] is not other:
+        entry = remember(_shared, key, (one, other, Shared(one, other)))
+    return entry[2]
+
+
+def remember(cache: dict, key: Any, entry: Any) -> Any:
+    if len(cache) >= CACHE_SIZE:
+        del cache[next(iter(cache))]
+    cache[key] = entry
+    return entry
+
+
+STEPS = Steps(span=span, pending=pending, aligner=aligner, question=question)
