@@ -53,7 +53,8 @@ def probe():
         out[algorithm] = [source.text, marks, asked, export.metrics_csv(result), export.trace_json(result),
                           [trace.span(step) for step in result["steps"]]]
     sfq, rr = (simulate("llm", {**REFERENCE, "algorithm": name}) for name in ("sfq", "rr"))
-    out["so_far"] = [[trace.fairness_so_far(sfq, k), trace.compare_so_far(sfq, k, rr)] for k in range(len(sfq["steps"]))]
+    out["so_far"] = [[trace.fairness_so_far(sfq, k), trace.compare_so_far(sfq, k, rr)]
+                     for k in range(len(sfq["steps"]))]
     return json.dumps(out, ensure_ascii=False, sort_keys=True)
 '''
 
