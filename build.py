@@ -276,7 +276,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         server = serve_directory(Path(args.out).resolve(), args.port)
     except OSError as error:
-        raise BuildError(f"cannot listen on port {args.port}: {error.strerror}; try --port with another number")
+        raise BuildError(f"cannot listen on port {args.port}: {error.strerror}; try --port with another number") \
+            from None
     # A shell that starts us in the background hands down SIGINT as ignored; Ctrl-C must stop the server anyway.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     with server:
@@ -325,8 +326,10 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--pyodide-dist", metavar="DIR_OR_TARBALL",
                              help="a full Pyodide 314.0.7 distribution: copy what the site needs (no network at all)")
         command.add_argument("--base-url", default="", metavar="URL",
-                             help="the URL the site is served from, e.g. /schedlab/ on GitHub Pages (default: relative)")
-        command.add_argument("--app", default=str(ROOT / "app" / "lab.py"), help="the Panel app to compile (default: app/lab.py)")
+                             help="the URL the site is served from, e.g. /schedlab/ on GitHub Pages "
+                                  "(default: relative)")
+        command.add_argument("--app", default=str(ROOT / "app" / "lab.py"),
+                             help="the Panel app to compile (default: app/lab.py)")
         command.add_argument("--allow-incomplete", action="store_true",
                              help="with --pyodide-dist: build even if it lacks package files (the page reports them)")
         command.add_argument("--pyodide-standin", action="store_true",

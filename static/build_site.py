@@ -13,9 +13,11 @@ What ``dist/`` holds, and where it comes from:
   language is Japanese), plus the site's boot (``early.js`` inlined first in the head: it starts the worker;
   ``boot.js``/``boot.css``: the boot display); the embed page has no footer and reports its height to the host page.
   What this takes from Panel beyond its public API is in ``panel_adapter.py``, checked against one Panel version.
-- ``lab.js``: the web worker, ``static/worker.js`` with the Python it runs (``panel_adapter.WORKER_PYTHON``).
+- ``lab.js``: the web worker, ``static/worker.js`` with the Python it runs (``static/site_worker/``'s modules,
+  ``panel_adapter.worker_modules``).
 - ``lock.json``: the pre-resolved environment: the Pyodide packages to ``loadPackage`` (before the lab starts, and
-  ``later``, once it is ready: ``panel_adapter.LATER_PACKAGES``) and this site's pure-Python wheels in install order (with sizes and sha256), so start-up makes no PyPI round trip; and the app's module.
+  ``later``, once it is ready: ``panel_adapter.LATER_PACKAGES``) and this site's pure-Python wheels in install order
+  (with sizes and sha256), so start-up makes no PyPI round trip; and the app's module.
 - ``wheels/``: this project's wheel (``schedulers`` + ``app``, built by ``pip wheel`` from ``pyproject.toml``) and the
   pure wheels of Panel, Bokeh, param and their dependencies that Pyodide does not ship, trimmed of the JS bundles
   the page loads separately.
@@ -49,8 +51,9 @@ from importlib import metadata
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
-import panel_adapter  # noqa: E402  (static/, this script's folder, is first on sys.path)
-from panel_adapter import PYODIDE_CDN, PYODIDE_VERSION  # noqa: E402
+# static/, this script's folder, is first on sys.path: the adapter is imported as a top-level module.
+import panel_adapter
+from panel_adapter import PYODIDE_CDN, PYODIDE_VERSION
 
 HERE = Path(__file__).resolve().parent
 # Where Pyodide 314 (Python 3.14, emscripten) evaluates dependency markers.
@@ -65,7 +68,8 @@ TRIM_PREFIXES = ("bokeh/server/static/", "panel/dist/panel.", "panel/dist/bundle
                  "panel/dist/dts/", "panel/dist/images/", "panel/tests/", "panel_material_ui/dist/")
 TRIM_SUFFIXES = (".map", ".ts", ".tsbuildinfo", ".woff", ".woff2", ".ttf", ".eot")
 KEEP_IN_TRIMMED_DIRS = (".css",)  # Panel checks some bundled stylesheets exist before it links them
-BUILD_FILES = {"build_site.py", "panel_adapter.py", "worker.js", "early.js", "service-worker.js"}  # static/ files that are templates or code
+# static/'s files that are templates or code of the build, not assets of the site (site_worker/ goes into lab.js).
+BUILD_FILES = {"build_site.py", "panel_adapter.py", "worker.js", "early.js", "service-worker.js"}
 TEXT_SUFFIXES = {".html", ".js", ".mjs", ".css", ".json", ".txt", ".svg", ".webmanifest"}
 
 
@@ -345,8 +349,8 @@ def page(html: str, app: Path, base: str, embed: bool, prerenders: Prerenders, p
     """Panel's page plus the site's boot: the worker started first thing in the head (``early.js``, which also picks
     the prerender of the page's language), the boot display, and the footer (not on the embed page, which reports
     its height instead). A prepared example names its query: its worker starts when the reader needs Python."""
-    site = {"embed": embed, "base": base, "prerender": {"json": prerenders.json_id, "langs": list(prerenders.documents)},
-            "example": example}
+    site = {"embed": embed, "base": base, "example": example,
+            "prerender": {"json": prerenders.json_id, "langs": list(prerenders.documents)}}
     early = f"window.labSite = {json.dumps(site)};\n" + (HERE / "early.js").read_text(encoding="utf-8")
     html = panel_adapter.adopt_worker(html, app, early)
     html = html.replace(BUILD_PANEL_ROOT, panel_root)
@@ -441,7 +445,8 @@ def measure(out: Path) -> dict:
         if top == "pyodide":
             sizes["pyodide"] += size
             continue
-        kind = "wheels" if path.suffix == ".whl" else "javascript_css" if path.suffix in (".js", ".css") else "pages_and_other"
+        kind = ("wheels" if path.suffix == ".whl" else "javascript_css" if path.suffix in (".js", ".css")
+                else "pages_and_other")
         sizes[kind] += size
         data = path.read_bytes()
         own_gzip += len(gzip.compress(data, 6)) if path.suffix != ".whl" else size

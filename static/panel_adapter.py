@@ -4,14 +4,12 @@ The build (``static/build_site.py``) converts the app with Panel's public ``pane
 (the pyodide-worker runtime, prerendered). What that API does not offer is here, and ``check_panel()`` stops the
 build on any Panel but ``PANEL_VERSION``, the one these lines were read against:
 
-- ``WORKER_PYTHON``: the Python the site's worker (``static/worker.js``) runs, by name. It is Panel's own worker
-  protocol (``panel/_templates/pyodide_worker.js``: ``init_doc``/``write_doc`` around the app, then
-  ``_link_docs_worker``, ``_convert_json_patch``, ``edit_readonly`` on ``state.location``) with the app run as its
-  own compilation unit (``runpy``) instead of pasted into a prelude, so it compiles whatever the app file starts
-  with (``from __future__``, a docstring, an encoding line); and the worker's own: ``keep_bytecode`` (the code
-  compiled on one visit is the next visit's), ``stdlib_bytecode`` (the standard library that Python's start imports,
-  compiled for the next visit) and, before Panel is imported, ``DEFER_PANDAS`` (Panel's module for
-  Pyodide wraps two functions of pandas, which nothing else uses: pandas is imported when something does).
+- ``worker_modules``: the Python the site's worker (``static/worker.js``) runs, the modules of ``static/site_worker/``
+  (their docstrings say what each does). ``panel_protocol`` is Panel's own worker protocol
+  (``panel/_templates/pyodide_worker.js``) with the app run as its own module (``runpy``): ``check_protocol`` stops
+  the build unless every name it imports from Panel is defined where it looks (``init_doc``, ``write_doc``,
+  ``_link_docs_worker``, ``_convert_json_patch``, ``edit_readonly``); ``pandas_later`` defers pandas, which holds only
+  while Panel's module for Pyodide does nothing with pandas but wrap ``PANDAS_WRAPPED`` (``check_pandas_uses``).
 - ``LATER_PACKAGES``: the Pyodide packages the first page does not import, loaded once the lab is ready.
 - ``adopt_worker``: Panel's handler script (``pyodide_handler.js``) creates the worker itself, after BokehJS has
   loaded; the site creates it first thing in the page's head and hands it over.
@@ -33,15 +31,15 @@ import re
 import tempfile
 from pathlib import Path
 
+from site_worker import pandas_later  # the worker's own module: static/, this folder, is on sys.path
+
 PANEL_VERSION = "1.10.0"
 PYODIDE_VERSION = "314.0.7"  # the Pyodide Panel 1.10 targets (panel.io.convert.PYODIDE_VERSION)
 PYODIDE_CDN = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"  # the form Panel 1.10 uses
 
-# Panel 1.10's panel/io/pyodide.py imports pandas (seconds in Pyodide) only to wrap these two functions (they then
-# fetch a URL through pyodide.http); nothing else of Panel or Bokeh imports it, and the lab never uses it. So the
-# worker lets that module wrap a stand-in's, and hands Panel's wraps to the real pandas when something imports it
-# (DEFER_PANDAS); ``check_panel`` stops the build if that module does anything else with pandas.
-PANDAS_WRAPPED = ("read_csv", "read_json")
+# Panel 1.10's panel/io/pyodide.py imports pandas only to wrap these two functions; the worker defers pandas
+# (site_worker/pandas_later.py), and ``check_panel`` stops the build if that module does anything else with pandas.
+PANDAS_WRAPPED = pandas_later.WRAPPED
 
 # The Pyodide packages the lab's first page does not import: Panel and Bokeh require them for what the lab does not
 # use (pandas, deferred as above, and its own dependencies; images, pillow; tile maps, xyzservices; HTTP, requests
@@ -50,199 +48,18 @@ PANDAS_WRAPPED = ("read_csv", "read_json")
 LATER_PACKAGES = ("pandas", "python-dateutil", "pytz", "six", "pillow", "xyzservices", "requests",
                   "charset-normalizer", "idna", "urllib3", "certifi")
 
-# Before Panel is imported: a finder that runs panel.io.pyodide with the stand-in as its `pandas` (and checks that
-# it wrapped exactly PANDAS_WRAPPED), and runs the real pandas, when something imports it, with those wraps moved
-# onto it (functools.wraps again: the stand-in's names and docs were the placeholders'); then it steps aside.
-DEFER_PANDAS = f"""
-def lab_defer_pandas(wrapped={PANDAS_WRAPPED!r}):
-    import functools, importlib.abc, importlib.machinery, sys, types
-    standin = types.ModuleType("pandas", "pandas until something imports it (static/panel_adapter.py)")
-    standin.__spec__ = importlib.machinery.ModuleSpec("pandas", None)
-    originals = {{}}
+# The Python the worker runs: the modules of static/site_worker/, written into lab.js as one line of JSON
+# (path -> source), which the worker writes into Pyodide's file system and imports.
+WORKER_MODULES = Path(__file__).resolve().parent / "site_worker"
+WORKER_PYTHON_LINE = "const PYTHON = "  # in lab.js: this, then worker_modules() as one line of JSON
+# What site_worker/panel_protocol.py imports from Panel's modules beyond its public API, read against Panel 1.10.0.
+PROTOCOL = WORKER_MODULES / "panel_protocol.py"
 
-    def placeholder(name):
-        def call(*args, **kwargs):
-            import pandas  # the real one: its import fills `originals`
-            return originals[name](*args, **kwargs)
-        return call
-    for name in wrapped:
-        setattr(standin, name, placeholder(name))
-    placeholders = dict(vars(standin))
 
-    def run_panel_io_pyodide(module, run):
-        if "pandas" in sys.modules:  # the real pandas came first: Panel wraps it itself
-            return run(module)
-        sys.modules["pandas"] = standin
-        try:
-            run(module)
-        finally:
-            del sys.modules["pandas"]
-        changed = sorted(k for k, v in vars(standin).items() if placeholders.get(k) is not v)
-        if changed != sorted(wrapped):
-            raise ImportError(f"panel.io.pyodide set {{changed}} of pandas; static/panel_adapter.py expects "
-                              f"{{sorted(wrapped)}}: read panel/io/pyodide.py again")
-
-    def run_pandas(module, run):
-        sys.meta_path.remove(finder)
-        run(module)
-        if "panel.io.pyodide" not in sys.modules:  # Panel comes later and wraps it itself
-            return
-        for name in wrapped:
-            originals[name] = getattr(module, name)
-            setattr(module, name, functools.update_wrapper(getattr(standin, name), originals[name]))
-        sys.modules["panel.io.pyodide"].pandas = module
-
-    class Around(importlib.abc.Loader):
-        def __init__(self, loader, around):
-            self.loader, self.around = loader, around
-
-        def create_module(self, spec):
-            return self.loader.create_module(spec)
-
-        def exec_module(self, module):
-            module.__loader__ = module.__spec__.loader = self.loader  # the module's own, for its source
-            self.around(module, self.loader.exec_module)
-
-    class Finder(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path=None, target=None):
-            around = {{"panel.io.pyodide": run_panel_io_pyodide, "pandas": run_pandas}}.get(name)
-            spec = around and importlib.machinery.PathFinder.find_spec(name, path)
-            if spec:
-                spec.loader = Around(spec.loader, around)
-            return spec
-
-    finder = Finder()
-    sys.meta_path.insert(0, finder)
-lab_defer_pandas()
-del lab_defer_pandas
-"""
-
-# Python compiles every module it imports from its source, on every visit: Pyodide's standard library is a zip of
-# sources (where Python cannot keep bytecode) and the packages' folders are new on each visit. So from the first
-# import on, the worker keeps the code it compiles (``lab_compiled``: its file's path -> code; the ``bytecode``
-# string below bundles it), and takes a module's code from the bundle of an earlier visit (``lab_bytecode``) when
-# it has it (the string's value: whether it had a usable one). The worker keys that bundle by lock.json and the
-# runtime, so it is never stale.
-KEEP_BYTECODE = """
-def lab_keep_bytecode(earlier):
-    import importlib.machinery as machinery, marshal, sys, zipimport
-    try:
-        known = marshal.loads(earlier.to_bytes()) if earlier is not None else {}
-    except Exception:  # damaged: this visit compiles, and keeps its own
-        known = {}
-    compiled = {}
-
-    def code(path, compile):
-        data = known.get(path)
-        if data is not None:
-            return marshal.loads(data)
-        compiled[path] = compile()
-        return compiled[path]
-
-    class SourceFile(machinery.SourceFileLoader):
-        def get_code(self, fullname):
-            return code(self.path, lambda: super(SourceFile, self).get_code(fullname))
-
-    class ZipSource(zipimport.zipimporter):
-        def get_code(self, fullname):
-            path = self.get_filename(fullname)
-            if path.endswith(".pyc"):  # compiled already: the standard library an earlier visit kept (STDLIB_BYTECODE)
-                return super().get_code(fullname)
-            return code(path, lambda: super(ZipSource, self).get_code(fullname))
-
-    sys.path_hooks[:0] = [ZipSource, machinery.FileFinder.path_hook(
-        (machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES), (SourceFile, machinery.SOURCE_SUFFIXES),
-        (machinery.SourcelessFileLoader, machinery.BYTECODE_SUFFIXES))]
-    sys.path_importer_cache.clear()  # the finders made so far: made again, by these hooks
-    return compiled, bool(known)
-lab_compiled, lab_bytecode_used = lab_keep_bytecode(lab_bytecode)
-del lab_keep_bytecode
-lab_bytecode_used
-"""
-
-# Python's own start (before the worker can run anything: encodings, asyncio, Pyodide's modules: 114 modules in the
-# stand-in's Python 3.12, 141 in Pyodide 314's) compiles its imports from the standard library's sources on every
-# visit. So, for the next visit's loadPyodide (``stdLibURL``), the worker keeps Pyodide's zip of the standard library
-# with each module imported by then beside its source as an unchecked-hash .pyc (PEP 552), which zipimport takes
-# before the source (the string's value: the zip's bytes). A .pyc of another Python (its magic number) is passed over
-# for the source.
-STDLIB_BYTECODE = """
-import importlib.util, io, marshal, sys, zipfile
-stdlib = next(path for path in sys.path if path.endswith(".zip"))
-buffer = io.BytesIO(open(stdlib, "rb").read())
-with zipfile.ZipFile(buffer, "a") as bundle:
-    names = set(bundle.namelist())
-    for path in {getattr(module, "__file__", None) or "" for module in list(sys.modules.values())}:
-        name = path[len(stdlib) + 1:]
-        if path.startswith(stdlib + "/") and name.endswith(".py") and name + "c" not in names:
-            source = bundle.read(name)
-            code = lab_compiled.get(path) or compile(source, path, "exec", dont_inherit=True)
-            bundle.writestr(name + "c", importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little")
-                            + importlib.util.source_hash(source) + marshal.dumps(code))
-buffer.getvalue()
-"""
-
-# Each string is one compilation unit, run by static/worker.js with runPythonAsync (top-level await allowed) in the
-# worker's global namespace; the worker sets the ``lab_*`` names before it runs them.
-WORKER_PYTHON = {
-    "keep_bytecode": KEEP_BYTECODE.lstrip(),
-    # Panel reads PANEL_CDN_ROOT when it is imported: its JS/CSS are the site's (an absolute URL, from the worker).
-    "import_panel": DEFER_PANDAS.lstrip() + (
-        "import os\n"
-        "os.environ['PANEL_CDN_ROOT'] = lab_panel_root\n"
-        "import panel\n"
-        "from panel.io.pyodide import init_doc, write_doc\n"
-    ),
-    # One of the app's own imports, so that the page can say which one is under way.
-    "import_module": (
-        "import importlib\n"
-        "importlib.import_module(lab_module)\n"
-    ),
-    # Panel's init_doc(), the page's URL into state.location (Pyodide runs pn.state.onload at once, so the app
-    # reads its query while it builds), then the installed app file, compiled on its own as `python -m` would.
-    "build_page": (
-        "import json, runpy\n"
-        "from panel.io.state import state\n"
-        "from panel.util import edit_readonly\n"
-        "init_doc()\n"
-        "if lab_page_location and state.location is not None:\n"
-        "    with edit_readonly(state.location):\n"
-        "        state.location.param.update({k: v for k, v in json.loads(lab_page_location).items()\n"
-        "                                     if k in state.location.param})\n"
-        "runpy.run_module(lab_app_module, run_name='__main__')\n"
-    ),
-    # The document as JSON for the page: (docs_json, render_items, root_ids).
-    "write_doc": "await write_doc()\n",
-    # The code this visit compiled, for the next visit (see KEEP_BYTECODE): one marshal of {path: marshal of code}.
-    "bytecode": (
-        "import marshal\n"
-        "marshal.dumps({path: marshal.dumps(code) for path, code in lab_compiled.items()})\n"
-    ),
-    "stdlib_bytecode": STDLIB_BYTECODE.lstrip(),
-    # Below: Panel's pyodide_worker.js, as it is.
-    "rendered": (
-        "from panel.io.state import state\n"
-        "from panel.io.pyodide import _link_docs_worker\n"
-        "_link_docs_worker(state.curdoc, sendPatch, setter='js')\n"
-    ),
-    "patch": (
-        "from panel.io.pyodide import _convert_json_patch\n"
-        "from panel.io.state import state\n"
-        "state.curdoc.apply_json_patch(_convert_json_patch(patch), setter='js')\n"
-    ),
-    "location": (
-        "import json\n"
-        "from panel.io.state import state\n"
-        "from panel.util import edit_readonly\n"
-        "if state.location:\n"
-        "    loc_data = json.loads(location)\n"
-        "    with edit_readonly(state.location):\n"
-        "        state.location.param.update({\n"
-        "            k: v for k, v in loc_data.items() if k in state.location.param\n"
-        "        })\n"
-    ),
-}
-WORKER_PYTHON_LINE = "const PYTHON = "  # in lab.js: this, then WORKER_PYTHON as one line of JSON
+def worker_modules() -> dict[str, str]:
+    """The worker's Python, as lab.js carries it: {"site_worker/NAME.py": source}."""
+    return {f"{WORKER_MODULES.name}/{path.name}": path.read_text(encoding="utf-8")
+            for path in sorted(WORKER_MODULES.glob("*.py"))}
 
 
 class AdapterError(Exception):
@@ -260,16 +77,50 @@ def check_panel() -> None:
     if convert.PYODIDE_VERSION != f"v{PYODIDE_VERSION}":
         raise AdapterError(f"Panel {panel.__version__} targets Pyodide {convert.PYODIDE_VERSION}, "
                             f"static/panel_adapter.py says {PYODIDE_VERSION}")
-    check_pandas_uses(Path(importlib.util.find_spec("panel.io.pyodide").origin).read_text(encoding="utf-8"))
+    check_pandas_uses(module_source("panel.io.pyodide"))
+    check_protocol(PROTOCOL.read_text(encoding="utf-8"))
+
+
+def module_source(name: str) -> str:
+    """The source of an installed module, read without importing it (panel.io.pyodide imports Pyodide's ``js``)."""
+    return Path(importlib.util.find_spec(name).origin).read_text(encoding="utf-8")
+
+
+def check_protocol(source: str) -> None:
+    """Every ``from panel... import NAME`` in the worker's ``source`` (site_worker/panel_protocol.py) names a
+    function, class or assignment at the top of that module of the installed Panel, or one it imports itself."""
+    missing = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "panel":
+            defined = top_level_names(module_source(node.module))
+            missing += [f"{node.module}.{alias.name}" for alias in node.names if alias.name not in defined]
+    if missing:
+        raise AdapterError(f"Panel {PANEL_VERSION}'s modules no longer define {', '.join(missing)}, which "
+                           "static/site_worker/panel_protocol.py imports: read panel/_templates/pyodide_worker.js "
+                           "and the modules again")
+
+
+def top_level_names(source: str) -> set[str]:
+    """What a module defines or imports at its top level."""
+    names = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {target.id for target in targets if isinstance(target, ast.Name)}
+    return names
 
 
 def check_pandas_uses(source: str) -> None:
-    """``DEFER_PANDAS`` holds for panel/io/pyodide.py's ``source`` only if all it does with pandas is import it and
-    wrap the PANDAS_WRAPPED functions."""
+    """The worker's deferred pandas (site_worker/pandas_later.py) holds for panel/io/pyodide.py's ``source`` only if
+    all it does with pandas is import it and wrap the PANDAS_WRAPPED functions."""
     expected = {"import pandas"} | {f"pandas.{name} ({use})" for name in PANDAS_WRAPPED for use in ("read", "set")}
     if pandas_uses(source) != expected:
-        raise AdapterError(f"panel/io/pyodide.py does {sorted(pandas_uses(source))} with pandas; DEFER_PANDAS in "
-                           f"static/panel_adapter.py expects {sorted(expected)}: read that module again")
+        raise AdapterError(f"panel/io/pyodide.py does {sorted(pandas_uses(source))} with pandas; "
+                           f"static/site_worker/pandas_later.py expects {sorted(expected)}: read that module again")
 
 
 def pandas_uses(source: str) -> set[str]:
@@ -305,15 +156,15 @@ def packages_after_ready(packages: list[str], pyodide_lock: dict) -> list[str]:
 
 
 def render_worker(template: str) -> str:
-    """static/worker.js with WORKER_PYTHON in place of its ``/*PYTHON*/null``."""
+    """static/worker.js with ``worker_modules()`` in place of its ``/*PYTHON*/null``."""
     placeholder = WORKER_PYTHON_LINE + "/*PYTHON*/null"
     if template.count(placeholder) != 1:
         raise AdapterError(f"static/worker.js must hold `{placeholder}` once")
-    return template.replace(placeholder, WORKER_PYTHON_LINE + json.dumps(WORKER_PYTHON))
+    return template.replace(placeholder, WORKER_PYTHON_LINE + json.dumps(worker_modules()))
 
 
 def worker_python(lab_js: str) -> dict[str, str]:
-    """The Python code strings a built lab.js runs (the inverse of ``render_worker``)."""
+    """The Python modules a built lab.js carries, by path (the inverse of ``render_worker``)."""
     for line in lab_js.splitlines():
         if line.startswith(WORKER_PYTHON_LINE):
             return json.loads(line[len(WORKER_PYTHON_LINE):])

@@ -1,5 +1,6 @@
 // The lab's Pyodide web worker (lab.js). The build writes the Python it runs into the PYTHON line below
-// (static/panel_adapter.py's WORKER_PYTHON: one JSON object of named code strings, each compiled on its own).
+// (static/panel_adapter.py's worker_modules(): the modules of static/site_worker/, path -> source), which it writes
+// into Pyodide's file system and imports (`python`, below) before anything else.
 // It keeps Panel's message protocol with pyodide_handler.js (status, error, render, patch, idle, rendered,
 // location) and changes how the environment is made and the app is started:
 //   - what to load comes from lock.json, written by the build: where Pyodide is, the Pyodide packages, the site's
@@ -10,8 +11,8 @@
 //   - 'progress' messages (stage, part, done, total) drive the boot display in boot.js, down to which of the app's
 //     imports is under way;
 //   - the code Python compiles while the lab starts is kept (Cache Storage) for the next visit, whose imports
-//     then skip compiling (panel_adapter.KEEP_BYTECODE), and so is the standard library that Python's own start
-//     imports, compiled, which the next visit's loadPyodide takes as its stdLibURL (panel_adapter.STDLIB_BYTECODE);
+//     then skip compiling (site_worker/bytecode.py), and so is the standard library that Python's own start
+//     imports, compiled, which the next visit's loadPyodide takes as its stdLibURL;
 //   - the page's URL arrives before the app runs (a 'location' message from the page's head), so the app builds
 //     its widgets from the query (mode, algorithm, scenario, step) exactly as under `panel serve`.
 
@@ -22,7 +23,23 @@ const PYODIDE_TIMEOUT_MS = 180000   // the whole of loadPyodide, which fetches i
 const PACKAGES_TIMEOUT_MS = 300000  // all Pyodide packages (pandas is the largest, about 5 MB)
 const SETTLE_MS = 2000              // after the first render, before the work that waits until the lab is ready
 
+const WORKER_HOME = '/schedlab'        // where the worker's own modules are written, first on sys.path
+
 class BootError extends Error {}
+
+// The worker's Python modules (site_worker.NAME), once Pyodide runs: all imported at once, before the import hooks
+// of site_worker.bytecode are in, so that none of them is ever taken from an earlier visit's bytecode (lab.js may
+// be newer than the bundle, which is keyed by lock.json and the runtime).
+const python = {}
+
+function importWorkerModules(pyodide) {
+  for (const [path, source] of Object.entries(PYTHON)) {
+    pyodide.FS.mkdirTree(`${WORKER_HOME}/${path.split('/').slice(0, -1).join('/')}`)
+    pyodide.FS.writeFile(`${WORKER_HOME}/${path}`, source)
+  }
+  pyodide.pyimport('sys').path.insert(0, WORKER_HOME)
+  for (const name of ['bytecode', 'pandas_later', 'panel_protocol']) python[name] = pyodide.pyimport(`site_worker.${name}`)
+}
 
 let pageLocation = null
 let appStarted = false
@@ -203,7 +220,7 @@ async function installWheels(pyodide, wheels) {
   pyodide.runPython('import importlib; importlib.invalidate_caches()')
 }
 
-// --- the code an earlier visit compiled (panel_adapter.KEEP_BYTECODE) ---
+// --- the code an earlier visit compiled (site_worker/bytecode.py) ---
 const BYTECODE_CACHE = 'schedlab-bytecode'  // service-worker.js keeps it; entries are keyed by what made them
 
 // The same lock.json (so the same wheels and packages) in the same runtime: the same bytecode.
@@ -237,13 +254,13 @@ async function earlierBytecode(key) {
 // visit started from it; everything else in the cache (other builds') goes.
 async function storeBytecode(pyodide) {
   const cache = await caches.open(BYTECODE_CACHE)
-  const parts = [[bytecode.key, PYTHON.bytecode, bytecode.restored],
-                 [bytecode.stdlibKey, PYTHON.stdlib_bytecode, bytecode.stdlib]]
+  const parts = [[bytecode.key, python.bytecode.bundle, bytecode.restored],
+                 [bytecode.stdlibKey, python.bytecode.stdlib_zip, bytecode.stdlib]]
   for (const old of await cache.keys()) {
     if (!parts.some(([key, , used]) => used && key === old.url)) await cache.delete(old)
   }
-  for (const [key, python] of parts.filter(([, , used]) => !used)) {
-    const kept = pyodide.runPython(python)
+  for (const [key, made] of parts.filter(([, , used]) => !used)) {
+    const kept = made()
     const bytes = kept.toJs()
     kept.destroy()
     await cache.put(key, new Response(bytes, {headers: {'Content-Type': 'application/octet-stream'}}))
@@ -278,25 +295,21 @@ async function startApp(pyodide, lock) {
   const parts = [['panel'], ...modules.map((module) => ['import', module]), ['build'], ['draw']]
   const part = (index) => progress('Starting the app', {part: parts[index][0], module: parts[index][1],
                                                         done: index, total: parts.length})
-  const globals = pyodide.globals
-  globals.set('lab_panel_root', new URL(lock.app.panel_root, new URL('lock.json', self.location)).href)
   part(0)
-  await pyodide.runPythonAsync(PYTHON.import_panel)
+  python.pandas_later.defer()   // before Panel is imported
+  python.panel_protocol.import_panel(new URL(lock.app.panel_root, new URL('lock.json', self.location)).href)
   for (const [i, module] of modules.entries()) {
     part(i + 1)
-    globals.set('lab_module', module)
-    await pyodide.runPythonAsync(PYTHON.import_module)
+    python.panel_protocol.import_module(module)
   }
   part(parts.length - 2)
   // The page sends its URL first thing; wait (briefly) for it so that the app sees the query as it builds.
   for (let waited = 0; pageLocation === null && waited < 2000; waited += 20) {
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
-  globals.set('lab_page_location', pageLocation)
-  globals.set('lab_app_module', lock.app.module)
-  await pyodide.runPythonAsync(PYTHON.build_page)
+  python.panel_protocol.build_page(pageLocation, lock.app.module)
   part(parts.length - 1)
-  const [docs_json, render_items, root_ids] = await pyodide.runPythonAsync(PYTHON.write_doc)
+  const [docs_json, render_items, root_ids] = await python.panel_protocol.write_doc()
   appStarted = true
   self.postMessage({type: 'render', docs_json, render_items, root_ids})
   reportFetched(lock)
@@ -333,12 +346,10 @@ async function startApplication() {
     const wheels = downloadWheels(lock)
     bytecode.stdlibKey = await stdlibKey(lockText)
     self.pyodide = await loadRuntimeWithStdlib(lock)
-    self.pyodide.globals.set('sendPatch', sendPatch)
+    importWorkerModules(self.pyodide)
     // First: installing the packages imports modules too (zipfile, tarfile, ...).
     bytecode.key = await bytecodeKey(self.pyodide, lockText)
-    self.pyodide.globals.set('lab_bytecode', await earlierBytecode(bytecode.key))
-    bytecode.restored = await self.pyodide.runPythonAsync(PYTHON.keep_bytecode)
-    self.pyodide.globals.delete('lab_bytecode')
+    bytecode.restored = python.bytecode.keep(await earlierBytecode(bytecode.key))
     self.postMessage({type: 'bytecode', restored: bytecode.restored, stdlib: bytecode.stdlib})
     await loadPyodidePackages(self.pyodide, lock)
     await installWheels(self.pyodide, wheels)
@@ -357,8 +368,8 @@ async function startApplication() {
   }
 }
 
-// From here on: Panel's pyodide_worker.js as it is, with its Python from PYTHON, except that a 'location'
-// message arriving before the app runs is kept for startApp instead of failing.
+// From here on: Panel's pyodide_worker.js as it is, with its Python in site_worker/panel_protocol.py, except that a
+// 'location' message arriving before the app runs is kept for startApp instead of failing.
 function sendPatch(patch, buffers, msg_id) {
   self.postMessage({type: 'patch', patch: patch, buffers: buffers})
 }
@@ -366,25 +377,17 @@ function sendPatch(patch, buffers, msg_id) {
 self.onmessage = async (event) => {
   const msg = event.data
   if (msg.type === 'rendered') {
-    await self.pyodide.runPythonAsync(PYTHON.rendered)
+    python.panel_protocol.link_docs(sendPatch)
     setTimeout(settle, SETTLE_MS)
   } else if (msg.type === 'patch') {
-    // Patches can arrive back to back; passing each one in its own locals keeps a
-    // later message from overwriting a shared global before Python has read it.
-    const locals = self.pyodide.toPy({patch: msg.patch}, {depth: 1})
-    try {
-      await self.pyodide.runPythonAsync(PYTHON.patch, {locals})
-    } finally {
-      locals.destroy()
-    }
+    python.panel_protocol.apply_patch(msg.patch)   // each patch its own argument: back to back, none overwrites another
     self.postMessage({type: 'idle'})
   } else if (msg.type === 'location') {
     if (!appStarted) {
       pageLocation = msg.location
       return
     }
-    self.pyodide.globals.set('location', msg.location)
-    self.pyodide.runPythonAsync(PYTHON.location)
+    python.panel_protocol.set_location(msg.location)
   }
 }
 

@@ -124,7 +124,8 @@ CORE_HEADER = (f"{'mode':<4} {'algorithm':<20} {'n':>7} {'tenants':>7} {'trace':
 # --- the parts ----------------------------------------------------------------------------------------------
 
 def part_core(sizes: tuple[int, ...]) -> dict[str, Any]:
-    print(f"\ncore in CPython {platform.python_version()}: process CPU seconds, best of 3 (at 10^5 with the trace on: 1); "
+    print(f"\ncore in CPython {platform.python_version()}: process CPU seconds, best of 3 (at 10^5 with the trace "
+          "on: 1); "
           "peak MB by tracemalloc", flush=True)
     print(CORE_HEADER, flush=True)
     rows: list[dict[str, Any]] = []
@@ -278,7 +279,8 @@ LINK_TASKS = 1500   # past the editor's limit (app.model.MAX_ROWS)
 # Long runs for the pager's windows (app/frames.py): a window's steps, its bytes and Python's time to render it.
 WINDOW_RUNS = {**APP_RUNS, "cpu 20,001 steps": "mode=cpu&algorithm=rr&quantum=1&tasks=A:0:10000,B:0:10000",
                "cpu 100,001 steps": "mode=cpu&algorithm=fcfs&tasks=A:0:100000",
-               "llm 5,000 requests": "mode=llm&algorithm=sfq&tenants=" + ",".join(f"T{i}:{1 + i % 5}x50" for i in range(100))}
+               "llm 5,000 requests": "mode=llm&algorithm=sfq&tenants="
+                                     + ",".join(f"T{i}:{1 + i % 5}x50" for i in range(100))}
 
 # In the page: the step counter's slot (the pager fills it; Panel draws it inside shadow roots).
 COUNTER_JS = """(() => { const walk = (root, out) => { for (const e of root.querySelectorAll('*')) {
@@ -413,11 +415,13 @@ def part_app() -> dict[str, Any]:
     with panel_server(out / "bench-panel-serve.log") as (url, server), sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1366, "height": 900})
-        print(f"{'mode':<4} {'input':<6} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'server CPU ms/step':>18}", flush=True)
+        print(f"{'mode':<4} {'input':<6} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'server CPU ms/step':>18}",
+              flush=True)
         for mode, query in APP_RUNS.items():
             page.goto(f"{url}?{query}")
             expect(page.locator(".counter")).to_contain_text("step 1/", timeout=60_000)
-            expect(page.locator(".counter")).not_to_contain_text("/16 ", timeout=60_000)   # the link's run, not the default
+            # the link's run, not the default
+            expect(page.locator(".counter")).not_to_contain_text("/16 ", timeout=60_000)
             figures["modes"][mode] = {}
             actions = {"click": lambda: page.locator(".step-next button").click(),
                        "key": lambda: page.keyboard.press("ArrowRight")}
@@ -691,7 +695,8 @@ def part_site() -> dict[str, Any]:
     first_steps = [v["first_step_ms"] for v in visits["cold"]]
     figures["first_step_ms"] = median(first_steps)
     print(f"first answered step, index.html cold (Python starting beside it): {median(first_steps)} ms (median; runs "
-          f"{', '.join(map(str, first_steps))}); prepared embed example-fcfs.html cold: {without['example_first_step_ms']}"
+          f"{', '.join(map(str, first_steps))}); prepared embed example-fcfs.html cold: "
+          f"{without['example_first_step_ms']}"
           f" ms; index.html with Python never started: {without['first_step_ms']} ms; target <= "
           f"{SITE_FIRST_STEP_TARGET_MS} ms", flush=True)
     for where, times in (("Python never started", without["steps"]), ("in Pyodide (stand-in)", in_pyodide)):

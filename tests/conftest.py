@@ -138,6 +138,20 @@ def lab_url(test_output):
         f"the app raised an error in the server; see {log_path}"
 
 
+@pytest.fixture
+def lab(browser, lab_url):
+    """A page of the served lab in a fresh browser context (``tests.test_app_browser.Lab``); no JavaScript error on
+    it by the end of the test."""
+    from tests.test_app_browser import Lab
+    context = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield Lab(page, lab_url)
+    context.close()
+    assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
 # --- the static site as a visitor gets it (tests/site_support.py): each build made once per session -------------
 
 @pytest.fixture(scope="session")

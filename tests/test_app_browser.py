@@ -19,13 +19,15 @@ from schedulers import algorithms, simulate  # noqa: E402
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
-ARTICLE = {"algorithm": "fcfs", "tasks": [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
-                                          {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]}
+ARTICLE = {"algorithm": "fcfs", "tasks": [
+    {"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
+    {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]}
 XSS = "<img src=x onerror=alert(1)>"
 TIMEOUT = 20_000  # ms: a cold Panel session on a busy 2-core machine
 
 
-# `lab_url` (panel serve app/lab.py for the session) is in conftest.py: the app fuzzing and the benchmarks share it.
+# `lab_url` (panel serve app/lab.py for the session) and `lab` (a page of it, a `Lab` below) are in conftest.py:
+# the app fuzzing, the other browser tests and the benchmarks share them.
 
 
 class Lab:
@@ -76,17 +78,6 @@ class Lab:
         path = folder / f"{name}.png"
         self.page.screenshot(path=str(path), full_page=True)
         return path
-
-
-@pytest.fixture
-def lab(browser, lab_url):
-    context = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield Lab(page, lab_url)
-    context.close()
-    assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
 def expect_true(page, predicate: str, arg, message: str) -> None:
@@ -653,7 +644,8 @@ def test_the_time_axis_reads_at_every_scale(browser, lab_url, test_output, scale
 # --- both -------------------------------------------------------------------------------------------
 
 # Where an element's text ends on screen (its text's own box: overflowing text counts, the element's box may not).
-TEXT_END_JS = "e => { const r = document.createRange(); r.selectNodeContents(e); return r.getBoundingClientRect().right }"
+TEXT_END_JS = ("e => { const r = document.createRange(); r.selectNodeContents(e); "
+               "return r.getBoundingClientRect().right }")
 
 
 def font_px(locator) -> float:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("param")
-from schedulers import algorithms, simulate  # noqa: E402
+from schedulers import simulate
 
-from app.model import MAX_ROWS, Lab  # noqa: E402
+from app.model import MAX_ROWS, Lab
 
 ARTICLE = [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
            {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("param")
-from app import query  # noqa: E402
+from app import query
 
 NAMES = ["A", "<img src=x onerror=alert(1)>", "a,b:c=d+e&f#g%h x", "日本語", " padded "]
 
@@ -20,7 +20,8 @@ def test_task_names_survive_the_query(name):
     assert problems == []
     assert decoded["tasks"][0] == {"name": name, "arrival": "0", "burst": "7", "deadline": "9"}
     assert decoded["tasks"][1] == {"name": "B", "arrival": "1", "burst": "4"}
-    assert (decoded["algorithm"], decoded["parameters"], decoded["step"], decoded["lang"]) == ("rr", {"quantum": "3"}, "5", "ja")
+    assert (decoded["algorithm"], decoded["parameters"], decoded["step"], decoded["lang"]) == \
+        ("rr", {"quantum": "3"}, "5", "ja")
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -124,7 +124,8 @@ def test_mlfq_single_quantum_for_all_levels():
 
 def test_edf():
     # B (4) preempts A (10) at 1, C (3) preempts B at 2.
-    result = simulate("edf", [("A", 0, 3, {"deadline": 10}), ("B", 1, 2, {"deadline": 4}), ("C", 2, 1, {"deadline": 3})])
+    result = simulate("edf", [("A", 0, 3, {"deadline": 10}), ("B", 1, 2, {"deadline": 4}),
+                              ("C", 2, 1, {"deadline": 3})])
     assert chart(result) == "ABCBAA"
     assert result["summary"]["deadline_misses"] == 0
     assert events(result, "preempt") == [("preempt", "A", 1), ("preempt", "B", 2)]

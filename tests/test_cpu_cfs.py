@@ -221,7 +221,8 @@ def test_cli_options_and_errors(tmp_path):
     assert bad.returncode == 2 and bad.stderr.startswith("error: latency: must be >= 1")
     assert len(bad.stderr.strip().splitlines()) == 1
     path.write_text(json.dumps(scenario("eevdf", ARTICLE)), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario", str(path), "--slice", "1", "--json"],
+    done = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario", str(path), "--slice", "1",
+                           "--json"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert json.loads(done.stdout)["parameters"] == {"slice": 1}
 
@@ -284,7 +285,8 @@ class EEVDFModel(UnitModel):
         self.deadline: dict[str, Fraction] = {}
 
     def average(self) -> Fraction:
-        return sum(self.weight[n] * self.vruntime[n] for n in self.runnable) / sum(self.weight[n] for n in self.runnable)
+        weights = sum(self.weight[n] for n in self.runnable)
+        return sum(self.weight[n] * self.vruntime[n] for n in self.runnable) / weights
 
     def request(self, name: str) -> Fraction:
         return Fraction(self.slice_length * 1024, self.weight[name])

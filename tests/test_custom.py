@@ -108,12 +108,16 @@ def error(mode: str, source: str, data=None) -> PolicyCodeError:
     ("def choose(ready, running, time, state):\n    return ready[0].__class__\n", 2, "__class__ is not available"),
     ("def chose(ready, running, time, state):\n    return 'A'\n", None, "define a function choose"),
     ("def choose(ready, time, state):\n    return 'A'\n", 1, "exactly 4 parameters"),
-    ("def choose(ready, running, time, state):\n    x = 1\n    return x / 0\n", 3, "ZeroDivisionError: division by zero at t=0"),
+    ("def choose(ready, running, time, state):\n    x = 1\n    return x / 0\n", 3,
+     "ZeroDivisionError: division by zero at t=0"),
     ("def choose(ready, running, time, state):\n    while True:\n        pass\n", 2, "more than 100000 lines"),
     ("def choose(ready, running, time, state):\n    return 'Z'\n", 2, "'Z' at t=0, which is not a task"),
-    ("def choose(ready, running, time, state):\n    return 'D'\n", 2, "'D' at t=0, which is not ready (choose among: A)"),
-    ("def choose(ready, running, time, state):\n    return ready[0]\n", 2, "(type TaskView) at t=0; return a task's name"),
-    ("def choose(ready, running, time, state):\n    return None\n", 2, "returned None at t=0 while tasks are ready (A)"),
+    ("def choose(ready, running, time, state):\n    return 'D'\n", 2,
+     "'D' at t=0, which is not ready (choose among: A)"),
+    ("def choose(ready, running, time, state):\n    return ready[0]\n", 2,
+     "(type TaskView) at t=0; return a task's name"),
+    ("def choose(ready, running, time, state):\n    return None\n", 2,
+     "returned None at t=0 while tasks are ready (A)"),
     ("def choose(ready, running, time, state):\n    return 2 ** 20000\n", 2, "an integer of about 6021 digits"),
     ("def choose(ready, running, time, state):\n    ready[0].remaining = 0\n", 2, "FrozenInstanceError"),
     ("def choose(ready, running, time, state):\n    return str(sum(range(10 ** 9)))\n", 2, "range of more than"),
@@ -153,7 +157,8 @@ def test_a_later_mistake_names_the_time_and_the_candidates():
 def test_llm_mistakes():
     assert "which is not waiting (choose among: A, B)" in error(
         "llm", "def choose(waiting, time, state):\n    return 'C'\n").problem
-    assert "'Q' at t=0, which is not a tenant" in error("llm", "def choose(waiting, time, state):\n    return 'Q'\n").problem
+    assert "'Q' at t=0, which is not a tenant" in error(
+        "llm", "def choose(waiting, time, state):\n    return 'Q'\n").problem
     caught = error("llm", "def choose(waiting, time, state):\n    waiting[0].waiting = 0\n")
     assert caught.line == 2 and "read-only" in caught.problem
 

@@ -9,16 +9,16 @@ import pytest
 
 pytest.importorskip("panel")
 
-from app import frames  # noqa: E402
-from app.compare import CompareView, ROUTER, comparable, engine_diff  # noqa: E402
-from app.engine_views import SPAN, EngineView, axis  # noqa: E402
-from app.model import Lab, item_text  # noqa: E402
-from app.quiz import QuizView  # noqa: E402
-from schedulers import simulate  # noqa: E402
-from schedulers.engine import DEFAULT_SCENARIO, llm_scenario  # noqa: E402
-from schedulers.exercises import engine_exercise  # noqa: E402
-from schedulers.engine.steps import moments, service_so_far  # noqa: E402
-from schedulers.trace import step_aligner  # noqa: E402
+from app import frames
+from app.compare import CompareView, ROUTER, comparable, engine_diff
+from app.engine_views import SPAN, EngineView, axis
+from app.model import Lab, item_text
+from app.quiz import QuizView
+from schedulers import simulate
+from schedulers.engine import DEFAULT_SCENARIO, llm_scenario
+from schedulers.exercises import engine_exercise
+from schedulers.engine.steps import moments, service_so_far
+from schedulers.trace import step_aligner
 
 
 def engine_lab(**params) -> Lab:

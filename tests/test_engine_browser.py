@@ -17,7 +17,7 @@ from app.render import number
 from schedulers import simulate
 from schedulers.engine import DEFAULT_SCENARIO, llm_scenario
 from schedulers.quiz import questions
-from tests.test_app_browser import ARTICLE, ROOT, TIMEOUT, Lab, expect, lab  # noqa: F401 (lab_url: conftest.py)
+from tests.test_app_browser import ARTICLE, ROOT, TIMEOUT, Lab, expect
 from tests.test_teach_browser import download, expect_text, tab
 
 pytestmark = pytest.mark.browser
@@ -106,7 +106,7 @@ def test_engine_editor_errors_by_field_parameters_and_a_link(lab, lab_url, test_
     expect(lab.page).to_have_url(
         f"{lab_url}?mode=engine&algorithm=fcfs&slots=2&w_in=1&w_out=2&tenants=A:4/8x6+2/3@5,B:4/2x12&step=1&lang=en",
         timeout=TIMEOUT)
-    lab.open(f"mode=engine&algorithm=vtc&slots=3&w_out=3&tenants=A:4/8x4:weight=2,B:2/2x6&step=9")
+    lab.open("mode=engine&algorithm=vtc&slots=3&w_out=3&tenants=A:4/8x4:weight=2,B:2/2x6&step=9")
     linked = simulate("engine", {"algorithm": "vtc", "slots": 3, "w_out": 3, "tenants": [
         {"name": "A", "requests": "4/8x4", "weight": 2}, {"name": "B", "requests": "2/2x6"}]})
     lab.expect_step(9, len(linked["steps"]))

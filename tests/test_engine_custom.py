@@ -100,5 +100,5 @@ def test_the_command_line_runs_an_engine_policy(scenario_file, tmp_path):
     done = subprocess.run([sys.executable, "-m", "schedulers", "engine", "--scenario", scenario_file(DEFAULT_SCENARIO),
                            "--policy", str(policy)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
-    assert done.stderr == "error: policy: line 2: choose returned null (type NoneType) at t=0; return a tenant's name " \
-                          "(text)\n"
+    assert done.stderr == "error: policy: line 2: choose returned null (type NoneType) at t=0; return a tenant's " \
+                          "name (text)\n"

@@ -13,8 +13,9 @@ from schedulers.errors import ScenarioError
 
 def workload(tenants: int, per_tenant: int, slots: int) -> dict:
     """Outputs 1..19 (mean 10), inputs 1..7, arrivals spread over the first 50 iterations."""
-    return {"slots": slots, "tenants": [{"name": f"T{i}", "requests": f"{1 + i % 7}/{1 + (i * 7) % 19}x{per_tenant}@{i % 50}",
-                                         "weight": (1, 2, "1/2")[i % 3]} for i in range(tenants)]}
+    return {"slots": slots, "tenants": [{"name": f"T{i}", "weight": (1, 2, "1/2")[i % 3],
+                                         "requests": f"{1 + i % 7}/{1 + (i * 7) % 19}x{per_tenant}@{i % 50}"}
+                                        for i in range(tenants)]}
 
 
 def test_vtc_at_the_documented_size():
@@ -22,7 +23,8 @@ def test_vtc_at_the_documented_size():
     started = time.process_time()
     result = run(scenario, trace=False)
     elapsed = time.process_time() - started
-    print(f"VTC, 10^5 requests, {result['summary']['tokens']} tokens, 1,000 tenants, 64 slots, no trace: {elapsed:.2f} s")
+    print(f"VTC, 10^5 requests, {result['summary']['tokens']} tokens, 1,000 tenants, 64 slots, no trace: "
+          f"{elapsed:.2f} s")
     assert result["summary"]["requests"] == MAX_REQUESTS and result["summary"]["tokens"] > 0.99 * MAX_OUTPUT_TOKENS
     assert elapsed < 30, "a guard against quadratic work (the run is linear in the tokens generated)"
 

@@ -133,7 +133,8 @@ def test_charges_net_to_the_service_at_completion(scenario, algorithm):
     raised: dict[str, Fraction] = {name: Fraction(0) for name in weights}
     for step in result["steps"]:
         if step["kind"] == "lift":
-            raised[step["tenant"]] += Fraction(step["exact"]["lift"]["after"]) - Fraction(step["exact"]["lift"]["before"])
+            lift = step["exact"]["lift"]
+            raised[step["tenant"]] += Fraction(lift["after"]) - Fraction(lift["before"])
     assert algorithm != "fcfs" or not any(raised.values())
     w_in, w_out = Fraction(str(scenario["w_in"])), Fraction(str(scenario["w_out"]))
     for tenant in result["tenants"]:

@@ -128,8 +128,8 @@ def test_lift_to_the_least_waiting_counter_is_a_step_of_its_own():
                                           "raised": True})
     lift = next(s for s in result["steps"] if s["kind"] == "lift" and s["tenant"] == "B")
     assert lift["exact"]["lift"] == {"before": "0", "after": "6", "reference": "6"}
-    assert lift["why"]["en"] == ("t=2: B had nothing waiting and others wait: its counter is lifted from 0 to 6, the least "
-                                 "waiting counter, so it cannot claim service it did not use.")
+    assert lift["why"]["en"] == ("t=2: B had nothing waiting and others wait: its counter is lifted from 0 to 6, "
+                                 "the least waiting counter, so it cannot claim service it did not use.")
     assert chart(result) == ["AAABA"]
 
 
@@ -256,8 +256,8 @@ def test_the_bound_assumes_an_input_token_costs_no_more_than_an_output_token():
 # --- the JSON, the trace levels, the compact form ----------------------------------------------------
 
 def test_json_shape_and_exact_numbers():
-    result = simulate("engine", {"algorithm": "vtc", "tenants": [{"name": "A", "weight": 3, "requests": "1/2"},
-                                                                 {"name": "B", "requests": [{"input": 2, "output": 1}]}]})
+    result = simulate("engine", {"algorithm": "vtc", "tenants": [
+        {"name": "A", "weight": 3, "requests": "1/2"}, {"name": "B", "requests": [{"input": 2, "output": 1}]}]})
     json.dumps(result)   # plain JSON all through
     assert result["mode"] == "engine" and result["trace"] == {"level": "full", "budget": TRACE_BUDGET}
     assert set(result["admissions"][0]) >= {"iteration", "tenant", "request", "charged"}
@@ -290,8 +290,9 @@ def test_compact_and_no_trace():
 
 def test_compact_form_round_trips_and_reads_like_the_list():
     text = "8/30x2+4/5~3@2+4/5~3@2+1/1x3@7"
-    listed = [{"arrival": 0, "input": 8, "output": 30}] * 2 + [{"arrival": 2, "input": 4, "output": 5, "predicted": 3}] \
-        * 2 + [{"arrival": 7, "input": 1, "output": 1}] * 3
+    listed = ([{"arrival": 0, "input": 8, "output": 30}] * 2
+              + [{"arrival": 2, "input": 4, "output": 5, "predicted": 3}] * 2
+              + [{"arrival": 7, "input": 1, "output": 1}] * 3)
     assert format_requests(listed) == "8/30x2+4/5~3x2@2+1/1x3@7"
     a = engine("vtc-predict", ("A", text))
     b = run({"algorithm": "vtc-predict", "tenants": [{"name": "A", "requests": listed}]})
@@ -317,10 +318,13 @@ def test_compact_form_errors_name_the_field_and_the_group(requests, problem):
 @pytest.mark.parametrize("scenario, field", [
     ({"tenants": [{"name": "A", "requests": [{"input": 1}]}]}, "tenants[0].requests[0].output"),
     ({"tenants": [{"name": "A", "requests": [{"input": 1, "output": 1, "arrival": 3},
-                                             {"input": 1, "output": 1, "arrival": 1}]}]}, "tenants[0].requests[1].arrival"),
+                                             {"input": 1, "output": 1, "arrival": 1}]}]},
+     "tenants[0].requests[1].arrival"),
     ({"tenants": [{"name": "A", "requests": [{"input": 0, "output": 1}]}]}, "tenants[0].requests[0].input"),
-    ({"tenants": [{"name": "A", "requests": [{"input": 1, "output": 1, "outptu": 1}]}]}, "tenants[0].requests[0].outptu"),
-    ({"tenants": [{"name": "A", "requests": [{"input": 9, "output": 1}]}], "memory": 9}, "tenants[0].requests[0].input"),
+    ({"tenants": [{"name": "A", "requests": [{"input": 1, "output": 1, "outptu": 1}]}]},
+     "tenants[0].requests[0].outptu"),
+    ({"tenants": [{"name": "A", "requests": [{"input": 9, "output": 1}]}], "memory": 9},
+     "tenants[0].requests[0].input"),
     ({"tenants": [{"name": "A", "requests": "1/1"}], "slots": 0}, "slots"),
     ({"tenants": [{"name": "A", "requests": "1/1"}], "w_out": "x"}, "w_out"),
     ({"tenants": [{"name": "A", "requests": "1/1"}], "algorithm": "sfq"}, "algorithm"),

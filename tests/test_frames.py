@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("panel")
 
-from app import frames, render  # noqa: E402
-from app.engine_views import EngineView, rule_state  # noqa: E402
-from app.model import Lab  # noqa: E402
-from app.source import SourceView  # noqa: E402
-from schedulers import simulate  # noqa: E402
+from app import frames, render
+from app.engine_views import EngineView, rule_state
+from app.model import Lab
+from app.source import SourceView
+from schedulers import simulate
 
 ARTICLE = [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
            {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]

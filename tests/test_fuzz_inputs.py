@@ -8,7 +8,6 @@ negative numbers, NaN/Infinity (Python's json reads them), unicode, markup, nest
 from __future__ import annotations
 
 import contextlib
-import copy
 import io
 import json
 import os
@@ -29,12 +28,14 @@ SECONDS_PER_EXAMPLE = 20   # every input is bounded by the documented limits; fa
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 numbers = st.one_of(
-    st.integers(-3, 12), st.integers(-2**70, 2**70), st.sampled_from([10**6, 10**6 + 1, 10**9, 10**9 + 1, 2**63, 10**400]),
+    st.integers(-3, 12), st.integers(-2**70, 2**70),
+    st.sampled_from([10**6, 10**6 + 1, 10**9, 10**9 + 1, 2**63, 10**400]),
     st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.5, 2.0, -0.0, 1e300, 1e-300]))
 texts = st.one_of(
-    st.text(max_size=12), st.sampled_from(["", " ", "A", "<script>alert(1)</script>", "\"'><img src=x onerror=alert(1)>",
-                                          "名前", "\u202etxt", "\x00", "1/0", "2/3", "-1/2", "1e99999999", "NaN", "\ud800",
-                                          "fcfs", "sfq", "rr", "x" * 65]))
+    st.text(max_size=12),
+    st.sampled_from(["", " ", "A", "<script>alert(1)</script>", "\"'><img src=x onerror=alert(1)>", "名前",
+                     "\u202etxt", "\x00", "1/0", "2/3", "-1/2", "1e99999999", "NaN", "\ud800", "fcfs", "sfq", "rr",
+                     "x" * 65]))
 scalars = st.one_of(st.none(), st.booleans(), numbers, texts)
 junk = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                       st.dictionaries(texts, inner, max_size=4)), max_leaves=12)

@@ -115,7 +115,8 @@ def test_join_during_backlog_comes_before_the_dispatch_and_raises_the_meter():
 
 
 def test_rejoin_after_emptying_gets_max_of_meter_and_v():
-    result = route("sfq", {"name": "A", "cost": 1, "count": 2, "arrivals": [0, 4]}, {"name": "B", "cost": 2, "count": 6})
+    result = route("sfq", {"name": "A", "cost": 1, "count": 2, "arrivals": [0, 4]},
+                   {"name": "B", "cost": 2, "count": 6})
     assert order(result) == "ABBBABBB"
     rejoin = step(result, "join", 4)
     assert (rejoin["meters_before"]["A"], rejoin["meters"]["A"], rejoin["virtual_time"]) == (1, 4, 4)
@@ -222,7 +223,8 @@ def test_compared_pair_sfq_keeps_the_bound_and_rr_breaks_it():
     assert rr["interval"] == {"start": 0, "end": 13, "dispatches": 14}
     assert rr["increments"] == {"A": 48, "B": 10}
     assert rr["pairwise_bound"]["max_gap"] == 38 and not rr["pairwise_bound"]["holds"]
-    assert rr["band"] is None and rr["notes"]["band"] == {"en": "this policy keeps no meters", "ja": "この方式はメーターを持ちません"}
+    assert rr["band"] is None
+    assert rr["notes"]["band"] == {"en": "this policy keeps no meters", "ja": "この方式はメーターを持ちません"}
 
 
 def test_wfq_virtual_time_can_pass_a_waiting_meter():

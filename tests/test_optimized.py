@@ -68,9 +68,9 @@ def core_test_files() -> list[Path]:
 def test_the_core_tests_pass_under_python_O():
     files = core_test_files()
     names = {path.name for path in files}
-    assert {"test_cpu_algorithms.py", "test_llm_rules.py", "test_cpu_cli.py", "test_teaching_core.py", "test_cpu_cfs.py",
-            "test_engine_rules.py", "test_engine_properties.py", "test_engine_cli.py", "test_engine_limits.py",
-            "test_rule_spy.py"} <= names
+    assert {"test_cpu_algorithms.py", "test_llm_rules.py", "test_cpu_cli.py", "test_teaching_core.py",
+            "test_cpu_cfs.py", "test_engine_rules.py", "test_engine_properties.py", "test_engine_cli.py",
+            "test_engine_limits.py", "test_rule_spy.py"} <= names
     assert not names & {"test_app_model.py", "test_app_browser.py", "test_pyodide_core.py"}
     # The child checks that -O really took effect before it runs pytest (an assert would vanish there).
     program = ("import sys, pytest\n"

@@ -14,7 +14,7 @@ from schedulers import simulate
 from schedulers.trace import step_aligner
 from tests.benchmarks import APP_TARGET_P95_MS, COUNTER_JS, percentile, step_latencies
 from tests.pager_support import READ_JS, expect_frame, expected_frames
-from tests.test_app_browser import ARTICLE, TIMEOUT, expect, lab  # noqa: F401 (lab_url: conftest.py)
+from tests.test_app_browser import ARTICLE, TIMEOUT, expect
 
 pytestmark = pytest.mark.browser
 

@@ -55,7 +55,8 @@ def probe():
         out[algorithm] = [source.text, marks, asked, export.metrics_csv(result), export.trace_json(result),
                           [trace.span(result, k) for k in range(len(result["steps"]))]]
     sfq, rr = (simulate("llm", {**REFERENCE, "algorithm": name}) for name in ("sfq", "rr"))
-    out["so_far"] = [[llm_steps.fairness_so_far(sfq, k), llm_steps.compare_so_far(sfq, k, rr)] for k in range(len(sfq["steps"]))]
+    out["so_far"] = [[llm_steps.fairness_so_far(sfq, k), llm_steps.compare_so_far(sfq, k, rr)]
+                     for k in range(len(sfq["steps"]))]
     return json.dumps(out, ensure_ascii=False, sort_keys=True)
 '''
 

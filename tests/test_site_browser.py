@@ -30,8 +30,9 @@ from site_support import StandInMissing, StaticServer, boot_state, breakdown, wa
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 30_000  # ms: one step or view in Pyodide on a busy 2-core machine
-ARTICLE = {"algorithm": "srtf", "tasks": [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
-                                          {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]}
+ARTICLE = {"algorithm": "srtf", "tasks": [
+    {"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
+    {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]}
 SRTF_LINK = "mode=cpu&algorithm=srtf"  # the article's tasks are the default; only the rule comes from the link
 LLM_LINK = "mode=llm&algorithm=sfq&tenants=Ada:8x3,Bob:2x3"
 LLM = {"algorithm": "sfq", "tenants": [{"name": "Ada", "cost": 8, "count": 3}, {"name": "Bob", "cost": 2, "count": 3}]}
@@ -95,7 +96,7 @@ for module in list(sys.modules.values()):
 json.dumps({"imported": sorted(names & {m.split(".")[0] for m in sys.modules}), "tried": sorted(tried)})
 """
 
-# pandas once it is in: Panel's wraps of read_csv and read_json moved onto it (panel_adapter.DEFER_PANDAS).
+# pandas once it is in: Panel's wraps of read_csv and read_json moved onto it (site_worker/pandas_later.py).
 PANDAS_LATER = """
 import io, json, pandas
 import panel.io.pyodide as panel_pyodide
@@ -231,7 +232,7 @@ def test_a_cpu_link_boots_keeps_an_early_click_steps_and_every_view_works(visito
     state = wait_for_boot(page)
     print("boot (repeat visit, offline):", ", ".join(f"{what} {ms} ms" for what, ms in breakdown(state["timeline"])))
     assert page.evaluate("window.labBoot.bytecode.restored") is True
-    assert in_worker(page, "len(lab_compiled)") == 0  # every module, the standard library's too, came compiled
+    assert in_worker(page, "import site_worker.bytecode as kept; len(kept.compiled)") == 0  # all came compiled
     # Python's own start took the standard library the first visit compiled (loadPyodide's stdLibURL).
     assert page.evaluate("window.labBoot.bytecode.stdlib") is True
     assert in_worker(page, "import sys; [sys.modules[m].__file__.rsplit('/', 1)[-1] for m in ('encodings', 'asyncio')]"
@@ -345,7 +346,8 @@ def test_the_build_refuses_a_standin_unless_told(tmp_path):
     done = subprocess.run([sys.executable, str(site_support.ROOT / "build.py"), "build", "--out", str(tmp_path / "d"),
                            "--pyodide-dist", str(standin)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 2
-    assert f"runs Python 3.12.7; the lab is built for Pyodide {site_support.PYODIDE_VERSION} (Python 3.14)" in done.stderr
+    assert (f"runs Python 3.12.7; the lab is built for Pyodide {site_support.PYODIDE_VERSION} (Python 3.14)"
+            in done.stderr)
     assert "--pyodide-standin" in done.stderr
 
 
@@ -354,7 +356,8 @@ def test_the_build_refuses_a_standin_unless_told(tmp_path):
 DEFAULT_QUERY = "mode=cpu&algorithm=fcfs&tasks=A:0:7,B:1:4,C:2:1,D:4:3"   # what index.html is prerendered with
 STEP_BUDGET_MS = 100        # the target is benchmarks.APP_TARGET_P95_MS (34 ms); loose for a loaded machine
 FIRST_STEP_BUDGET_MS = 10_000   # the target is 2 s (benchmarks.SITE_FIRST_STEP_TARGET_MS); loose likewise
-STEPPING = re.compile(r"\blab-starting\b.*\blab-stepping\b|\blab-stepping\b.*\blab-starting\b")   # <html>: the prerender steps
+# <html>: the prerender steps
+STEPPING = re.compile(r"\blab-starting\b.*\blab-stepping\b|\blab-stepping\b.*\blab-starting\b")
 
 
 # In the page: the tag of the element that really has the focus (through the shadow roots Panel draws in).

@@ -30,7 +30,7 @@ from site_support import PYODIDE_CDN, boot_state, build_site
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "static"))
 import panel_adapter  # noqa: E402
-from panel_adapter import WORKER_PYTHON, render_worker, worker_python  # noqa: E402
+from panel_adapter import render_worker, worker_modules, worker_python  # noqa: E402
 
 # The site's own assets (everything but Pyodide): measured 7.2 MB raw, 4.4 MB gzipped with the app of 2026-11; the
 # four prepared embeds (example-*.html, each the embed page with its run in two languages) add 2.1 MB raw, 0.2 MB
@@ -118,7 +118,8 @@ def test_every_local_reference_exists(which, request):
     assert not missing
     for page in ("index.html", "embed.html"):
         page_refs = refs[page]
-        for needed in ("./lab.js", "boot.js", "boot.css", "bokeh/bokeh-3.10.2.min.js", "./panel/1.10.0/dist/panel.min.js"):
+        for needed in ("./lab.js", "boot.js", "boot.css", "bokeh/bokeh-3.10.2.min.js",
+                       "./panel/1.10.0/dist/panel.min.js"):
             assert any(r.endswith(needed) for r in page_refs), (page, needed)
     lock = json.loads((site / "lock.json").read_text())
     for wheel in lock["wheels"]:
@@ -175,11 +176,13 @@ def test_wheels_are_trimmed_and_consistent(cdn_site):
     assert "schedulers/cli.py" in project and any(n.startswith("app/") for n in project) == (ROOT / "app").is_dir()
     # The project's wheel is pip's (pyproject.toml's backend): every module of the checkout, the Python it needs and
     # the command line's entry point.
-    sources = {p.relative_to(ROOT).as_posix() for package in ("schedulers", "app") for p in (ROOT / package).rglob("*.py")}
+    sources = {p.relative_to(ROOT).as_posix() for package in ("schedulers", "app")
+               for p in (ROOT / package).rglob("*.py")}
     assert sources <= project
     metadata_text = wheels["schedlab"].read("schedlab-0.1.0.dist-info/METADATA").decode()
     assert "Requires-Python: >=3.12" in metadata_text
-    assert "schedulers = schedulers.cli:main" in wheels["schedlab"].read("schedlab-0.1.0.dist-info/entry_points.txt").decode()
+    entry_points = wheels["schedlab"].read("schedlab-0.1.0.dist-info/entry_points.txt").decode()
+    assert "schedulers = schedulers.cli:main" in entry_points
     for wheel in wheels.values():  # RECORD lists every file with its hash, as installers check
         record_name = next(n for n in wheel.namelist() if n.endswith(".dist-info/RECORD"))
         record = {row.split(",")[0]: row.split(",")[1] for row in wheel.read(record_name).decode().splitlines()}
@@ -188,6 +191,22 @@ def test_wheels_are_trimmed_and_consistent(cdn_site):
             if digest:
                 actual = base64.urlsafe_b64encode(hashlib.sha256(wheel.read(name)).digest()).rstrip(b"=").decode()
                 assert digest == f"sha256={actual}", name
+
+
+def test_the_pagers_javascript_ships_as_package_data_and_in_the_page(cdn_site):
+    """The pager's ES modules and stylesheet (files beside app/pager.py, which Panel reads as the components' `_esm`)
+    are in the project's wheel as they are in the checkout, and the prerendered page carries the modules' code."""
+    [wheel] = (cdn_site / "wheels").glob("schedlab-*.whl")
+    shipped = zipfile.ZipFile(wheel)
+    files = [p for p in (ROOT / "app").rglob("*") if p.suffix in (".js", ".css")]
+    assert {"pager.js", "frame_slot.js", "pager.css"} <= {p.name for p in files}
+    for path in files:
+        assert shipped.read(path.relative_to(ROOT).as_posix()) == path.read_bytes(), path
+    page = (cdn_site / "index.html").read_text(encoding="utf-8")
+    for name in ("pager.js", "frame_slot.js"):
+        code = (ROOT / "app" / name).read_text(encoding="utf-8")
+        first_statement = next(line for line in code.splitlines() if line and not line.startswith("//"))
+        assert json.dumps(first_statement)[1:-1] in page, name
 
 
 RENDER_LIKE_THE_WORKER = """
@@ -218,10 +237,15 @@ def test_the_panel_adapter_refuses_another_panel(monkeypatch):
         panel_adapter.check_panel()
     with pytest.raises(panel_adapter.AdapterError, match="no longer creates its worker"):
         panel_adapter.adopt_worker("<html><head></head><body></body></html>", ROOT / "app" / "lab.py", "")
+    # The worker's protocol module imports Panel's internals: one that Panel no longer defines stops the build.
+    protocol = panel_adapter.PROTOCOL.read_text(encoding="utf-8")
+    panel_adapter.check_protocol(protocol)
+    with pytest.raises(panel_adapter.AdapterError, match="no longer define panel.io.pyodide._link_docs_elsewhere"):
+        panel_adapter.check_protocol(protocol.replace("_link_docs_worker", "_link_docs_elsewhere"))
 
 
 def test_the_panel_adapter_refuses_a_panel_that_does_more_with_pandas():
-    """The worker imports pandas only when something uses it (panel_adapter.DEFER_PANDAS): that holds while Panel's
+    """The worker imports pandas only when something uses it (site_worker/pandas_later.py): that holds while Panel's
     module for Pyodide does nothing with pandas but wrap read_csv and read_json, which the build checks."""
     import importlib.util
     source = Path(importlib.util.find_spec("panel.io.pyodide").origin).read_text(encoding="utf-8")
@@ -230,7 +254,7 @@ def test_the_panel_adapter_refuses_a_panel_that_does_more_with_pandas():
                                                  "pandas.read_json (read)", "pandas.read_json (set)"}
     for more in ("frame = pandas.DataFrame", "pandas.read_excel = _read_excel", "register(pandas)",
                  "import pandas as pd", "from pandas import DataFrame"):
-        with pytest.raises(panel_adapter.AdapterError, match="DEFER_PANDAS in static/panel_adapter.py expects"):
+        with pytest.raises(panel_adapter.AdapterError, match="static/site_worker/pandas_later.py expects"):
             panel_adapter.check_pandas_uses(f"{source}\n{more}\n")
     with pytest.raises(panel_adapter.AdapterError, match="does \\[\\] with pandas"):
         panel_adapter.check_pandas_uses("import json\n")
@@ -275,17 +299,20 @@ def test_every_custom_model_is_defined_before_the_first_page():
 # --- the Python the worker runs, compiled by the runtime that runs it ----------------------------------------
 
 def compiled_by_pyodide(lab_js: str, wheel: Path) -> dict:
-    """Every code string of a lab.js, and every module of the project's wheel, compiled by npm's pyodide@314.0.7."""
+    """Every Python module a lab.js carries, and every module of the project's wheel, compiled by npm's
+    pyodide@314.0.7."""
     npm_pyodide()
     return pyodide_support.compile_errors({f"lab.js:{name}": code for name, code in worker_python(lab_js).items()},
                                           wheel)
 
 
 def test_the_workers_python_compiles_in_pyodide_314(cdn_site):
-    """The exact strings the built lab.js runs, as Pyodide runs them (top-level await allowed), and the app's
+    """The worker's own modules exactly as the built lab.js carries them (static/site_worker/), and the app's
     modules as the worker imports them from the shipped wheel: no SyntaxError in the runtime the site loads."""
     lab_js = (cdn_site / "lab.js").read_text(encoding="utf-8")
-    assert set(worker_python(lab_js)) == set(WORKER_PYTHON)
+    assert worker_python(lab_js) == worker_modules()
+    assert set(worker_modules()) >= {"site_worker/bytecode.py", "site_worker/pandas_later.py",
+                                     "site_worker/panel_protocol.py"}
     [wheel] = (cdn_site / "wheels").glob("schedlab-*.whl")
     checked = compiled_by_pyodide(lab_js, wheel)
     assert checked["python"].startswith("3.14."), checked  # really Pyodide 314's Python
@@ -311,7 +338,8 @@ def test_the_compile_check_fails_on_the_old_splice(cdn_site):
 def test_own_assets_within_budget(cdn_site, local_site):
     info = json.loads((cdn_site / "build-info.json").read_text())
     own = sum(p.stat().st_size for p in cdn_site.rglob("*") if p.is_file())
-    print(f"\nthe site's own assets: {own} bytes ({info['sizes']['own_total_gzip']} gzipped); budget {OWN_ASSETS_BUDGET}")
+    print(f"\nthe site's own assets: {own} bytes ({info['sizes']['own_total_gzip']} gzipped); "
+          f"budget {OWN_ASSETS_BUDGET}")
     assert own < OWN_ASSETS_BUDGET
     assert abs(info["sizes"]["own_total"] - own) < 4096  # build-info.json itself is written after measuring
     local = json.loads((local_site / "build-info.json").read_text())
@@ -400,7 +428,8 @@ def test_apt_waits_for_the_dpkg_lock_and_says_so(monkeypatch, capsys):
     commands = []
     monkeypatch.setattr(build, "run", lambda cmd, **kwargs: commands.append(cmd))
     build.apt_install("chromium")
-    assert [cmd[:3] for cmd in commands] == [["apt-get", "-o", f"DPkg::Lock::Timeout={build.APT_LOCK_WAIT_SECONDS}"]] * 2
+    wait = ["apt-get", "-o", f"DPkg::Lock::Timeout={build.APT_LOCK_WAIT_SECONDS}"]
+    assert [cmd[:3] for cmd in commands] == [wait] * 2
     assert commands[1][-1] == "chromium"
     assert "if another apt or dpkg holds its lock, waiting for it" in capsys.readouterr().out
 
@@ -472,7 +501,7 @@ def test_packages_present_load_and_only_the_absent_are_named(browser, tmp_path, 
         (dist / wheel.name).write_bytes(wheel.read_bytes())
     (dist / "pyodide-lock.json").write_text(json.dumps(full_lock))
     site = tmp_path / "dist"
-    info = build_site(site, "--pyodide-dist", str(dist), "--allow-incomplete")
+    build_site(site, "--pyodide-dist", str(dist), "--allow-incomplete")
     start = json.loads((site / "lock.json").read_text())["pyodide"]["packages"]
     absent = [n for n in start if n not in present]
     httpd = build.serve_directory(site, 0)

@@ -34,7 +34,8 @@ def test_words_are_plain_text_and_the_export_note_names_the_command():
     from app.exports import ExportView
     from app.teach_text import TEXT as TEACH
     from app.text import TEXT
-    assert [key for table in (TEXT, TEACH) for key, entry in table.items() if any("`" in v for v in entry.values())] == []
+    assert [key for table in (TEXT, TEACH) for key, entry in table.items()
+            if any("`" in v for v in entry.values())] == []
     for lang in ("en", "ja"):
         note = ExportView(Lab(lang=lang, mode="llm")).panel().objects[0].object
         assert "python -m schedulers llm --json" in note and "`" not in note
@@ -81,7 +82,8 @@ def test_quiz_scores_each_question_once_and_loads_the_cli_exercise():
     assert (quiz.right, quiz.asked) == (0, 1)
     quiz.load("x")
     assert quiz.problem.startswith("seed: must be a whole number")
-    assert command_line("cpu", 42, "rr", {"quantum": "2"}) == "python -m schedulers cpu --seed 42 --algorithm rr --quantum 2"
+    assert command_line("cpu", 42, "rr", {"quantum": "2"}) == \
+        "python -m schedulers cpu --seed 42 --algorithm rr --quantum 2"
     assert command_line("cpu", 1, "mlfq", {"quanta": "1, 2, 4"}).endswith("--quanta 1,2,4")
 
 

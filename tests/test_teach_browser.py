@@ -19,10 +19,10 @@ from schedulers import simulate
 from schedulers.custom import TEMPLATES
 from schedulers.custom import run as run_policy
 from schedulers.exercises import cpu_exercise
-from schedulers.quiz import question, questions
+from schedulers.quiz import questions
 from schedulers.rule import deciding_lines, rule_source
 from schedulers.llm.steps import compare_so_far
-from tests.test_app_browser import ARTICLE, ROOT, TIMEOUT, Lab, expect, expect_table, lab  # noqa: F401 (lab_url: conftest.py)
+from tests.test_app_browser import ARTICLE, ROOT, TIMEOUT, Lab, expect, expect_table
 
 pytestmark = pytest.mark.browser
 
@@ -196,7 +196,8 @@ def test_the_source_beside_the_timeline_marks_the_deciding_lines(lab, test_outpu
     want = sorted(deciding_lines(source, step)["schedulers/cpu/policies.py"])
     expect(lab.page.locator(".source-view .line.mark")).to_have_count(len(want), timeout=TIMEOUT)
     assert marked(lab) == want
-    assert "candidate.remaining < running.remaining" in lab.page.locator(".source-view .line.mark").all_inner_texts()[-1]
+    marks = lab.page.locator(".source-view .line.mark").all_inner_texts()
+    assert "candidate.remaining < running.remaining" in marks[-1]
     expect_text(lab.page.locator(".source-view"), "preempts(), key()")
     lab.shot(test_output, "teach-source-srtf-preempt")
     # FCFS while A simply continues: the rule is not asked.

@@ -84,7 +84,8 @@ def test_a_non_preemptive_rule_is_not_asked_while_its_task_continues():
     assert deciding_lines(source, result["steps"][3]) == {}          # A continues
     assert deciding_lines(source, result["steps"][0]) == {}          # initial state
     priority = rule_source("cpu", "priority-preemptive")
-    arrived = {"decision": "continue", "time": 5, "ready": ["E"], "events": [{"kind": "arrive", "task": "E", "time": 4}]}
+    arrived = {"decision": "continue", "time": 5, "ready": ["E"],
+               "events": [{"kind": "arrive", "task": "E", "time": 4}]}
     assert "return self.effective(candidate, now) < self.effective(running, now)" in marked_text(priority, arrived)
     assert any("waited // self.aging" in line for line in marked_text(priority, arrived))   # the helper it calls
     assert deciding_lines(rule_source("cpu", "priority"), arrived) == {}
@@ -172,7 +173,8 @@ def test_llm_questions_and_the_seeded_exercise_matches_the_command_line():
                          capture_output=True, text=True, check=True, cwd=ROOT)
     graded = json.loads(out.stdout)
     lab = simulate("cpu", {**cpu_exercise(42), "algorithm": "srtf"})
-    assert [(q.step, q.answer) for q in questions(lab)] == [(q.step, graded["timeline"][q.time]) for q in questions(lab)]
+    asked = questions(lab)
+    assert [(q.step, q.answer) for q in asked] == [(q.step, graded["timeline"][q.time]) for q in asked]
     assert questions(simulate("llm", llm_exercise(42)))
 
 

@@ -39,7 +39,8 @@ def test_every_sentence_starts_at_the_time_its_step_shows(mode, scenario):
     for result in runs:
         steps = result["steps"]
         assert span(result, 0) == (None, 0)
-        assert all(steps[0]["why"][lang].startswith(start) for lang, start in (("en", "Before t=0"), ("ja", "t=0 の前")))
+        starts = (("en", "Before t=0"), ("ja", "t=0 の前"))
+        assert all(steps[0]["why"][lang].startswith(start) for lang, start in starts)
         for index, step in enumerate(steps[1:], start=1):
             start, end = span(result, index)
             if mode == "engine":
@@ -120,7 +121,8 @@ def test_fairness_so_far_grows_with_the_interval_and_ends_as_the_whole_run():
         assert now["pairwise_bound"]["max_gap"] == 4 and now["pairwise_bound"]["at"] == 8
     whole, run = fairness_so_far(sfq, last), sfq["fairness"]
     assert [whole[key] for key in FIGURES] == [run[key] for key in FIGURES]
-    assert [whole["exact"][key] for key in ("increments", "jain")] == [run["exact"][key] for key in ("increments", "jain")]
+    exact = ("increments", "jain")
+    assert [whole["exact"][key] for key in exact] == [run["exact"][key] for key in exact]
 
 
 def test_compare_so_far_uses_one_interval_for_both_runs():
