@@ -64,7 +64,8 @@ def test_the_source_opens_on_the_rule_its_words_stay_above_it(mode):
         words = tuple(f"{word} = " for word in ("group", "label", "summary", "rule", "keep"))
         assert not any(line.strip().startswith(words) or "self.rule = " in line for line in head.lines)
         entry = algorithms(mode)[name]
-        assert not any(f'"en": "{entry.label["en"]}"' in line or entry.summary["ja"][:20] in line for line in head.lines)
+        assert not any(f'"en": "{entry.label["en"]}"' in line or entry.summary["ja"][:20] in line
+                       for line in head.lines)
 
 
 def test_srtf_marks_the_preemption_test_when_it_preempts_and_key_when_it_dispatches():
