@@ -440,6 +440,10 @@ def table_line(family: str, counts: dict[str, Any], cases: int) -> str:
     return f"{family:<8} " + "   ".join(sides)
 
 
+def is_checkout(directory: str | None) -> bool:
+    return bool(directory) and all((Path(directory) / script).is_file() for script in (SCHEDULER, MLFQ))
+
+
 def bench() -> dict[str, Any]:
     """The bench's part: the agreement table, or one line saying it was not measured."""
     directory = os.environ.get(ENV)
@@ -447,7 +451,7 @@ def bench() -> dict[str, Any]:
           "scenario as the lab reads it today; ostep: with conventions \"ostep\"; model ostep/lab: the spec's rules "
           "as code (reference_ostep.model_mlfq) with the ostep conventions against mlfq.py, with the lab's against "
           "the lab", flush=True)
-    if not directory or not all((Path(directory) / script).is_file() for script in (SCHEDULER, MLFQ)):
+    if not is_checkout(directory):
         reason = (f"the agreement with OSTEP's simulators was NOT measured: {ENV} is "
                   + (f"{directory!r}, which lacks {SCHEDULER} or {MLFQ}" if directory else "not set")
                   + " (point it to a checkout of github.com/remzi-arpacidusseau/ostep-homework)")
@@ -502,8 +506,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, help="job sets per family (default: the bench's)")
     args = parser.parse_args(argv)
     directory = os.environ.get(ENV)
-    if not directory:
-        parser.error(f"{ENV} must name a checkout of github.com/remzi-arpacidusseau/ostep-homework")
+    if not is_checkout(directory):
+        parser.error(f"{ENV} must name a checkout of github.com/remzi-arpacidusseau/ostep-homework (with {SCHEDULER} "
+                     f"and {MLFQ}), not {directory!r}")
     for family in args.family or list(FAMILIES):
         cases = FAMILIES[family] if args.cases is None else args.cases
         if args.show:

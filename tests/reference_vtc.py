@@ -416,12 +416,18 @@ def main(argv: list[str] | None = None) -> int:
     directory = os.environ.get(ENV)
     if not directory:
         parser.error(f"{ENV} must name a checkout of github.com/Ying1123/VTC-artifact")
-    artifact = Artifact(directory)
+    try:
+        artifact = Artifact(directory)
+    except (FileNotFoundError, ImportError) as error:
+        parser.error(f"{ENV}={directory!r}: {error}")
     if args.table:
         for row in agreement_table(artifact, args.cases):
             print(line(row, args.cases))
         return 0
     aligned = frozenset(DIFFERENCES) if args.align == "all" else frozenset(filter(None, args.align.split(",")))
+    if not aligned <= set(DIFFERENCES):
+        parser.error(f"--align: unknown {', '.join(sorted(aligned - set(DIFFERENCES)))}; known: "
+                     f"{', '.join(DIFFERENCES)} or all")
     shown = 0
     for seed, case, ours, theirs in outcomes(artifact, args.cases, aligned, args.lab):
         found = [f"the lab refuses it: {ours}"] if isinstance(ours, ScenarioError) else differences(ours, theirs)
