@@ -150,6 +150,7 @@ def aligned_queue(base: type, aligned: frozenset[str]) -> type:
         def append(self, req):
             joined = not self.user_req_list.get(req.adapter_dir)
             base.append(self, req)   # the artifact's lift to the least waiting counter, if others wait
+            # batch_tenants: the tenants running at this instant, set by ArtifactEngine before the arrivals
             others_wait = any(queue for name, queue in self.user_req_list.items() if name != req.adapter_dir)
             if joined and not others_wait and self.batch_tenants:
                 self.served[req.adapter_dir] = max(self.served[req.adapter_dir],
