@@ -118,7 +118,8 @@ def run_script(path: Path, argv: list[str]) -> str:
             runpy.run_path(str(path), run_name="__main__")
     except SystemExit as stop:
         if stop.code not in (None, 0):
-            raise RuntimeError(f"{path.name} {' '.join(argv)} exited with {stop.code}: {out.getvalue()[-300:]}")
+            raise RuntimeError(f"{path.name} {' '.join(argv)} exited with {stop.code}: {out.getvalue()[-300:]}") \
+                from None
     finally:
         sys.argv = saved_argv
         random.setstate(saved_random)
@@ -170,7 +171,8 @@ def parse_mlfq(text: str) -> Reference:
     for key, queue, value in MLFQ_LEVEL.findall(text):
         per_level[key][levels - 1 - int(queue)] = int(value)
     options.update(quanta=per_level["quantum length"], allotment=per_level["allotments"])
-    jobs = [{"job": int(j), "arrival": int(s), "run": int(r), "io_every": int(f)} for j, s, r, f in MLFQ_JOB.findall(text)]
+    jobs = [{"job": int(j), "arrival": int(s), "run": int(r), "io_every": int(f)}
+            for j, s, r, f in MLFQ_JOB.findall(text)]
     timeline: list[str | None] = []
     notes: dict[int, list[str]] = {}
     for time, what in MLFQ_EVENT.findall(text.split("Execution Trace:", 1)[-1]):
@@ -376,11 +378,13 @@ def mismatches(case: Case, result: dict[str, Any]) -> list[str]:
             for entry in result["timeline"]]
     if ours != theirs:
         at = next((t for t, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
-        found.append(f"timeline differs from t={at}: lab {show(ours[at:at + 12])}, reference {show(theirs[at:at + 12])}")
+        found.append(f"timeline differs from t={at}: lab {show(ours[at:at + 12])}, "
+                     f"reference {show(theirs[at:at + 12])}")
     rows = {row["name"]: row for row in result["tasks"]}
     for job, numbers in case.reference.metrics.items():
         row = rows.get(job, {})
-        wrong = [f"{key} lab {row.get(key)} reference {value}" for key, value in numbers.items() if row.get(key) != value]
+        wrong = [f"{key} lab {row.get(key)} reference {value}" for key, value in numbers.items()
+                 if row.get(key) != value]
         if wrong:
             found.append(f"job {job}: " + ", ".join(wrong))
     return found

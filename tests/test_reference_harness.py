@@ -13,15 +13,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import reference_ostep as ostep  # noqa: E402
-import reference_vtc as vtc  # noqa: E402
-from schedulers import simulate  # noqa: E402
+import reference_ostep as ostep
+import reference_vtc as vtc
+from schedulers import simulate
 
 # scheduler.py -p SJF -l 4,1,4 -c, by hand: job 1 first, then the tie 0, 2 in job order.
 SJF_OUTPUT = """ARG policy SJF
 ARG jlist 4,1,4
 
-Here is the job list, with the run time of each job: 
+Here is the job list, with the run time of each job:
   Job 0 ( length = 4.0 )
   Job 1 ( length = 1.0 )
   Job 2 ( length = 4.0 )
