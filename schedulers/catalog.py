@@ -7,7 +7,6 @@ is one class in its mode's ``policies.py``.
 """
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -70,8 +69,6 @@ class Mode:
     run: Callable[..., dict[str, Any]]                 # run(scenario, trace=True, policy=None) -> the JSON result
     render_text: Callable[[Mapping[str, Any], str], str]   # the result as text, in "en" or "ja"
     exercise: Callable[[int], dict[str, Any]]          # the seeded random scenario (--seed)
-    add_cli_arguments: Callable[[argparse.ArgumentParser], None]   # the mode's own options (--quantum, ...)
-    cli_overrides: Callable[[argparse.Namespace], dict[str, Any]]  # those options as scenario fields
     text_needs_steps: bool                             # render_text prints the steps: else the CLI runs without them
     results: Results                                   # a result's rows and their columns (exports, tables)
     steps: Steps                                       # the answers to schedulers.trace's questions (and the quiz's)

@@ -1,7 +1,8 @@
 """``python -m schedulers``: run a scenario file and print a text timeline or the JSON trace.
 
-One sub-command per mode of the registry (``schedulers.modes.MODES``): its description, algorithms, options
-(``add_cli_arguments``/``cli_overrides``), seeded exercise and text rendering all come from there. A text whose
+One sub-command per mode of the registry (``schedulers.modes.MODES``): its description, algorithms, options (one
+per parameter of its schema, ``--quantum N``, with the Field's help), seeded exercise and text rendering all come
+from there. A text whose
 mode says it prints no steps (``Mode.text_needs_steps``) is made from a run without a trace, and only the mode
 named on the command line is imported (interpreter start counts: a text run pays for no other).
 Bad input never shows a traceback: one ``error:`` line naming the field on stderr, exit status 2.
@@ -14,10 +15,11 @@ import os
 import sys
 from typing import Any, NoReturn
 
-from . import custom, simulate
+from . import custom, fields, simulate
 from .errors import ScenarioError
 from .export import trace_json
 from .modes import MODES, meant_for
+from .schema import Schema
 
 MAX_SCENARIO_BYTES = 64 * 1024 * 1024
 
@@ -65,8 +67,33 @@ def build_parser(argv: list[str]) -> Parser:
         sub.add_argument("--json", action="store_true", help="print one JSON object (the full trace)")
         sub.add_argument("--lang", choices=("en", "ja"), default="en", help="language of the text output")
         sub.add_argument("--list", action="store_true", help="list the algorithms with their rules and exit")
-        mode.add_cli_arguments(sub)
+        add_parameter_options(sub, mode.schema)
     return parser
+
+
+def add_parameter_options(parser: argparse.ArgumentParser, schema: Schema) -> None:
+    """One option per parameter of the mode's schema (``--quantum``, ``--lottery-seed``), its help the Field's."""
+    for field in schema.parameters:
+        default = "" if field.default is None else f" (default {field.default})"
+        parser.add_argument("--" + field.name.replace("_", "-"), metavar=field.metavar, help=field.help + default)
+
+
+def parameter_overrides(args: argparse.Namespace, schema: Schema) -> dict[str, Any]:
+    """The parameters' options as typed, as scenario fields: an integer is read as one (a typo is told its range), a
+    list of integers comma-separated, a number ("p/q") is left to the scenario's reader."""
+    overrides: dict[str, Any] = {}
+    for field in schema.parameters:
+        text = getattr(args, field.name)
+        if text is None:
+            continue
+        if field.type == "integers" and "," in text:
+            overrides[field.name] = [fields.integer_text(part, f"{field.name}[{i}]", field)
+                                     for i, part in enumerate(text.split(","))]
+        elif field.type in ("integer", "integers"):
+            overrides[field.name] = fields.integer_text(text, field.name, field)
+        else:
+            overrides[field.name] = text.strip()
+    return overrides
 
 
 def read_text(path: str, field: str, limit: int = MAX_SCENARIO_BYTES) -> str:
@@ -137,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             raise UsageError("--scenario FILE.json or --seed N is required (or --list)")
         overrides = {"algorithm": args.algorithm} if args.algorithm is not None else {}
-        overrides.update(mode.cli_overrides(args))
+        overrides.update(parameter_overrides(args, mode.schema))
         policy = getattr(args, "policy", None)
         source = None if policy is None else read_text(policy, "policy", custom.MAX_SOURCE_CHARS * 4)
         try:

@@ -142,6 +142,24 @@ def known_keys(obj: Mapping[str, Any], field: str, allowed: Sequence[str]) -> No
             raise ScenarioError(where, f"unknown field (expected one of {', '.join(allowed)})")
 
 
+def of_field(field: Field, value: Any, where: str, count: int | None = None) -> Any:
+    """``value`` read as ``field`` declares it (its type and limits), for the field called ``where``: text, an
+    integer, a positive exact number, or a list of integers (``count`` of them, when the list has one per unit of
+    another parameter, or one integer for all of them)."""
+    if field.type == "text":
+        return name(value, where)
+    if field.type == "integer":
+        return integer(value, where, field.minimum, field.maximum)
+    if field.type == "number":
+        return positive_rational(value, where, field.maximum)
+    if field.type != "integers":
+        raise ValueError(f"{where}: no reader for a field of type {field.type}")
+    if count is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (integer(value, where, field.minimum, field.maximum),) * count
+    items = sequence(value, where, minimum=count or 0, maximum=count)
+    return tuple(integer(item, f"{where}[{i}]", field.minimum, field.maximum) for i, item in enumerate(items))
+
+
 def describe(value: Any) -> str:
     """A short, safe description of a bad value for an error message."""
     if value is None:

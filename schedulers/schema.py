@@ -10,7 +10,7 @@ columns of a result's rows (``Results``, a mode's ``Mode.results``): the exports
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field as attribute, make_dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -23,6 +23,8 @@ TYPES = ("text", "integer", "number", "integers", "records")
 
 @dataclass(frozen=True)
 class Field:
+    """One field of a scenario, declared once: the reader checks against it, the record holding its value is made
+    from it (``record``), and a parameter's command-line option (``--name``, its ``help``) comes from it."""
     name: str
     type: str                          # one of TYPES
     required: bool = False             # unless a field given ``instead_of`` it replaces it
@@ -33,6 +35,11 @@ class Field:
     instead_of: tuple[str, ...] = ()   # giving this field replaces those (``costs`` replaces cost and count)
     read_by: tuple[str, ...] = ()      # the algorithms that read it; empty: every algorithm
     fields: tuple[Field, ...] = ()     # records: the fields of each record
+    per: str | None = None             # integers: one item per unit of that parameter (quanta: one per level), or
+                                       # one integer for all of them
+    help: str = ""                     # one line: what it is, for --help (a parameter's option, which adds the
+                                       # default) and the docs
+    metavar: str = "N"                 # a parameter's option's value in --help: --quantum N
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,19 @@ class Schema:
     def as_json(self) -> dict[str, Any]:
         """The schema as plain JSON data."""
         return asdict(self)
+
+
+PYTHON_TYPES = {"text": str, "integer": int, "number": Fraction, "integers": tuple, "records": tuple}
+
+
+def record(name: str, fields: Iterable[Field], first: Iterable[tuple[str, type]] = (), **options: Any) -> type:
+    """A dataclass with one attribute per field, in order (after ``first``: attributes of its own), a required one
+    without a default and the others defaulting to None (not given): what a reader fills with the values it
+    checked, by name. ``options``: the dataclass's (``frozen=True``); it has slots and compares by identity unless
+    told."""
+    attributes = [*first, *((f.name, PYTHON_TYPES[f.type]) if f.required else
+                            (f.name, PYTHON_TYPES[f.type] | None, attribute(default=None)) for f in fields)]
+    return make_dataclass(name, attributes, slots=True, **{"eq": False, **options})
 
 
 def with_readers(mode: str, items: str, item_fields: Iterable[Field], parameters: Iterable[Field],

@@ -5,7 +5,6 @@
 """
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
 from fractions import Fraction
 from itertools import repeat
@@ -26,7 +25,7 @@ from .scenario import MAX_SCAN_WORK, PARAMETERS, SCENARIO_FIELDS, TASK, Task, ch
 from .steps import STEPS
 from .text import TEXT_NEEDS_STEPS, render_text
 
-__all__ = ["ALGORITHMS", "MODE", "Policy", "SCHEMA", "add_cli_arguments", "cli_overrides", "render_text", "run"]
+__all__ = ["ALGORITHMS", "MODE", "Policy", "SCHEMA", "render_text", "run"]
 
 ALGORITHMS: dict[str, Algorithm] = catalogue("cpu", RULES)
 SCHEMA = with_readers("cpu", "tasks", TASK, PARAMETERS, SCENARIO_FIELDS, ALGORITHMS)
@@ -133,38 +132,6 @@ def trace_note(trace: Trace, makespan: int) -> dict[str, Any]:
     return note
 
 
-# --- the command line ----------------------------------------------------------------------------------
-
-CLI_HELP = {  # one option per parameter: --quantum, ..., --lottery-seed
-    "quantum": "time quantum for rr (default 2), stride and lottery (default 1), or every MLFQ level",
-    "aging": "priority: one step better for every N time units waited",
-    "levels": "MLFQ: number of levels (default 3)",
-    "quanta": "MLFQ: quantum per level, comma-separated (default 1,2,4,...)",
-    "allotment": "MLFQ: quanta a task may use at a level before moving down (default 1)",
-    "boost": "MLFQ: move every task to the top level every N time units (default never)",
-    "lottery_seed": "lottery: the random seed (default 0)",
-    "latency": "cfs: the period shared out in proportion to weight (default 6)",
-    "min_granularity": "cfs: the shortest slice (default 1)",
-    "slice": "eevdf: the length of every request (default 3)",
-}
-
-
-def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
-    for field in SCHEMA.parameters:
-        parser.add_argument("--" + field.name.replace("_", "-"), metavar="N", help=CLI_HELP[field.name])
-
-
-def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    overrides = {}
-    for field in SCHEMA.parameters:
-        key, text = field.name, getattr(args, field.name)
-        if text is not None:
-            overrides[key] = [fields.integer_text(part, f"{key}[{i}]", field)
-                              for i, part in enumerate(text.split(","))] \
-                if field.type == "integers" and "," in text else fields.integer_text(text, key, field)
-    return overrides
-
-
 MODE = Mode("cpu", "single CPU, integer time", ALGORITHMS, SCHEMA, run=run, render_text=render_text,
-            exercise=cpu_exercise, add_cli_arguments=add_cli_arguments, cli_overrides=cli_overrides,
-            text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS, steps=STEPS, lines=LINES, custom=CUSTOM_POLICY)
+            exercise=cpu_exercise, text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS, steps=STEPS, lines=LINES,
+            custom=CUSTOM_POLICY)

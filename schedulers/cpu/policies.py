@@ -39,8 +39,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..catalog import words
-from .scenario import (DEFAULT_LATENCY, DEFAULT_MIN_GRANULARITY, DEFAULT_QUANTUM, DEFAULT_SLICE, DEFAULT_TICKETS,
-                       Parameters, Task)
+from .scenario import DEFAULT_QUANTUM, DEFAULT_TICKETS, Parameters, Task
 
 if TYPE_CHECKING:
     from .engine import EligibleQueue, TicketQueue
@@ -65,7 +64,7 @@ class Policy:
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
-        """The rule with the scenario's parameters (defaults documented in docs/cpu.md)."""
+        """The rule with the scenario's parameters (a default is its Field's, else the rule's: docs/cpu.md)."""
         return cls()
 
     def key(self, task: Task, now: int) -> Any:
@@ -334,7 +333,10 @@ class MLFQ(Policy):
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
-        return cls(parameters.quanta, parameters.allotment, parameters.boost)
+        """Quanta 1, 2, 4, ... by default (the quantum at every level if one is given), an allotment of 1."""
+        levels, quantum = parameters.levels, parameters.quantum
+        quanta = parameters.quanta or ((quantum,) * levels if quantum else tuple(2 ** level for level in range(levels)))
+        return cls(quanta, parameters.allotment or (1,) * levels, parameters.boost)
 
     def __init__(self, quanta: tuple[int, ...], allotment: tuple[int, ...], boost: int | None) -> None:
         self.quanta, self.allotment, self.boost = quanta, allotment, boost
@@ -511,7 +513,7 @@ class Lottery(Policy):
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
-        return cls(parameters.quantum or 1, parameters.lottery_seed or 0)
+        return cls(parameters.quantum or 1, parameters.lottery_seed)
 
     def __init__(self, quantum: int, seed: int) -> None:
         self.q, self.seed = quantum, seed
@@ -576,7 +578,7 @@ class CFS(Policy):
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
-        return cls(parameters.latency or DEFAULT_LATENCY, parameters.min_granularity or DEFAULT_MIN_GRANULARITY)
+        return cls(parameters.latency, parameters.min_granularity)
 
     def __init__(self, latency: int, min_granularity: int) -> None:
         self.latency, self.min_granularity = latency, min_granularity
@@ -651,7 +653,7 @@ class EEVDF(CFS):
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
-        return cls(parameters.slice or DEFAULT_SLICE)
+        return cls(parameters.slice)
 
     def __init__(self, slice_length: int) -> None:
         self.slice_length = slice_length

@@ -9,13 +9,11 @@ article's point in a few dozen iterations, and ``llm_scenario`` the same workloa
 """
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from .. import fields
 from ..catalog import Algorithm, Mode, catalogue, json_number as number
 from ..exercises import engine_exercise
 from ..schema import Column, Results, with_readers
@@ -27,8 +25,8 @@ from .scenario import PARAMETERS, TENANT, TOP_KEYS, Scenario, format_requests, r
 from .steps import STEPS
 from .text import TEXT_NEEDS_STEPS, render_text
 
-__all__ = ["ALGORITHMS", "DEFAULT_SCENARIO", "MODE", "SCHEMA", "add_cli_arguments", "cli_overrides",
-           "format_requests", "llm_scenario", "render_text", "run"]
+__all__ = ["ALGORITHMS", "DEFAULT_SCENARIO", "MODE", "SCHEMA", "format_requests", "llm_scenario", "render_text",
+           "run"]
 
 ALGORITHMS: dict[str, Algorithm] = catalogue("engine", RULES)
 SCHEMA = with_readers("engine", "tenants", TENANT, PARAMETERS, TOP_KEYS, ALGORITHMS)
@@ -134,37 +132,6 @@ def llm_scenario(scenario: Mapping[str, Any]) -> dict[str, Any]:
     return {"algorithm": "sfq", "tenants": tenants}
 
 
-# --- the command line ----------------------------------------------------------------------------------
-
-CLI_HELP = {  # one option per parameter: --slots, ..., --prediction
-    "slots": "requests in the batch at once (default 4)",
-    "memory": "tokens the batch may hold (inputs + tokens generated), checked at admission",
-    "w_in": "charge per input token (default 1)",
-    "w_out": "charge per generated token (default 2)",
-    "prediction": "vtc-predict: the predicted output of a request without its own (default: the tenant's mean "
-                  "output so far)",
-}
-
-
-def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
-    for field in SCHEMA.parameters:
-        parser.add_argument("--" + field.name.replace("_", "-"), metavar="N" if field.type == "integer" else "W",
-                            help=CLI_HELP[field.name])
-
-
-def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The options as typed: an integer option is read as one (a typo is told its range), a number ("p/q") is left
-    to the scenario's reader."""
-    overrides: dict[str, Any] = {}
-    for field in SCHEMA.parameters:
-        text = getattr(args, field.name)
-        if text is not None:
-            overrides[field.name] = fields.integer_text(text, field.name, field) if field.type == "integer" \
-                else text.strip()
-    return overrides
-
-
 MODE = Mode("engine", "inference engine: continuous batching, decode iterations", ALGORITHMS, SCHEMA, run=run,
-            render_text=render_text, exercise=engine_exercise, add_cli_arguments=add_cli_arguments,
-            cli_overrides=cli_overrides, text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS, steps=STEPS, lines=LINES,
-            custom=CUSTOM_POLICY)
+            render_text=render_text, exercise=engine_exercise, text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS,
+            steps=STEPS, lines=LINES, custom=CUSTOM_POLICY)

@@ -52,11 +52,16 @@ TENANT = (
     Field("requests", "records", required=True, fields=REQUEST),  # or the compact form (module docstring)
 )
 PARAMETERS = (
-    Field("slots", "integer", default=DEFAULT_SLOTS, minimum=1, maximum=MAX_SLOTS),
-    Field("memory", "integer", minimum=1, maximum=MAX_MEMORY),          # none: no limit
-    Field("w_in", "number", default=DEFAULT_W_IN, maximum=MAX_WEIGHT),
-    Field("w_out", "number", default=DEFAULT_W_OUT, maximum=MAX_WEIGHT),
-    Field("prediction", "integer", minimum=0, maximum=MAX_TOKENS),      # none: the tenant's mean output so far
+    Field("slots", "integer", default=DEFAULT_SLOTS, minimum=1, maximum=MAX_SLOTS,
+          help="requests in the batch at once"),
+    Field("memory", "integer", minimum=1, maximum=MAX_MEMORY,          # none: no limit
+          help="tokens the batch may hold (inputs + tokens generated), checked at admission"),
+    Field("w_in", "number", default=DEFAULT_W_IN, maximum=MAX_WEIGHT, help="charge per input token", metavar="W"),
+    Field("w_out", "number", default=DEFAULT_W_OUT, maximum=MAX_WEIGHT, help="charge per generated token",
+          metavar="W"),
+    Field("prediction", "integer", minimum=0, maximum=MAX_TOKENS,      # none: the tenant's mean output so far
+          help="vtc-predict: the predicted output of a request without its own (default: the tenant's mean output "
+               "so far)"),
 )
 TOP_KEYS = ("mode", "title", "description", "algorithm", "tenants", *(p.name for p in PARAMETERS), "compare")
 TENANT_KEYS = tuple(f.name for f in TENANT)

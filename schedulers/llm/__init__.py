@@ -8,7 +8,6 @@ the metrics in ``fairness.py``, the scenario fields and limits in ``scenario.py`
 """
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -25,7 +24,7 @@ from .scenario import PARAMETERS, TENANT, TOP_KEYS, read
 from .steps import STEPS
 from .text import TEXT_NEEDS_STEPS, render_text
 
-__all__ = ["ALGORITHMS", "MODE", "SCHEMA", "run", "render_text", "add_cli_arguments", "cli_overrides"]
+__all__ = ["ALGORITHMS", "MODE", "SCHEMA", "run", "render_text"]
 
 ALGORITHMS: dict[str, Algorithm] = catalogue("llm", RULES)
 SCHEMA = with_readers("llm", "tenants", TENANT, PARAMETERS, TOP_KEYS, ALGORITHMS)
@@ -76,18 +75,6 @@ def trace_note(level: str) -> dict[str, Any]:
     return {"level": level, "budget": TRACE_BUDGET, **({"note": notes[level]} if level in notes else {})}
 
 
-def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--quantum", metavar="Q", help="DRR's base quantum Q (tenant i gets Q * weight_i); "
-                        "default: the largest cost / weight")
-
-
-def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    if args.quantum is None:
-        return {}
-    return {"quantum": args.quantum}
-
-
 MODE = Mode("llm", "LLM router: order of dispatch to a server fleet", ALGORITHMS, SCHEMA, run=run,
-            render_text=render_text, exercise=llm_exercise, add_cli_arguments=add_cli_arguments,
-            cli_overrides=cli_overrides, text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS, steps=STEPS, lines=LINES,
-            custom=CUSTOM_POLICY)
+            render_text=render_text, exercise=llm_exercise, text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS,
+            steps=STEPS, lines=LINES, custom=CUSTOM_POLICY)

@@ -34,7 +34,8 @@ TENANT = (
     Field("arrivals", "integers", minimum=0, maximum=MAX_TIME, instead_of=("join",)),
     Field("weight", "number", default=1, maximum=MAX_WEIGHT),   # at least 1/MAX_WEIGHT, see read_tenant
 )
-PARAMETERS = (Field("quantum", "number", maximum=MAX_QUANTUM),)   # DRR's; default: largest cost/weight
+PARAMETERS = (Field("quantum", "number", maximum=MAX_QUANTUM, metavar="Q",
+                    help="DRR's base quantum Q (tenant i gets Q * weight_i); default: the largest cost / weight"),)
 TOP_KEYS = ("algorithm", "tenants", *(p.name for p in PARAMETERS), "compare")
 TENANT_KEYS = tuple(f.name for f in TENANT)
 

@@ -10,7 +10,6 @@ over [t, t + pages) (a step ``print``); with nothing waiting, time jumps to the 
 """
 from __future__ import annotations
 
-import argparse
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -125,12 +124,8 @@ def step_uses(source: RuleSource, step: Step, resumed: bool) -> list[str]:
     return hooks(USES, [step["kind"]])
 
 
-def no_options(parser: argparse.ArgumentParser) -> None:
-    """No parameters, so no options of its own."""
-
-
 MODE = Mode("toy", "a printer: whole jobs, one at a time", ALGORITHMS, SCHEMA, run=run, render_text=render_text,
-            exercise=exercise, add_cli_arguments=no_options, cli_overrides=lambda args: {}, text_needs_steps=False,
+            exercise=exercise, text_needs_steps=False,
             results=Results("jobs", "job", (*map(Column, ("name", "arrival", "pages", "done")),
                                             Column("turnaround", averaged=True))),
             steps=Steps(span=span, pending=pending, aligner=aligner),
