@@ -7,6 +7,7 @@ sentence must render it as text (the app does), never as HTML.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 LANGUAGES = ("en", "ja")
@@ -24,6 +25,16 @@ def fill(templates: Mapping[str, str], **values: Any) -> dict[str, str]:
     return {lang: templates[lang].format(**{name: value[lang] if type(value) is dict else value
                                            for name, value in values.items()})
             for lang in LANGUAGES}
+
+
+def show(value: Fraction | int) -> str:
+    """A rational as a student writes it in a sentence: 8, 17/2."""
+    return str(value)
+
+
+# The last tie-break of every rule of the tenant modes, said the same in each.
+TENANT_ORDER_TIE = {"en": "({other} was level; {tenant} comes first in tenant order.)",
+                    "ja": "({other} と同点のため、テナント順で {tenant} が先です。)"}
 
 
 def join(*sentences: Mapping[str, str]) -> dict[str, str]:

@@ -15,6 +15,7 @@ from .. import fields
 from ..catalog import Algorithm, Mode, catalogue, json_number as number
 from ..errors import ScenarioError
 from ..exercises import cpu_exercise
+from ..recording import COMPACT, NONE, level as trace_level, note
 from ..schema import Column, Results, with_readers
 from .custom import CUSTOM_POLICY
 from .engine import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, queue_kind, schedule
@@ -57,12 +58,8 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
         algorithm = policy.name or type(policy).__name__
     makespan = check_horizon(tasks)
     check_scan_work(policy, tasks, makespan)
-    if trace is False:
-        level = "none"
-    elif trace == "compact" or (makespan + 1) * len(tasks) > FULL_TRACE_CELLS:
-        level = "compact"
-    else:
-        level = "full"
+    cells = (makespan + 1) * len(tasks)   # a full trace's snapshots: every task at every step
+    level = COMPACT if trace == "compact" else trace_level(trace is not False, cells, FULL_TRACE_CELLS)
     return result(algorithm, policy, tasks, makespan, *schedule(tasks, policy, level))
 
 
@@ -119,17 +116,14 @@ def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, tim
 
 
 def trace_note(trace: Trace, makespan: int) -> dict[str, Any]:
-    """What the steps hold: ``level``, the full-trace ``budget`` (steps x tasks), and a ``note`` when not full."""
-    note = {"level": trace.level, "budget": FULL_TRACE_CELLS, "max_steps": MAX_COMPACT_STEPS,
-            "truncated": trace.truncated}
+    """What the steps hold: ``level``, the full-trace ``budget`` (steps x tasks), the compact trace's ``max_steps``
+    and whether it was ``truncated`` there, and a ``note`` when not full."""
     cells = (makespan + 1) * len(trace.tasks)
-    if trace.level == "compact":
-        note["note"] = (f"compact: only step 0 and the steps with events, without ready/remaining snapshots "
-                        f"({cells} step-task cells against a full-trace budget of {FULL_TRACE_CELLS})"
-                        + (f"; cut after {MAX_COMPACT_STEPS} steps" if trace.truncated else ""))
-    elif trace.level == "none":
-        note["note"] = "none: no steps were asked for"
-    return note
+    notes = {COMPACT: f"compact: only step 0 and the steps with events, without ready/remaining snapshots "
+                      f"({cells} step-task cells against a full-trace budget of {FULL_TRACE_CELLS})"
+                      + (f"; cut after {MAX_COMPACT_STEPS} steps" if trace.truncated else ""),
+             NONE: "none: no steps were asked for"}
+    return note(trace.level, FULL_TRACE_CELLS, notes, max_steps=MAX_COMPACT_STEPS, truncated=trace.truncated)
 
 
 MODE = Mode("cpu", "single CPU, integer time", ALGORITHMS, SCHEMA, run=run, render_text=render_text,

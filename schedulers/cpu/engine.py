@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog import json_number as number
 from ..narration import fill, join, say
+from ..recording import COMPACT, FULL, NONE, put
 from .policies import Policy
 from .scenario import Task
 
@@ -357,21 +357,20 @@ class Trace:
     def record(self, time: int, running: Task | None, ready: list[str] | None, events: list[dict[str, Any]],
                decision: str, why: dict[str, str]) -> None:
         """Step ``time``: the initial state (0) or the slice [time-1, time) and the state after it."""
-        if self.level == "compact" and not events and time:
+        if self.level == COMPACT and not events and time:
             return
-        if self.level == "compact" and len(self.steps) >= MAX_COMPACT_STEPS:
+        if self.level == COMPACT and len(self.steps) >= MAX_COMPACT_STEPS:
             self.truncated = True
             return
         step = {"step": time, "time": time, "running": running.name if running else None, "events": events,
                 "decision": decision, "why": why}
-        if self.level == "full":
+        if self.level == FULL:
             step.update(ready=ready, remaining={task.name: task.remaining for task in self.tasks})
             if type(self.policy).trace_state is not Policy.trace_state:
-                numbers = self.policy.trace_state(self.tasks, time)
-                step.update({key: {name: number(value) for name, value in values.items()}
-                             for key, values in numbers.items()})
-                step["exact"] = {key: {name: str(value) for name, value in values.items()}
-                                 for key, values in numbers.items()}
+                exact: dict[str, Any] = {}
+                for key, values in self.policy.trace_state(self.tasks, time).items():
+                    put(step, exact, key, values)
+                step["exact"] = exact
         self.steps.append(step)
 
 
@@ -382,7 +381,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
     asks the queue and the rule directly (a decision and a stretch's end are written out here, not in helpers)."""
     arrivals = sorted(tasks, key=lambda task: (task.arrival, task.index))
     arrival_times = [task.arrival for task in arrivals] + [math.inf]   # inf: no arrival is left
-    record = level != "none"
+    record = level != NONE
     rule_instants = type(policy).next_instant is not Policy.next_instant
     admits = type(policy).admit is not Policy.admit   # skip the no-op hook: 10^5 calls saved at the limit
     streaks = type(policy).streak is not Policy.streak
@@ -534,7 +533,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
 def record_stretch(trace: Trace, policy: Policy, ready: ReadyQueue, running: Task | None, t: int,
                    end: int, events: list[dict[str, Any]], decision: str, why: dict[str, str]) -> None:
     """Run the stretch [t, end) and record its steps: all of them ("full") or the first and last ("compact")."""
-    full = trace.level == "full"
+    full = trace.level == FULL
     ready_names = [task.name for task in ready.ordered(t)] if full else None
     done = t
     for time in range(t + 1, end + 1) if full else sorted({t + 1, end}):
@@ -562,7 +561,7 @@ def explain(trace: Trace, ready: ReadyQueue, decision: str, chosen: Task | None,
     why = say(MESSAGES, "preempt", t=t, task=chosen.name, detail=policy.detail(chosen, t), old=running.name,
               old_detail=policy.detail(running, t), rule=trace.rule) if decision == "preempt" else \
         say(MESSAGES, "dispatch", t=t, task=chosen.name, detail=policy.detail(chosen, t), rule=trace.rule)
-    ties = trace.level == "full" and policy.ties_by_arrival
+    ties = trace.level == FULL and policy.ties_by_arrival
     return join(why, *tie_note(policy, ready, chosen, t)) if ties else why
 
 

@@ -17,7 +17,8 @@ from typing import Any
 from ..catalog import Algorithm, Mode, catalogue, json_number as number
 from ..exercises import engine_exercise
 from ..schema import Column, Results, with_readers
-from .batching import COMPACT, NONE, TRACE_BUDGET, Engine
+from ..recording import COMPACT, NONE, note
+from .batching import TRACE_BUDGET, Engine
 from .custom import CUSTOM_POLICY
 from .lines import LINES
 from .policies import POLICIES, RULES, Policy
@@ -40,6 +41,9 @@ RESULTS = Results("tenants", "tenant", (   # a result's tenant rows (tenant_row)
 # first request gets a slot, and their service drifts 240 apart, past the bound of 192; VTC charges the tokens
 # really generated and lets B in as soon as its counter is the least, so B's requests finish early (mean latency
 # 9 1/3 iterations instead of 36) and the service difference stays within 24.
+TRACE_NOTES = {COMPACT: f"compact: a full trace would pass the budget of {TRACE_BUDGET} numbers, so steps carry only "
+                        "the counters they changed, no batch, queues or sentences",
+               NONE: "off: no steps were recorded"}
 DEFAULT_SCENARIO: dict[str, Any] = {
     "algorithm": "vtc", "slots": 4, "w_in": 1, "w_out": 2,
     "tenants": [{"name": "A", "requests": "4/8x16"}, {"name": "B", "requests": "4/2x12"}],
@@ -67,7 +71,7 @@ def result(model: Scenario, engine: Engine, algorithm: str) -> dict[str, Any]:
     occupancy = Fraction(engine.slot_iterations, engine.busy_iterations)
     return {
         "mode": "engine", "algorithm": algorithm, "parameters": parameters,
-        "trace": trace_note(engine.level),
+        "trace": note(engine.level, TRACE_BUDGET, TRACE_NOTES),
         "admissions": engine.admissions,
         "requests": request_rows(model, engine),
         "tenants": [tenant_row(engine, t.order) for t in model.tenants],
@@ -108,13 +112,6 @@ def tenant_row(engine: Engine, tenant: int) -> dict[str, Any]:
             "mean_waiting": number(waiting), "mean_latency": number(latency),
             "exact": {"weight": str(spec.weight), "service": str(service), "normalized": str(normalized),
                       "counter": str(counter), "mean_waiting": str(waiting), "mean_latency": str(latency)}}
-
-
-def trace_note(level: str) -> dict[str, Any]:
-    notes = {COMPACT: f"compact: a full trace would pass the budget of {TRACE_BUDGET} numbers, so steps carry only "
-                      "the counters they changed, no batch, queues or sentences",
-             NONE: "off: no steps were recorded"}
-    return {"level": level, "budget": TRACE_BUDGET, **({"note": notes[level]} if level in notes else {})}
 
 
 def llm_scenario(scenario: Mapping[str, Any]) -> dict[str, Any]:

@@ -28,14 +28,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..catalog import json_number as number, json_plain as plain
-from ..narration import join, say
+from ..catalog import json_number, json_plain
+from ..narration import TENANT_ORDER_TIE, join, say, show
+from ..recording import FULL, NONE, ExactUnits, arrival_events, level, put
 from .fairness import PairBacklog
 from .policies import Decision, Lift, Policy
 from .scenario import Request, Scenario
 
 TRACE_BUDGET = 1_000_000   # numbers a full trace may hold; above it the trace is compact
-FULL, COMPACT, NONE = "full", "compact", "none"
 NAMED_CHARGES = 6          # a decode sentence names at most this many tenants' charges
 
 
@@ -48,7 +48,7 @@ class Running:
     predicted: int | None = None    # vtc-predict's prediction, charged at admission
 
 
-class Engine:
+class Engine(ExactUnits):
     def __init__(self, scenario: Scenario, policy: type[Policy], trace: bool = True) -> None:
         self.tenants = scenario.tenants
         self.slots, self.memory, self.prediction = scenario.slots, scenario.memory, scenario.prediction
@@ -72,7 +72,7 @@ class Engine:
         self.finished_tokens = [0] * len(self.tenants)
         self.admissions: list[dict[str, Any]] = []
         self.outcome: dict[tuple[int, int], dict[str, Any]] = {}   # (tenant, request) -> admitted, slot, finished
-        self.level = trace_level(scenario) if trace else NONE
+        self.level = level(trace, trace_size(scenario), TRACE_BUDGET)
         self.explaining = self.level == FULL
         self.steps: list[dict[str, Any]] = []
         self.policy = policy(self)
@@ -91,9 +91,6 @@ class Engine:
     def units(self, tenant: int, input_tokens: int = 0, output_tokens: int = 0) -> int:
         """(w_in × input_tokens + w_out × output_tokens) / weight of ``tenant``, in units of 1/scale."""
         return input_tokens * self.in_unit[tenant] + output_tokens * self.out_unit[tenant]
-
-    def exact(self, units: int) -> Fraction | int:
-        return units if self.scale == 1 else Fraction(units, self.scale)
 
     def waiting(self, tenant: int) -> int:
         return len(self.queues[tenant])
@@ -115,7 +112,7 @@ class Engine:
 
     def run(self) -> None:
         self.record("initial", 0, [], say(MESSAGES, "initial", tenants=len(self.tenants), slots=self.slots))
-        arrivals = arrival_events(self.tenants)
+        arrivals = arrival_events(self.tenants, lambda tenant: [request.arrival for request in tenant.requests])
         now, next_arrival = 0, 0
         while next_arrival < len(arrivals) or self.waiting_total or self.active:
             if not self.waiting_total and not self.active:
@@ -124,7 +121,8 @@ class Engine:
                     self.record("idle", now, [], say(MESSAGES, "idle", until=coming), until=coming)
                 now = max(now, coming)
             while next_arrival < len(arrivals) and arrivals[next_arrival][0] == now:
-                self.arrive(now, *arrivals[next_arrival][1:])
+                _, tenant, positions = arrivals[next_arrival]
+                self.arrive(now, tenant, self.tenants[tenant].requests[positions.start:positions.stop])
                 next_arrival += 1
             blocked = self.admit_all(now)
             self.decode(now, blocked)
@@ -168,7 +166,7 @@ class Engine:
         self.policy.charge(tenant, charged)
         name, amount = self.tenants[tenant].name, self.exact(charged)
         entry = {"iteration": now, "tenant": name, "request": request.index, "slot": running.slot,
-                 "input": request.input, "charged": number(amount)}
+                 "input": request.input, "charged": json_number(amount)}
         if running.predicted is not None:
             entry["predicted"] = running.predicted
         entry["exact"] = {"charged": str(amount)}
@@ -245,7 +243,10 @@ class Engine:
         step: dict[str, Any] = {"step": len(self.steps), "kind": kind, "iteration": now}
         exact: dict[str, Any] = {}
         for key, value in facts.items():
-            put(step, exact, key, value)
+            if key in EXACT_KEYS:
+                put(step, exact, key, value)
+            else:
+                step[key] = json_plain(value)
         shown = range(len(self.tenants)) if self.level == FULL else acting
         put(step, exact, "counters", {self.tenants[t].name: self.exact(self.policy.counter[t]) for t in shown})
         if self.level == FULL:
@@ -328,49 +329,15 @@ class Engine:
         return join(*parts)
 
 
-def put(step: dict[str, Any], exact: dict[str, Any], key: str, value: Any) -> None:
-    """``step[key] = value`` with JSON numbers; a rational (or a map holding them) also goes to ``exact`` as "p/q"."""
-    step[key] = plain(value)
-    if key in EXACT_KEYS:
-        exact[key] = {k: str(v) for k, v in value.items() if is_rational(v)} if isinstance(value, dict) \
-            else str(value)
+EXACT_KEYS = frozenset({"counters", "service", "charged", "refunds", "lift"})   # a step's facts with "p/q" forms
 
 
-EXACT_KEYS = frozenset({"counters", "service", "charged", "refunds", "lift"})
-
-
-def is_rational(value: Any) -> bool:
-    return isinstance(value, (int, Fraction)) and not isinstance(value, bool)
-
-
-def show(value: Fraction | int) -> str:
-    """A rational as a student writes it: 8, 17/2."""
-    return str(value)
-
-
-def arrival_events(tenants) -> list[tuple[int, int, list[Request]]]:
-    """(iteration, tenant, requests) for each group of a tenant's requests arriving together, in time order,
-    then tenant order."""
-    events = []
-    for tenant in tenants:
-        group: list[Request] = []
-        for request in tenant.requests:
-            if group and request.arrival != group[0].arrival:
-                events.append((group[0].arrival, tenant.order, group))
-                group = []
-            group.append(request)
-        events.append((group[0].arrival, tenant.order, group))
-    events.sort(key=lambda event: (event[0], event[1]))
-    return events
-
-
-def trace_level(scenario: Scenario) -> str:
-    """Full while an upper bound on the trace's size stays within TRACE_BUDGET: at most 1 + 3 steps per request
-    (arrive, lift, admit) + one decode step per generated token, each with a slot per slot, the waiting requests,
-    and two numbers per tenant."""
+def trace_size(scenario: Scenario) -> int:
+    """A bound on a full trace's size: at most 1 + 3 steps per request (arrive, lift, admit) + one decode step per
+    generated token, each with a slot per slot, the waiting requests, and two numbers per tenant."""
     requests = scenario.requests
     steps = 1 + 3 * len(requests) + sum(r.output for r in requests)
-    return FULL if steps * (scenario.slots + len(requests) + 2 * len(scenario.tenants)) <= TRACE_BUDGET else COMPACT
+    return steps * (scenario.slots + len(requests) + 2 * len(scenario.tenants))
 
 
 MESSAGES = {
@@ -405,8 +372,7 @@ MESSAGES = {
                          "入ります。"},
     "admit": {"en": "{tenant}'s request #{request} takes slot {slot}.",
               "ja": "{tenant} のリクエスト #{request} がスロット {slot} に入ります。"},
-    "tie": {"en": "({other} was level; {tenant} comes first in tenant order.)",
-            "ja": "({other} と同点のため、テナント順で {tenant} が先です。)"},
+    "tie": TENANT_ORDER_TIE,
     "charge": {"en": "It is charged w_in × input = {formula} = {charge}: {tenant}'s counter becomes {after}.",
                "ja": "w_in × 入力 = {formula} = {charge} を課金し、{tenant} のカウンターは {after} になります。"},
     "charge_predicted": {"en": "It is charged w_in × input + w_out × predicted = {formula} = {charge} (a prediction of "

@@ -19,7 +19,8 @@ from .custom import CUSTOM_POLICY
 from .fairness import measure
 from .lines import LINES
 from .policies import POLICIES, RULES, Policy
-from .router import COMPACT, NONE, TRACE_BUDGET, Router
+from ..recording import COMPACT, NONE, note
+from .router import TRACE_BUDGET, Router
 from .scenario import PARAMETERS, TENANT, TOP_KEYS, read
 from .steps import STEPS
 from .text import TEXT_NEEDS_STEPS, render_text
@@ -28,6 +29,9 @@ __all__ = ["ALGORITHMS", "MODE", "SCHEMA", "run", "render_text"]
 
 ALGORITHMS: dict[str, Algorithm] = catalogue("llm", RULES)
 SCHEMA = with_readers("llm", "tenants", TENANT, PARAMETERS, TOP_KEYS, ALGORITHMS)
+TRACE_NOTES = {COMPACT: f"compact: a full trace would pass the budget of {TRACE_BUDGET} entries, so steps carry "
+                        "only the acting tenant's numbers, no queues and no sentences",
+               NONE: "off: no steps were recorded"}
 RESULTS = Results("tenants", "tenant", (   # a result's tenant rows (tenant_summary)
     *map(Column, ("name", "weight", "join", "requests")),
     *(Column(name, averaged=True) for name in ("dispatched", "charged", "normalized"))))
@@ -46,7 +50,7 @@ def run(scenario: Mapping[str, Any], trace: bool = True,
         "mode": "llm",
         "algorithm": router.policy.name if policy else model.algorithm,
         "parameters": router.policy.parameters(),
-        "trace": trace_note(router.level),
+        "trace": note(router.level, TRACE_BUDGET, TRACE_NOTES),
         "dispatch": router.dispatch,
         "tenants": [tenant_summary(router, t.order) for t in model.tenants],
         "summary": {"requests": len(times), "makespan": times[-1] + 1, "idle": times[-1] + 1 - len(times),
@@ -66,13 +70,6 @@ def tenant_summary(router: Router, tenant: int) -> dict[str, Any]:
     if len(set(spec.arrivals)) > 1:
         summary["arrivals"] = list(spec.arrivals)
     return summary
-
-
-def trace_note(level: str) -> dict[str, Any]:
-    notes = {COMPACT: f"compact: a full trace would pass the budget of {TRACE_BUDGET} entries, so steps carry "
-                      "only the acting tenant's numbers, no queues and no sentences",
-             NONE: "off: no steps were recorded"}
-    return {"level": level, "budget": TRACE_BUDGET, **({"note": notes[level]} if level in notes else {})}
 
 
 MODE = Mode("llm", "LLM router: order of dispatch to a server fleet", ALGORITHMS, SCHEMA, run=run,

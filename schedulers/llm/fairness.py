@@ -51,7 +51,7 @@ NOTES: Messages = {
 def measure(router: Router, times: list[int]) -> dict[str, Any]:
     names = [t.name for t in router.tenants]
     compared = sorted(router.compared)
-    q_bar = router.fraction(max(router.units(t.order, max(t.costs)) for t in router.tenants))
+    q_bar = router.exact(max(router.units(t.order, max(t.costs)) for t in router.tenants))
     result: dict[str, Any] = {"compared": [names[i] for i in compared], "max_normalized_cost": number(q_bar),
                               "interval": None, "increments": None, "jain": None, "pairwise_bound": None,
                               "band": None, "notes": {}, "exact": {"max_normalized_cost": str(q_bar)}}
@@ -64,8 +64,8 @@ def measure(router: Router, times: list[int]) -> dict[str, Any]:
         first, last = bisect_left(times, start), bisect_right(times, end)
         result["interval"] = {"start": start, "end": end, "dispatches": last - first}
         increments, (worst, at, pair) = walk(router, compared, first, last)
-        figures = interval_figures(names, {i: router.fraction(x) for i, x in increments.items()},
-                                   (router.fraction(worst), at, pair), q_bar)
+        figures = interval_figures(names, {i: router.exact(x) for i, x in increments.items()},
+                                   (router.exact(worst), at, pair), q_bar)
         notes, exact = figures.pop("notes"), figures.pop("exact")
         result.update(figures)
         result["notes"].update(notes)
@@ -77,8 +77,8 @@ def measure(router: Router, times: list[int]) -> dict[str, Any]:
         result["notes"]["band"] = say(NOTES, "no_waiting")
     else:
         least, greatest = band.least_gap, band.greatest_gap
-        width = router.fraction(band.width)
-        low, high = router.fraction(least[0]), router.fraction(greatest[0])
+        width = router.exact(band.width)
+        low, high = router.exact(least[0]), router.exact(greatest[0])
         result["band"] = {
             "width": number(width), "checked": band.checks, "holds": low >= 0 and high <= width,
             "least": {"gap": number(low), "time": least[1], "tenant": names[least[2]]},

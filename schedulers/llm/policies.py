@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..catalog import json_number as number, words
 from ..errors import ScenarioError
-from ..narration import Messages, join, say
+from ..narration import TENANT_ORDER_TIE, Messages, join, say, show
 from .scenario import MAX_QUANTUM_ROUNDS
 
 if TYPE_CHECKING:
@@ -352,7 +352,7 @@ class MeterPolicy(Policy):
         tag, tenant = heapq.heappop(self.tags)
         decision = Decision(tenant, self.router.head(tenant))
         if self.router.tracing:   # the facts only feed the trace: a benchmark run skips the fractions
-            decision.facts = {"meter": self.router.fraction(self.meter[tenant]), "tag": self.router.fraction(tag)}
+            decision.facts = {"meter": self.router.exact(self.meter[tenant]), "tag": self.router.exact(tag)}
             if self.tags and self.tags[0][0] == tag:
                 decision.facts["tied_with"] = self.name_of(self.tags[0][1])
         return decision
@@ -367,15 +367,15 @@ class MeterPolicy(Policy):
         self.virtual_time = max(self.virtual_time, self.highest)
 
     def state(self, tenants: Sequence[int]) -> dict[str, Any]:
-        fraction = self.router.fraction
-        return {"meters": {i: fraction(self.meter[i]) for i in tenants},
-                "virtual_time": fraction(self.virtual_time)}
+        exact = self.router.exact
+        return {"meters": {i: exact(self.meter[i]) for i in tenants},
+                "virtual_time": exact(self.virtual_time)}
 
     def charged(self, decision: Decision) -> dict[str, Any]:
         spec = self.router.tenants[decision.tenant]
         cost = spec.costs[decision.request]
         return {"tenant": spec.name, "cost": cost, "weight": show(spec.weight), "amount": show(cost / spec.weight),
-                "after": show(self.router.fraction(self.meter[decision.tenant]))}
+                "after": show(self.router.exact(self.meter[decision.tenant]))}
 
 
 @words(
@@ -438,11 +438,6 @@ RULES: tuple[type[Policy], ...] = (Fifo, RoundRobin, Shortest, StartTimeFairQueu
 POLICIES: dict[str, type[Policy]] = {rule.name: rule for rule in RULES}
 
 
-def show(value: Fraction | int) -> str:
-    """A rational as a student writes it: 8, 17/2."""
-    return str(value)
-
-
 MESSAGES: Messages = {
     "chosen": {"en": "t={t}: the {rule} policy chose {tenant}.",
                "ja": "t={t}: {rule} 方式が {tenant} を選びました。"},
@@ -452,8 +447,7 @@ MESSAGES: Messages = {
            "ja": "t={t}: テナント順で {tenant} の番なので、RR はその先頭リクエストを送ります。"},
     "shortest": {"en": "t={t}: {tenant} has the cheapest waiting request (cost {cost}), so it goes first.",
                  "ja": "t={t}: {tenant} の待ちリクエストが最も安い (コスト {cost}) ので、先に送ります。"},
-    "tie": {"en": "({other} was level; {tenant} comes first in tenant order.)",
-            "ja": "({other} と同点のため、テナント順で {tenant} が先です。)"},
+    "tie": TENANT_ORDER_TIE,
     "tie_shortest": {"en": "({other} has a request of the same cost; {tenant}'s wins by earlier arrival, "
                            "then tenant order.)",
                      "ja": "({other} にも同じコストのリクエストがあり、到着順・テナント順で {tenant} が先です。)"},

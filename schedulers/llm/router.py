@@ -17,20 +17,19 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from fractions import Fraction
 from typing import Any
 
-from ..catalog import json_number as number, json_plain as plain
-from ..narration import join, say
+from ..catalog import json_number, json_plain
+from ..narration import join, say, show
+from ..recording import FULL, NONE, ExactUnits, arrival_events, level, put
 from .fairness import Backlog, Band
-from .policies import Policy, show
+from .policies import Policy
 from .scenario import Scenario
 
 TRACE_BUDGET = 1_000_000   # queue entries and numbers a full trace may hold; above it the trace is compact
-FULL, COMPACT, NONE = "full", "compact", "none"
 
 
-class Router:
+class Router(ExactUnits):
     def __init__(self, scenario: Scenario, policy: type[Policy], trace: bool = True) -> None:
         self.scenario = scenario
         self.tenants = scenario.tenants
@@ -44,8 +43,8 @@ class Router:
         self.sent = [bytearray(len(t.costs)) for t in self.tenants]   # 1 once dispatched
         self.busy = 0                          # tenants with waiting requests
         self.total_waiting = 0                 # requests waiting, all tenants
-        self.arrivals = sorted(arrival_events(scenario), key=lambda e: (e[0], e[1]))
-        self.level = trace_level(scenario, len(self.arrivals)) if trace else NONE
+        self.arrivals = arrival_events(self.tenants, lambda tenant: tenant.arrivals)
+        self.level = level(trace, trace_size(scenario, len(self.arrivals)), TRACE_BUDGET)
         self.tracing = self.level != NONE
         self.policy = policy(self)
         self.steps: list[dict[str, Any]] = []
@@ -75,10 +74,6 @@ class Router:
     def units(self, tenant: int, cost: int) -> int:
         """cost / weight, in units of 1/scale."""
         return cost * self.unit[tenant]
-
-    def fraction(self, units: int) -> Fraction | int:
-        """Units as the exact number they stand for (an int when the scale is 1: all weights whole)."""
-        return units if self.scale == 1 else Fraction(units, self.scale)
 
     # --- the loop ---------------------------------------------------------------------------------------
 
@@ -152,7 +147,7 @@ class Router:
         if self.tracing:
             why = self.policy.explain(now, decision) if self.level == FULL else None
             self.record("dispatch", now, [tenant], before, why, tenant=spec.name, request=request, cost=cost,
-                        decision=plain(decision.facts))
+                        decision=json_plain(decision.facts))
 
     def take(self, tenant: int, request: int) -> None:
         """Take the chosen request off its tenant's queue: O(1) (a request inside the queue is marked sent and
@@ -190,7 +185,7 @@ class Router:
         if not self.tracing:
             return
         last = self.steps[-1]
-        last["final_reset"] = {"virtual_time_before": number(before), "virtual_time": number(after),
+        last["final_reset"] = {"virtual_time_before": json_number(before), "virtual_time": json_number(after),
                                "exact": {"virtual_time_before": str(before), "virtual_time": str(after)}}
         if last["why"] is not None:
             last["why"] = join(last["why"], say(MESSAGES, "final", v=show(after)))
@@ -215,12 +210,9 @@ class Router:
         exact: dict[str, Any] = {}
         for suffix, numbers in (("_before", before), ("", after)):
             for key, value in numbers.items():
-                if isinstance(value, dict):
-                    step[key + suffix] = {self.tenants[i].name: number(v) for i, v in value.items()}
-                    exact[key + suffix] = {self.tenants[i].name: str(v) for i, v in value.items()}
-                else:
-                    step[key + suffix] = number(value)
-                    exact[key + suffix] = str(value)
+                if isinstance(value, dict):   # by tenant order: by name in the trace
+                    value = {self.tenants[i].name: v for i, v in value.items()}
+                put(step, exact, key + suffix, value)
         if exact:
             step["exact"] = exact
         step["why"] = why
@@ -244,24 +236,12 @@ class PolicyError(RuntimeError):
     """A policy chose something that is not waiting (a user-written policy's mistake, never a built-in's)."""
 
 
-def arrival_events(scenario: Scenario) -> list[tuple[int, int, list[int]]]:
-    """(time, tenant, request indices) for each time a tenant's requests arrive, in no particular order."""
-    events = []
-    for tenant in scenario.tenants:
-        start = 0
-        for k in range(1, len(tenant.arrivals) + 1):
-            if k == len(tenant.arrivals) or tenant.arrivals[k] != tenant.arrivals[start]:
-                events.append((tenant.arrivals[start], tenant.order, list(range(start, k))))
-                start = k
-    return events
-
-
-def trace_level(scenario: Scenario, arrival_count: int) -> str:
-    """Full while an upper bound on the trace's size stays within TRACE_BUDGET: every step shows every
-    tenant's queue (at most all requests) and one number per tenant."""
+def trace_size(scenario: Scenario, arrival_count: int) -> int:
+    """A bound on a full trace's size: every step shows every tenant's queue (at most all requests) and one
+    number per tenant."""
     requests = scenario.requests
     steps = 1 + requests + 2 * arrival_count
-    return FULL if steps * (len(scenario.tenants) + requests) <= TRACE_BUDGET else COMPACT
+    return steps * (len(scenario.tenants) + requests)
 
 
 MESSAGES = {

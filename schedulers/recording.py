@@ -1,0 +1,67 @@
+"""How the modes' loops write their traces, the same for each: the three levels and the note that says which one a
+result holds, exact numbers in a step (a JSON number, and its "p/q" in the step's ``exact``), a tenant's requests
+grouped by arrival time, and counting in exact integer units.
+
+A trace is ``full`` (every step with its snapshots and a sentence) while a bound on its size stays within the mode's
+budget, ``compact`` past it (what each mode keeps then is in its loop's docstring), ``none`` when no steps are asked
+for (benchmarks, a text that prints no steps).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any, TypeVar
+
+from .catalog import json_plain
+
+FULL, COMPACT, NONE = "full", "compact", "none"
+Item = TypeVar("Item")
+
+
+def level(traced: bool, size: int, budget: int) -> str:
+    """The trace's level: none unless ``traced``, full while ``size`` (a bound on what the trace holds) stays within
+    ``budget``, else compact."""
+    if not traced:
+        return NONE
+    return FULL if size <= budget else COMPACT
+
+
+def note(level: str, budget: int, notes: Mapping[str, str], **extra: Any) -> dict[str, Any]:
+    """A result's ``trace``: its ``level``, the full trace's ``budget``, the mode's ``extra`` figures and, for a
+    level ``notes`` explains (not full), its ``note``."""
+    return {"level": level, "budget": budget, **extra, **({"note": notes[level]} if level in notes else {})}
+
+
+def is_rational(value: Any) -> bool:
+    return isinstance(value, (int, Fraction)) and not isinstance(value, bool)
+
+
+def put(step: dict[str, Any], exact: dict[str, Any], key: str, value: Any) -> None:
+    """``step[key] = value`` with JSON numbers, and its rationals in ``exact[key]`` as "p/q" text (of a map, those
+    of its values that are rationals)."""
+    step[key] = json_plain(value)
+    exact[key] = {k: str(v) for k, v in value.items() if is_rational(v)} if isinstance(value, dict) else str(value)
+
+
+def arrival_events(tenants: Iterable[Item], arrivals: Callable[[Item], Sequence[int]]
+                   ) -> list[tuple[int, int, range]]:
+    """(time, tenant order, the positions of its requests arriving then) for each time some of a tenant's requests
+    arrive (``arrivals(tenant)``: one time per request, never decreasing), in time order, then tenant order."""
+    events = []
+    for order, tenant in enumerate(tenants):
+        times, start = arrivals(tenant), 0
+        for k in range(1, len(times) + 1):
+            if k == len(times) or times[k] != times[start]:
+                events.append((times[start], order, range(start, k)))
+                start = k
+    events.sort(key=lambda event: (event[0], event[1]))
+    return events
+
+
+class ExactUnits:
+    """Numbers kept as integers in units of ``1 / scale`` (meters, counters: exact, and fast to compare)."""
+    scale: int
+
+    def exact(self, units: int) -> Fraction | int:
+        """Units as the exact number they stand for (an int when the scale is 1)."""
+        return units if self.scale == 1 else Fraction(units, self.scale)
