@@ -268,7 +268,7 @@ def error_line(error: BaseException) -> int | None:
 
 
 def check(tree: ast.AST) -> None:
-    """Refuse the constructs that would defeat the budget or reach into the engine's objects."""
+    """Refuse the constructs that would defeat the budget or reach into the loop's objects."""
     for node in ast.walk(tree):
         if type(node) in FORBIDDEN:
             what, reason = FORBIDDEN[type(node)]

@@ -58,20 +58,20 @@ def positive_rational(value: Any, field: str, maximum: int | None = None) -> Fra
         raise ScenarioError(field, f"must be a positive number, not {describe(value)}")
     try:
         if isinstance(value, int):
-            number = Fraction(value)
+            rational = Fraction(value)
         elif isinstance(value, float) and math.isfinite(value):
-            number = Fraction(repr(value))
+            rational = Fraction(repr(value))
         elif isinstance(value, str) and len(value) <= 32 and not HUGE_EXPONENT.search(value):
-            number = Fraction(value.strip())
+            rational = Fraction(value.strip())
         else:
             raise ValueError
     except (ValueError, ZeroDivisionError):
         raise ScenarioError(field, f"must be a positive number, not {describe(value)}") from None
-    if number <= 0:
+    if rational <= 0:
         raise ScenarioError(field, f"must be > 0, not {describe(value)}")
-    if maximum is not None and number > maximum:
+    if maximum is not None and rational > maximum:
         raise ScenarioError(field, f"must be <= {maximum}, not {describe(value)} (the documented limit)")
-    return number
+    return rational
 
 
 def name(value: Any, field: str) -> str:

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedulers.cpu import policies, run
-from schedulers.cpu.engine import EligibleQueue, TicketQueue
+from schedulers.cpu.loop import EligibleQueue, TicketQueue
 from schedulers.cpu.scenario import Task
 
 RULES = ("fcfs", "rr", "stride", "lottery", "hrrn")

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from schedulers.cpu import engine, run
+from schedulers.cpu import loop, run
 from schedulers.cpu.scenario import MAX_HORIZON, MAX_TASKS
 from schedulers.errors import ScenarioError
 from schedulers.exercises import cpu_exercise
@@ -34,9 +34,9 @@ def test_largest_scenario_without_trace(largest, algorithm):
 def test_largest_scenario_with_the_compact_trace(largest):
     result = run({**largest, "algorithm": "srtf"})
     trace = result["trace"]
-    assert (trace["level"], trace["truncated"], trace["budget"]) == ("compact", True, engine.FULL_TRACE_CELLS)
+    assert (trace["level"], trace["truncated"], trace["budget"]) == ("compact", True, loop.FULL_TRACE_CELLS)
     assert "cut after 50000 steps" in trace["note"]
-    assert len(result["steps"]) == engine.MAX_COMPACT_STEPS
+    assert len(result["steps"]) == loop.MAX_COMPACT_STEPS
     assert all("remaining" not in step and step["events"] for step in result["steps"][1:])
     assert len(json.dumps(result, ensure_ascii=False, separators=(",", ":"))) < 40_000_000  # as the CLI prints it
 
@@ -46,8 +46,8 @@ def test_full_trace_up_to_the_budget_then_compact():
     assert run({"tasks": tasks})["trace"]["level"] == "full"
     many = [{"name": f"T{i}", "arrival": 0, "burst": 1} for i in range(500)]      # 501 steps x 500 tasks
     compact = run({"tasks": many, "algorithm": "rr"})
-    assert compact["trace"] == {"level": "compact", "budget": engine.FULL_TRACE_CELLS,
-                                "max_steps": engine.MAX_COMPACT_STEPS, "truncated": False,
+    assert compact["trace"] == {"level": "compact", "budget": loop.FULL_TRACE_CELLS,
+                                "max_steps": loop.MAX_COMPACT_STEPS, "truncated": False,
                                 "note": "compact: only step 0 and the steps with events, without ready/remaining "
                                         "snapshots (250500 step-task cells against a full-trace budget of 200000)"}
     assert [s["step"] for s in compact["steps"]] == list(range(501))

@@ -1,10 +1,10 @@
-"""The rule's source view highlights what the engine asked at each step (``schedulers.rule.asked``, from
-``CPU_USES``/``LLM_USES``/``ENGINE_USES``). Here a spy records which policy hooks the engine really calls, step by
-step, for every rule of every mode on many scenarios, and the two must be the same.
+"""The rule's source view highlights what the mode's loop asked at each step (``schedulers.rule.asked``, from each
+mode's ``lines.py``: the CPU loop, the router, the inference engine). Here a spy records which policy hooks the loop
+really calls, step by step, for every rule of every mode on many scenarios, and the two must be the same.
 
 What counts as "asked": a call of one of the protocol's deciding hooks that the rule has code for (its own, or an
 ancestor's; CPU's ``Policy.preempts`` counts for a preemptive rule, since comparing keys is then its decision)
-made by the engine itself, not by another hook (those are that hook's helpers). Calls that only keep the ready
+made by the loop itself, not by another hook (those are that hook's helpers). Calls that only keep the ready
 queue in order (``push``, ``rekey``: a heap's keys, lottery's ``tickets``, HRRN's ``cohort``) or present the state
 (``ordered``, ``tie_note``, the narration) are not decisions; a heap's or a FIFO's answer to "who is best?" is the
 key deciding (the spy checks that it is the least key). ``start`` is asked before t=0, for step 0; ``streak`` only by
@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-import schedulers.cpu.engine as engine
+import schedulers.cpu.loop as loop
 from schedulers import algorithms, simulate
 from schedulers.cpu import run as run_cpu
 from schedulers.cpu.policies import Policy as CpuPolicy, make_policy
@@ -159,7 +159,7 @@ def spy_cpu(algorithm: str, scenario: dict, monkeypatch) -> tuple[dict, dict[int
             return answer
         return spied_best
 
-    for queue in (engine.HeapQueue, engine.FifoQueue):
+    for queue in (loop.HeapQueue, loop.FifoQueue):
         monkeypatch.setattr(queue, "best", spying_best(queue.best))
     result = run_cpu({**scenario, "algorithm": algorithm}, policy=policy)
     monkeypatch.undo()

@@ -1,6 +1,6 @@
 """CPU mode: one CPU, integer time, no switch cost (the contract's CPU semantics).
 
-``run(scenario)`` validates a scenario, runs it in the shared engine (``engine.py``) under the rule named by
+``run(scenario)`` validates a scenario, runs it in the shared loop (``loop.py``) under the rule named by
 ``algorithm`` (``policies.py``) and returns the JSON trace described in docs/trace-format.md.
 """
 from __future__ import annotations
@@ -12,13 +12,13 @@ from operator import attrgetter, is_not
 from typing import Any
 
 from .. import fields
-from ..catalog import Algorithm, Mode, catalogue, json_number as number
+from ..catalog import Algorithm, Mode, catalogue, json_number
 from ..errors import ScenarioError
 from ..exercises import cpu_exercise
 from ..recording import COMPACT, NONE, level as trace_level, note
 from ..schema import Column, Results, with_readers
 from .custom import CUSTOM_POLICY
-from .engine import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, queue_kind, schedule
+from .loop import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, queue_kind, schedule
 from .lines import LINES
 from .policies import RULES, Policy, make_policy
 from .scenario import MAX_SCAN_WORK, PARAMETERS, SCENARIO_FIELDS, TASK, Task, check_horizon, read_parameters, \
@@ -106,8 +106,8 @@ def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, tim
     return {
         "mode": "cpu", "algorithm": algorithm, "parameters": policy.parameters(),
         "timeline": timeline, "tasks": rows,
-        "averages": {key: number(value) for key, value in averages.items()},
-        "summary": {"makespan": makespan, "busy": busy, "idle": makespan - busy, "utilisation": number(utilisation),
+        "averages": {key: json_number(value) for key, value in averages.items()},
+        "summary": {"makespan": makespan, "busy": busy, "idle": makespan - busy, "utilisation": json_number(utilisation),
                     "context_switches": context_switches(timeline), "deadline_misses": misses},
         "exact": {"averages": {key: str(value) for key, value in averages.items()}, "utilisation": str(utilisation)},
         "trace": trace_note(trace, makespan),

@@ -110,7 +110,7 @@ def policy(program: Program, scenario: Mapping[str, Any]) -> Policy:
             chosen = checked_name(program, answer, now, ("task", "タスク"), self.names, allowed,
                                   ("ready", "実行可能"))
             self.verdict = None if chosen is running else chosen
-            return self.verdict or ordered[0]   # kept: the engine asks preempts(), which says no
+            return self.verdict or ordered[0]   # kept: the loop asks preempts(), which says no
 
         def preempts(self, candidate: Task, running: Task, now: int) -> bool:
             return candidate is self.verdict

@@ -1,6 +1,6 @@
 """Every CPU scheduling rule, each a short class whose docstring states the exact rule and its tie-breaks.
 
-The engine (``engine.py``) owns time, arrivals, the ready queue's bookkeeping and the trace; a rule only
+The loop (``loop.py``) owns time, arrivals, the ready queue's bookkeeping and the trace; a rule only
 decides. "Why did SRTF preempt here?" is answered by ``SRTF.key`` and ``SRTF.preempts`` below.
 
 A rule is a ``Policy``:
@@ -15,7 +15,7 @@ A rule is a ``Policy``:
   ``trace_state`` the rule's own numbers per task for the full trace (CFS's vruntime and weight). ``start``
   (before the run, with every task) and ``streak`` (how many quanta in a row a task keeps, so that a run
   without trace need not decide again at each one) are for speed.
-- ``queue``: the ready queue the engine keeps for the rule, when it is not the default (a heap, or a scan
+- ``queue``: the ready queue the loop keeps for the rule, when it is not the default (a heap, or a scan
   for a dynamic rule): "fifo" (the key is ``task.queued``, the order of joining, and the rule never
   preempts), "tickets" (``choose`` draws a ticket: ``tickets(task)`` laid out along the queue), "cohorts"
   (``cohort(task)``: within a cohort the key order never changes and is the order of joining).
@@ -42,7 +42,7 @@ from ..catalog import words
 from .scenario import DEFAULT_QUANTUM, DEFAULT_TICKETS, Parameters, Task
 
 if TYPE_CHECKING:
-    from .engine import EligibleQueue, TicketQueue
+    from .loop import EligibleQueue, TicketQueue
 
 Text = dict[str, str]
 
@@ -52,7 +52,7 @@ class Policy:
     name = ""
     preemptive = False
     dynamic = False
-    queue = ""                # the engine's default ready queue: a heap, or a scan if dynamic
+    queue = ""                # the loop's default ready queue: a heap, or a scan if dynamic
     ties_by_arrival = False   # the key is (criterion, arrival, index): explain ties the criterion leaves
     rule: Text = {"en": "", "ja": ""}
     keep: Text = {"en": "it never preempts", "ja": "横取りしません"}
@@ -94,7 +94,7 @@ class Policy:
     def streak(self, task: Task, rival: Task | None, now: int) -> int | None:
         """How many quanta in a row ``task``, dispatched again at ``now`` as soon as its quantum ended, would
         get if no task arrived: ``rival`` is the best task waiting (None: none), None means as many as it needs.
-        At least 1. Asked only when no trace is kept: the engine then runs them as one stretch, with the same
+        At least 1. Asked only when no trace is kept: the loop then runs them as one stretch, with the same
         schedule."""
         return 1
     def complete(self, task: Task, now: int) -> None:
@@ -509,7 +509,7 @@ class Lottery(Policy):
     parameter_names = ("quantum", "lottery_seed")
     item_fields = ("tickets",)
     dynamic = True
-    queue = "tickets"   # the engine keeps the tickets along the queue in a Fenwick tree: a draw is O(log n)
+    queue = "tickets"   # the loop keeps the tickets along the queue in a Fenwick tree: a draw is O(log n)
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -648,7 +648,7 @@ class EEVDF(CFS):
     name = "eevdf"
     parameter_names = ("slice",)
     dynamic = True            # eligibility moves with V
-    queue = "eligible"        # the engine keeps the not yet eligible by vruntime and the eligible by key: O(log n)
+    queue = "eligible"        # the loop keeps the not yet eligible by vruntime and the eligible by key: O(log n)
     ties_by_arrival = False   # a task level on deadline may not be eligible: no sentence about ties
 
     @classmethod

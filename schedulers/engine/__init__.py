@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..catalog import Algorithm, Mode, catalogue, json_number as number
+from ..catalog import Algorithm, Mode, catalogue, json_number
 from ..exercises import engine_exercise
 from ..schema import Column, Results, with_readers
 from ..recording import COMPACT, NONE, note
@@ -62,8 +62,8 @@ def run(scenario: Mapping[str, Any], trace: bool = True,
 
 
 def result(model: Scenario, engine: Engine, algorithm: str) -> dict[str, Any]:
-    parameters: dict[str, Any] = {"slots": model.slots, "memory": model.memory, "w_in": number(model.w_in),
-                                  "w_out": number(model.w_out)}
+    parameters: dict[str, Any] = {"slots": model.slots, "memory": model.memory, "w_in": json_number(model.w_in),
+                                  "w_out": json_number(model.w_out)}
     if algorithm == "vtc-predict":
         parameters["prediction"] = model.prediction
     parameters["exact"] = {"w_in": str(model.w_in), "w_out": str(model.w_out)}
@@ -78,7 +78,7 @@ def result(model: Scenario, engine: Engine, algorithm: str) -> dict[str, Any]:
         "summary": {"iterations": iterations, "busy": engine.busy_iterations,
                     "idle": iterations - engine.busy_iterations,
                     "requests": len(engine.admissions), "tokens": sum(engine.output_tokens),
-                    "occupancy": number(occupancy), "exact": {"occupancy": str(occupancy)}},
+                    "occupancy": json_number(occupancy), "exact": {"occupancy": str(occupancy)}},
         "fairness": engine.pair.measure(),
         "steps": engine.steps,
     }
@@ -106,10 +106,10 @@ def tenant_row(engine: Engine, tenant: int) -> dict[str, Any]:
     outcomes = [engine.outcome[tenant, r.index] for r in spec.requests]
     waiting = Fraction(sum(o["admitted"] - r.arrival for o, r in zip(outcomes, spec.requests)), len(outcomes))
     latency = Fraction(sum(o["finished"] + 1 - r.arrival for o, r in zip(outcomes, spec.requests)), len(outcomes))
-    return {"name": spec.name, "weight": number(spec.weight), "requests": len(spec.requests),
+    return {"name": spec.name, "weight": json_number(spec.weight), "requests": len(spec.requests),
             "input_tokens": engine.input_tokens[tenant], "output_tokens": engine.output_tokens[tenant],
-            "service": number(service), "normalized": number(normalized), "counter": number(counter),
-            "mean_waiting": number(waiting), "mean_latency": number(latency),
+            "service": json_number(service), "normalized": json_number(normalized), "counter": json_number(counter),
+            "mean_waiting": json_number(waiting), "mean_latency": json_number(latency),
             "exact": {"weight": str(spec.weight), "service": str(service), "normalized": str(normalized),
                       "counter": str(counter), "mean_waiting": str(waiting), "mean_latency": str(latency)}}
 

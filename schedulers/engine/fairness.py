@@ -22,7 +22,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import json_number as number
+from ..catalog import json_number
 from ..narration import Messages, say
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class PairBacklog:
         self.previous = (value, now)
         exact = self.engine.exact
         gap, widest = exact(value - run["base"]), exact(run["high"][0] - run["low"][0])
-        return {"since": run["start"], "gap": number(gap), "widest": number(widest),
+        return {"since": run["start"], "gap": json_number(gap), "widest": json_number(widest),
                 "exact": {"gap": str(gap), "widest": str(widest)}}
 
     def measure(self) -> dict[str, Any]:
@@ -101,12 +101,12 @@ class PairBacklog:
             result["notes"]["pair"] = say(NOTES, "one_tenant")
             return result
         result["compared"] = [engine.tenants[i].name for i in self.pair]
-        result["bound"], result["exact"]["bound"] = number(self.bound), str(self.bound)
+        result["bound"], result["exact"]["bound"] = json_number(self.bound), str(self.bound)
         if self.widest is None:
             result["notes"]["interval"] = say(NOTES, "never_backlogged")
             return result
         gap = Fraction(self.widest[0], engine.scale)
         result["interval"] = {"start": self.widest[1], "end": self.widest[2]}
-        result["max_gap"], result["exact"]["max_gap"] = number(gap), str(gap)
+        result["max_gap"], result["exact"]["max_gap"] = json_number(gap), str(gap)
         result["holds"] = gap <= self.bound
         return result

@@ -135,11 +135,11 @@ def optional_integer(values: Mapping[str, Any], key: str, where: str) -> int | N
 
 
 def weight(value: Any, field: str) -> Fraction:
-    number = fields.positive_rational(value, field, maximum=MAX_WEIGHT)
-    if number < Fraction(1, MAX_WEIGHT) or number.denominator > MAX_WEIGHT_DENOMINATOR:
+    rational = fields.positive_rational(value, field, maximum=MAX_WEIGHT)
+    if rational < Fraction(1, MAX_WEIGHT) or rational.denominator > MAX_WEIGHT_DENOMINATOR:
         raise ScenarioError(field, f"must be at least 1/{MAX_WEIGHT} with a denominator of at most "
                             f"{MAX_WEIGHT_DENOMINATOR}, not {fields.describe(value)} (the documented limit)")
-    return number
+    return rational
 
 
 class Room:
@@ -207,11 +207,11 @@ def read_compact(text: str, tenant: int, where: str, room: Room, memory: int | N
     if not groups:
         raise ScenarioError(where, f"must have at least 1 request ({GRAMMAR}, e.g. 8/30x4)")
     requests: list[Request] = []
-    for number, group in enumerate(groups, 1):
+    for position, group in enumerate(groups, 1):
         shown = group if len(group) <= 30 else group[:27] + "..."
         match = GROUP.fullmatch(group)
         if match is None:
-            raise ScenarioError(where, f"group {number} ({shown!r}) is not {GRAMMAR}, e.g. 8/30x4@10")
+            raise ScenarioError(where, f"group {position} ({shown!r}) is not {GRAMMAR}, e.g. 8/30x4@10")
         tokens, output, predicted, count, arrival = match.groups()
         raw = {"input": int(tokens), "output": int(output), "arrival": int(arrival or 0)}
         if predicted is not None:
@@ -222,11 +222,11 @@ def read_compact(text: str, tenant: int, where: str, room: Room, memory: int | N
                 raise ScenarioError("count", "must be >= 1, not 0")
             request = read_request(raw, tenant, len(requests), "request", memory)
         except ScenarioError as error:
-            raise ScenarioError(where, f"group {number} ({shown!r}): {error.field.split('.')[-1]} {error.problem}") \
+            raise ScenarioError(where, f"group {position} ({shown!r}): {error.field.split('.')[-1]} {error.problem}") \
                 from None
         room.take(where, count_value, count_value * request.output)
         if requests and request.arrival < requests[-1].arrival:
-            raise ScenarioError(where, f"group {number} ({shown!r}): arrival {request.arrival} is earlier than the "
+            raise ScenarioError(where, f"group {position} ({shown!r}): arrival {request.arrival} is earlier than the "
                                 f"request before it ({requests[-1].arrival}): a tenant's requests are FIFO")
         requests += [Request(tenant, len(requests) + k, request.arrival, request.input, request.output,
                              request.predicted) for k in range(count_value)]

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..catalog import Algorithm, Mode, catalogue, json_number as number
+from ..catalog import Algorithm, Mode, catalogue, json_number
 from ..exercises import llm_exercise
 from ..schema import Column, Results, with_readers
 from .custom import CUSTOM_POLICY
@@ -63,9 +63,9 @@ def run(scenario: Mapping[str, Any], trace: bool = True,
 def tenant_summary(router: Router, tenant: int) -> dict[str, Any]:
     spec = router.tenants[tenant]
     normalized = Fraction(router.charged[tenant]) / spec.weight
-    summary = {"name": spec.name, "weight": number(spec.weight), "join": spec.join, "requests": len(spec.costs),
+    summary = {"name": spec.name, "weight": json_number(spec.weight), "join": spec.join, "requests": len(spec.costs),
                "dispatched": router.dispatched[tenant], "charged": router.charged[tenant],
-               "normalized": number(normalized),
+               "normalized": json_number(normalized),
                "exact": {"weight": str(spec.weight), "normalized": str(normalized)}}
     if len(set(spec.arrivals)) > 1:
         summary["arrivals"] = list(spec.arrivals)

@@ -25,7 +25,7 @@ from bisect import bisect_left, bisect_right
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import json_number as number
+from ..catalog import json_number
 from ..narration import Messages, say
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def measure(router: Router, times: list[int]) -> dict[str, Any]:
     names = [t.name for t in router.tenants]
     compared = sorted(router.compared)
     q_bar = router.exact(max(router.units(t.order, max(t.costs)) for t in router.tenants))
-    result: dict[str, Any] = {"compared": [names[i] for i in compared], "max_normalized_cost": number(q_bar),
+    result: dict[str, Any] = {"compared": [names[i] for i in compared], "max_normalized_cost": json_number(q_bar),
                               "interval": None, "increments": None, "jain": None, "pairwise_bound": None,
                               "band": None, "notes": {}, "exact": {"max_normalized_cost": str(q_bar)}}
     router.backlog.close()
@@ -80,9 +80,9 @@ def measure(router: Router, times: list[int]) -> dict[str, Any]:
         width = router.exact(band.width)
         low, high = router.exact(least[0]), router.exact(greatest[0])
         result["band"] = {
-            "width": number(width), "checked": band.checks, "holds": low >= 0 and high <= width,
-            "least": {"gap": number(low), "time": least[1], "tenant": names[least[2]]},
-            "greatest": {"gap": number(high), "time": greatest[1], "tenant": names[greatest[2]]},
+            "width": json_number(width), "checked": band.checks, "holds": low >= 0 and high <= width,
+            "least": {"gap": json_number(low), "time": least[1], "tenant": names[least[2]]},
+            "greatest": {"gap": json_number(high), "time": greatest[1], "tenant": names[greatest[2]]},
             "exact": {"width": str(width), "least": str(low), "greatest": str(high)}}
     return result
 
@@ -93,20 +93,20 @@ def interval_figures(names: list[str], increments: dict[int, Fraction | int],
     them, and the widest gap ``(gap, time, (i, j))`` against the pairwise bound 2 q̄; ``notes`` say why a figure is
     undefined."""
     figures: dict[str, Any] = {
-        "increments": {names[i]: number(x) for i, x in increments.items()}, "jain": None, "pairwise_bound": None,
+        "increments": {names[i]: json_number(x) for i, x in increments.items()}, "jain": None, "pairwise_bound": None,
         "notes": {}, "exact": {"increments": {names[i]: str(x) for i, x in increments.items()}}}
     jain = jain_index(list(increments.values()))
     if jain is None:
         figures["notes"]["jain"] = say(NOTES, "zero_increments")
     else:
-        figures["jain"] = number(jain)
+        figures["jain"] = json_number(jain)
         figures["exact"]["jain"] = str(jain)
     worst, at, pair = widest
     bound = 2 * q_bar
     if len(increments) < 2:
         figures["notes"]["pairwise_bound"] = say(NOTES, "one_tenant")
     else:
-        figures["pairwise_bound"] = {"bound": number(bound), "max_gap": number(worst), "at": at,
+        figures["pairwise_bound"] = {"bound": json_number(bound), "max_gap": json_number(worst), "at": at,
                                      "tenants": [names[i] for i in pair], "holds": worst <= bound,
                                      "exact": {"bound": str(bound), "max_gap": str(worst)}}
     return figures

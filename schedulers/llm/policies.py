@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..catalog import json_number as number, words
+from ..catalog import json_number, words
 from ..errors import ScenarioError
 from ..narration import TENANT_ORDER_TIE, Messages, join, say, show
 from .scenario import MAX_QUANTUM_ROUNDS
@@ -306,7 +306,7 @@ class DeficitRoundRobin(Policy):
         return {"deficits": {i: self.deficit[i] for i in tenants}}
 
     def parameters(self) -> dict[str, Any]:
-        return {"quantum": number(self.base), "exact": {"quantum": str(self.base)}}
+        return {"quantum": json_number(self.base), "exact": {"quantum": str(self.base)}}
 
     def explain(self, now: int, decision: Decision) -> dict[str, str]:
         facts, tenant = decision.facts, self.name_of(decision.tenant)

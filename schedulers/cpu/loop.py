@@ -74,7 +74,7 @@ class HeapQueue:
         return heap[0][-1] if heap else None
 
     def take(self, task: Task) -> None:
-        """Remove ``task``, which the engine only ever takes as ``best``: the heap's top."""
+        """Remove ``task``, which the loop only ever takes as ``best``: the heap's top."""
         heapq.heappop(self.heap)
 
     def tasks(self) -> list[Task]:
@@ -158,7 +158,7 @@ class TicketQueue:
         return self.policy.choose(self, now) if self.count else None
 
     def take(self, task: Task) -> None:
-        """The engine only ever takes the best task: the holder just drawn."""
+        """The loop only ever takes the best task: the holder just drawn."""
         slot = self.drawn
         tickets = self.tickets[slot]
         self.slots[slot] = None
@@ -230,7 +230,7 @@ class CohortQueue:
     def take(self, task: Task) -> None:
         name = self.policy.cohort(task)
         cohort = self.cohorts[name]
-        cohort.popleft()   # the engine only ever takes the best task: a cohort's head
+        cohort.popleft()   # the loop only ever takes the best task: a cohort's head
         if not cohort:
             del self.cohorts[name]
         self.count -= 1
@@ -281,7 +281,7 @@ class EligibleQueue:
         return eligible[0][-1]
 
     def take(self, task: Task) -> None:
-        """The engine only ever takes the best task: the top of the eligible heap."""
+        """The loop only ever takes the best task: the top of the eligible heap."""
         heapq.heappop(self.eligible)
         self.count -= 1
 
