@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from .catalog import json_plain
+from .catalog import json_number
 
 FULL, COMPACT, NONE = "full", "compact", "none"
 Item = TypeVar("Item")
@@ -32,15 +32,17 @@ def note(level: str, budget: int, notes: Mapping[str, str], **extra: Any) -> dic
     return {"level": level, "budget": budget, **extra, **({"note": notes[level]} if level in notes else {})}
 
 
-def is_rational(value: Any) -> bool:
-    return isinstance(value, (int, Fraction)) and not isinstance(value, bool)
-
-
-def put(step: dict[str, Any], exact: dict[str, Any], key: str, value: Any) -> None:
-    """``step[key] = value`` with JSON numbers, and its rationals in ``exact[key]`` as "p/q" text (of a map, those
-    of its values that are rationals)."""
-    step[key] = json_plain(value)
-    exact[key] = {k: str(v) for k, v in value.items() if is_rational(v)} if isinstance(value, dict) else str(value)
+def put(step: dict[str, Any], exact: dict[str, Any], key: str, value: Any, names: Sequence[Any] | None = None) -> None:
+    """``step[key] = value`` with JSON numbers, and its rationals in ``exact[key]`` as "p/q" text: a number, or a map
+    of plain values (the rationals among them go to ``exact``). ``names``: the map's keys are positions in it (tenant
+    order), written as the names. A step is recorded at every event of a run, so this is written for speed."""
+    if type(value) is not dict:
+        step[key] = json_number(value)
+        exact[key] = str(value)
+        return
+    items = value.items() if names is None else [(names[k], v) for k, v in value.items()]
+    step[key] = {k: json_number(v) if type(v) is Fraction else v for k, v in items}
+    exact[key] = {k: str(v) for k, v in items if type(v) is int or type(v) is Fraction}
 
 
 def arrival_events(tenants: Iterable[Item], arrivals: Callable[[Item], Sequence[int]]

@@ -4,7 +4,7 @@ Every problem is a ``ScenarioError`` naming the field (``tasks[2].burst``, ``qua
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -86,26 +86,10 @@ class Task(record("TaskFields", TASK, first=[("index", int)])):
 Parameters = record("Parameters", PARAMETERS, frozen=True, eq=True)
 
 
-def task_reader(field: Field) -> Callable[[Any, int], Any]:
-    """Reads ``field`` of task ``index`` (``fields.of_field``), with a fast path for the common case, a whole number
-    in range or a short ASCII name: 100,000 tasks are read in a blink, a field named only if wrong."""
-    name, low, high = field.name, field.minimum, field.maximum
-    if field.type == "integer":
-        def read(value: Any, index: int) -> Any:
-            return value if type(value) is int and low <= value <= high else \
-                fields.integer(value, f"tasks[{index}].{name}", low, high)
-    elif field.type == "text":
-        def read(value: Any, index: int) -> Any:
-            return value if type(value) is str and value.isascii() and 0 < len(value) <= fields.MAX_NAME_LENGTH \
-                and not value.isspace() else fields.name(value, f"tasks[{index}].{name}")
-    else:
-        def read(value: Any, index: int) -> Any:
-            return fields.of_field(field, value, f"tasks[{index}].{name}")
-    return read
-
-
-REQUIRED_READERS = tuple((f.name, task_reader(f)) for f in TASK if f.required)
-OPTIONAL_READERS = tuple((f.name, task_reader(f)) for f in TASK if not f.required)
+# How read_task reads the fields: first those that are not integers (the name) as their type says, then the integers
+# by a fast path (a whole number in range is taken as it is), each in TASK's order; a field is named only if wrong.
+INTEGERS = tuple((f.name, f.required, f.minimum, f.maximum) for f in TASK if f.type == "integer")
+OTHERS = tuple(f for f in TASK if f.type != "integer")
 
 
 def read_tasks(value: Any) -> list[Task]:
@@ -118,18 +102,26 @@ def read_tasks(value: Any) -> list[Task]:
 
 
 def read_task(index: int, raw: Any) -> Task:
-    """One task, its fields checked in TASK's order (an optional one given as null is not given)."""
+    """One task, its fields checked against TASK (an optional one given as null is not given): 100,000 tasks are
+    read in a blink."""
     if type(raw) is not dict or not raw.keys() <= TASK_FIELD_SET:
         where = f"tasks[{index}]"
         fields.known_keys(fields.mapping(raw, where), where, TASK_FIELDS)
     if not raw.keys() >= REQUIRED_SET:
         raise ScenarioError(f"tasks[{index}].{next(key for key in REQUIRED if key not in raw)}", "is missing")
-    values = {key: read(raw[key], index) for key, read in REQUIRED_READERS}
-    for key, read in OPTIONAL_READERS:
+    values: dict[str, Any] = {"index": index}
+    for field in OTHERS:
+        value = raw.get(field.name)
+        if value is not None or field.required:
+            values[field.name] = value if field.type == "text" and type(value) is str and value.isascii() \
+                and 0 < len(value) <= fields.MAX_NAME_LENGTH and not value.isspace() \
+                else fields.of_field(field, value, f"tasks[{index}].{field.name}")
+    for key, required, low, high in INTEGERS:
         value = raw.get(key)
-        if value is not None:
-            values[key] = read(value, index)
-    return Task(index=index, **values)
+        if value is not None or required:
+            values[key] = value if type(value) is int and low <= value <= high \
+                else fields.integer(value, f"tasks[{index}].{key}", low, high)
+    return Task(**values)
 
 
 def read_parameters(scenario: Mapping[str, Any]) -> Parameters:

@@ -33,6 +33,7 @@ class Router(ExactUnits):
     def __init__(self, scenario: Scenario, policy: type[Policy], trace: bool = True) -> None:
         self.scenario = scenario
         self.tenants = scenario.tenants
+        self.names = [tenant.name for tenant in self.tenants]
         # Meters count cost / weight exactly as integers in units of 1/scale: scale is the lcm of the
         # weights' numerators, so cost / (p/q) = cost * q * scale / p is a whole number of units.
         self.scale = math.lcm(*(t.weight.numerator for t in self.tenants))
@@ -210,9 +211,7 @@ class Router(ExactUnits):
         exact: dict[str, Any] = {}
         for suffix, numbers in (("_before", before), ("", after)):
             for key, value in numbers.items():
-                if isinstance(value, dict):   # by tenant order: by name in the trace
-                    value = {self.tenants[i].name: v for i, v in value.items()}
-                put(step, exact, key + suffix, value)
+                put(step, exact, key + suffix, value, self.names)   # by tenant order: by name in the trace
         if exact:
             step["exact"] = exact
         step["why"] = why
