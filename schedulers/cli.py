@@ -124,7 +124,8 @@ def read_scenario(path: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise ScenarioError("scenario", f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+        raise ScenarioError("scenario", f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}") \
+            from None
     except RecursionError:
         raise ScenarioError("scenario", "JSON is nested too deeply") from None
     except ValueError as error:  # a number of more than 4,300 digits (CPython's int_max_str_digits)

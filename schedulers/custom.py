@@ -54,13 +54,15 @@ MESSAGES = {
               "ja": "{line} 行目: choose の引数はちょうど {count} 個です: ({params})"},
     "raised": {"en": "line {line}: {kind}: {detail}{at}", "ja": "{line} 行目: {kind}: {detail}{at}"},
     "too_long": {"en": "line {line}: more than {limit} lines executed in one call{at}: a loop that never ends?",
-                 "ja": "{line} 行目: 1 回の呼び出しで {limit} 行を超えて実行しました{at}。終わらないループではありませんか？"},
+                 "ja": "{line} 行目: 1 回の呼び出しで {limit} 行を超えて実行しました{at}。"
+                       "終わらないループではありませんか？"},
     "run_too_long": {"en": "line {line}: more than {limit} lines executed in this run{at}",
                      "ja": "{line} 行目: この実行で {limit} 行を超えて実行しました{at}"},
     "decisions": {"en": "more than {limit} decisions{at}: a policy of your own runs at most {limit} (the step limit)",
                   "ja": "判断が {limit} 回を超えました{at}。自作ポリシーは最大 {limit} 回まで（ステップ上限）"},
     "wrong_type": {"en": "line {line}: choose returned {value} (type {kind}){at}; return a {item}'s name (text)",
-                   "ja": "{line} 行目: choose が {value}（{kind}）を返しました{at}。{item_ja}の名前（文字列）を返してください"},
+                   "ja": "{line} 行目: choose が {value}（{kind}）を返しました{at}。"
+                         "{item_ja}の名前（文字列）を返してください"},
     "unknown": {"en": "line {line}: choose returned {value}{at}, which is not a {item}",
                 "ja": "{line} 行目: choose が {value} を返しました{at}が、そのような{item_ja}はありません"},
     "not_ready": {"en": "line {line}: choose returned {value}{at}, which is not {state} (choose among: {names})",

@@ -80,7 +80,8 @@ def test_the_trace_questions_are_its_own(toy):
     result = simulate("toy", {**JOBS, "algorithm": "fewest"})
     assert [span(result, k) for k in range(len(result["steps"]))] == [(None, 0), (0, 3), (3, 4), (4, 6), (6, 9),
                                                                        (9, 10)]
-    assert pending(result, 0) == {"A", "B", "C", "D"} and pending(result, 2) == {"B", "D"} and pending(result, 5) == set()
+    assert pending(result, 0) == {"A", "B", "C", "D"} and pending(result, 2) == {"B", "D"}
+    assert pending(result, 5) == set()
     first = simulate("toy", {**JOBS, "algorithm": "first"})   # A [0, 3), B [3, 5), C [5, 6), idle, D
     align = step_aligner(result, first)
     assert [align(k) for k in range(len(result["steps"]))] == [0, 1, 2, 2, 4, 5]

@@ -558,7 +558,8 @@ VRUNTIME_PER_TIME_UNIT = tuple(NICE_0_WEIGHT * (VRUNTIME_SCALE // weight) for we
     summary={"en": "least vruntime runs a slice max(min_granularity, floor(latency*w/W)); vruntime += "
                    "ran*1024/weight (weight from nice); arrivals get max(own, min_vruntime); ties: arrival, input",
              "ja": "vruntime最小のタスクをスライスmax(min_granularity, floor(latency*w/W))実行し、vruntime += "
-                   "実行時間*1024/重み（重みはnice値から）とします。到着時はmax(自分, min_vruntime)。同点は到着順、入力順"},
+                   "実行時間*1024/重み（重みはnice値から）とします。到着時はmax(自分, min_vruntime)。"
+                   "同点は到着順、入力順"},
     rule={"en": "CFS runs the least vruntime", "ja": "CFSはvruntimeが最小のタスクを実行します"},
     keep={"en": "its slice is not used up (no wakeup preemption)",
           "ja": "スライスが残っています（起床時の横取りはありません）"},
@@ -628,10 +629,11 @@ class CFS(Policy):
 @words(
     label={"en": "EEVDF", "ja": "EEVDF（適格仮想締切最早優先）"},
     summary={"en": "among tasks with lag V - v >= 0 (V the weighted mean vruntime), the earliest virtual deadline "
-                   "runs a slice; deadline = v + slice*1024/weight; arrivals placed at v = V rounded down to vruntime's "
-                   "unit; ties: arrival, input",
-             "ja": "ラグ V - v >= 0 のタスク（Vは重み付き平均vruntime）のうち仮想締切が最も早いものをスライス実行します。"
-                   "締切 = v + スライス*1024/重み。到着時は v = V（vruntimeの単位に切り捨て）。同点は到着順、入力順"},
+                   "runs a slice; deadline = v + slice*1024/weight; arrivals placed at v = V rounded down to "
+                   "vruntime's unit; ties: arrival, input",
+             "ja": "ラグ V - v >= 0 のタスク（Vは重み付き平均vruntime）のうち仮想締切が最も早いものを"
+                   "スライス実行します。締切 = v + スライス*1024/重み。到着時は v = V（vruntimeの単位に切り捨て）。"
+                   "同点は到着順、入力順"},
     rule={"en": "EEVDF runs the eligible task with the earliest virtual deadline",
           "ja": "EEVDFは適格なタスクのうち仮想締切が最も早いものを実行します"},
 )

@@ -345,10 +345,11 @@ MESSAGES = {
                 "ja": "t=0 の前: テナント {tenants} 個、バッチのスロット {slots} 個。まだ何も届いていません。"},
     "arrive": {"en": "{count} request(s) from {tenant} arrive; {waiting} of its requests wait.",
                "ja": "{tenant} のリクエストが {count} 件届きます (待ちは {waiting} 件)。"},
-    "lift_min_raised": {"en": "{tenant} had nothing waiting and others wait: its counter is lifted from {old} to {new}, "
-                              "the least waiting counter, so it cannot claim service it did not use.",
-                        "ja": "{tenant} は待ちがなく、他のテナントが待っているので、カウンターを {old} から待ちテナントの"
-                              "最小値 {new} に引き上げます。使わなかった分を後から取り戻すことはできません。"},
+    "lift_min_raised": {"en": "{tenant} had nothing waiting and others wait: its counter is lifted from {old} to "
+                              "{new}, the least waiting counter, so it cannot claim service it did not use.",
+                        "ja": "{tenant} は待ちがなく、他のテナントが待っているので、カウンターを {old} から"
+                              "待ちテナントの最小値 {new} に引き上げます。使わなかった分を後から取り戻すことは"
+                              "できません。"},
     "lift_min_kept": {"en": "{tenant} had nothing waiting and others wait: its counter {old} is already at least the "
                             "least waiting counter, {reference}, so it stays.",
                       "ja": "{tenant} は待ちがなく、他のテナントが待っています。カウンター {old} はすでに待ちテナントの"

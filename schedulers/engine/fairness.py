@@ -57,7 +57,8 @@ class PairBacklog:
         self.tokens = max_batch_tokens(engine)
         if pair is not None:
             f, g = (engine.tenants[i] for i in pair)
-            self.bound = max(engine.w_in * self.largest_input, engine.w_out * self.tokens) * (1 / f.weight + 1 / g.weight)
+            larger = max(engine.w_in * self.largest_input, engine.w_out * self.tokens)
+            self.bound = larger * (1 / f.weight + 1 / g.weight)
 
     def difference(self) -> int:
         f, g = self.pair

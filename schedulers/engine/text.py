@@ -69,7 +69,8 @@ def slot_lines(result: dict[str, Any], h: dict[str, Any]) -> list[str]:
     digits = len(str(len(rows) - 1))
     labels = [f"  {h['slot']} {k:>{digits}}  " for k in range(len(rows))]
     ticks = "".join(f"{t:<5}" for t in range(0, iterations, 5)).rstrip()
-    return [f"{h['slots']}:", " " * width(labels[0]) + ticks] + [label + "".join(row) for label, row in zip(labels, rows)]
+    return [f"{h['slots']}:", " " * width(labels[0]) + ticks] + [label + "".join(row)
+                                                                 for label, row in zip(labels, rows)]
 
 
 def fairness_line(f: dict[str, Any], h: dict[str, Any], lang: str) -> str:

@@ -233,7 +233,8 @@ class Shortest(Policy):
     label={"en": "Deficit round robin", "ja": "Deficit ラウンドロビン"},
     summary={"en": "tenant order, round after round; a visit adds quantum Q*weight to the deficit; dispatch while "
                    "it covers the head; reset to 0 when the queue empties",
-             "ja": "テナント順に巡回し、訪問ごとに deficit に Q*重み を足し、先頭を賄える間送ります。キューが空になると 0 に戻します"},
+             "ja": "テナント順に巡回し、訪問ごとに deficit に Q*重み を足し、先頭を賄える間送ります。"
+                   "キューが空になると 0 に戻します"},
 )
 class DeficitRoundRobin(Policy):
     """Deficit round robin (Shreedhar & Varghese), one dispatch per logical time unit.
@@ -458,7 +459,8 @@ MESSAGES: Messages = {
             "ja": "t={t}: {tenant} の先頭リクエストの終了タグ {meter} + コスト/重み = {finish} が最小なので送り、"
                   "V = {finish} とします。"},
     "charge": {"en": "Then {tenant} is charged cost {cost} / weight {weight} = {amount}: its meter becomes {after}.",
-               "ja": "その後 {tenant} にコスト {cost} / 重み {weight} = {amount} を課金し、メーターは {after} になります。"},
+               "ja": "その後 {tenant} にコスト {cost} / 重み {weight} = {amount} を課金し、"
+                     "メーターは {after} になります。"},
     "drr_passed": {"en": "(Before that, the turn passed over deficits too small for their head: {visits}.)",
                    "ja": "(その前に、deficit が先頭に足りず番を譲った訪問: {visits})"},
     "drr_visit": {"en": "t={t}: {tenant}'s turn: its deficit gains the quantum {quantum} to {deficit}, which covers "

@@ -66,8 +66,8 @@ def run(scenario: Mapping[str, Any], trace: bool = True, policy: Policy | None =
     rule = policy or POLICIES[algorithm]()
     arrivals = sorted(jobs, key=lambda job: (job.arrival, job.index))
     done: dict[str, int] = {}
-    steps: list[dict[str, Any]] = [{"step": 0, "kind": "initial", "time": 0, "waiting": [],
-                                    "why": {"en": "Before t=0: nothing has arrived.", "ja": "t=0 の前: 何も届いていません。"}}]
+    before = {"en": "Before t=0: nothing has arrived.", "ja": "t=0 の前: 何も届いていません。"}
+    steps: list[dict[str, Any]] = [{"step": 0, "kind": "initial", "time": 0, "waiting": [], "why": before}]
     now, waiting = 0, []
     while len(done) < len(jobs):
         waiting += [job for job in arrivals if job.arrival <= now and job not in waiting and job.name not in done]
