@@ -27,11 +27,6 @@ from .modes import mode as mode_named
 Step = Mapping[str, Any]
 
 
-def protocol_default(lines: RuleLines, policy: type, name: str, owner: type, preemptive: bool) -> bool:
-    """A hook counts as the rule's code unless it is the protocol's do-nothing default."""
-    return owner is not lines.protocol
-
-
 @dataclass(frozen=True)
 class RuleLines:
     """How a mode's loop asks its rules, as the source view needs it."""
@@ -39,9 +34,10 @@ class RuleLines:
     uses: Mapping[str, tuple[str, ...]]              # a kind of step or event -> the hooks the loop asks for it
     policy: Callable[[str, Mapping[str, Any] | None], Any]   # the rule as the loop gets it (an object or a class),
                                                      # configured by a result's ``parameters`` (None: defaults)
-    step_uses: Callable[[RuleSource, Step, bool], list[str]]  # the hooks asked at a step (``resumed``: see asked)
-    has_code: Callable[[RuleLines, type, str, type, bool], bool] = protocol_default
-    # has_code(lines, policy, hook, the class that defines it, preemptive): the rule really has code for it
+    step_uses: Callable[[RuleSource, Step, bool], list[str]]  # the hooks asked at a step (``resumed``: see step_uses)
+    has_code: Callable[[type, str, type, bool], bool] | None = None
+    # has_code(policy, hook, the class that defines it, preemptive): the rule really has code for that hook; None:
+    # unless the hook is the protocol's do-nothing default
 
 
 @dataclass(frozen=True)
@@ -85,7 +81,9 @@ def used_methods(lines: RuleLines, policy: type, preemptive: bool) -> list[str]:
     found = []
     for name in dict.fromkeys(name for uses in lines.uses.values() for name in uses):
         owner = next((klass for klass in policy.__mro__ if name in vars(klass)), None)
-        if owner is not None and owner is not object and lines.has_code(lines, policy, name, owner, preemptive):
+        if owner is None or owner is object:
+            continue
+        if lines.has_code(policy, name, owner, preemptive) if lines.has_code else owner is not lines.protocol:
             found.append(name)
     return found
 

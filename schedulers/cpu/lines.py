@@ -29,7 +29,7 @@ def policy(algorithm: str, parameters: Mapping[str, Any] | None) -> Policy:
     return make_policy(algorithm, read_parameters(parameters or {}))
 
 
-def has_code(lines: RuleLines, rule: type, name: str, owner: type, preemptive: bool) -> bool:
+def has_code(rule: type, name: str, owner: type, preemptive: bool) -> bool:
     """The protocol's ``preempts`` compares keys: a preemptive rule's real decision. A heap rule never calls
     ``choose``: the heap orders by key."""
     if name == "choose" and not rule.dynamic:
