@@ -1,7 +1,7 @@
 """The fields a scenario may hold, per mode: names, types, required or optional, defaults, limits and which
 algorithms read them. The readers (each mode's ``scenario.py``) check input against these very declarations;
 the app's editor and links, the exports and the docs read them instead of listing fields again. Likewise the
-columns of a result's rows (``Results``, a mode's ``Mode.results``): the exports, the text and the app's tables.
+columns of a result's rows (``Results``, a mode's ``Mode.results``), which the CSV export and the app's tables read.
 
     >>> from schedulers import schema
     >>> schema("cpu").optional
