@@ -17,14 +17,15 @@ Messages = Mapping[str, Mapping[str, str]]
 
 def say(messages: Messages, key: str, **values: Any) -> dict[str, str]:
     """Fill ``messages[key]`` in every language; a value given as ``{lang: text}`` (a dict) is taken per language."""
-    return fill(messages[key], **values)
-
-
-def fill(templates: Mapping[str, str], **values: Any) -> dict[str, str]:
-    """One sentence's templates, ``{lang: template}``, filled in every language as ``say`` does."""
+    templates = messages[key]
     return {lang: templates[lang].format(**{name: value[lang] if type(value) is dict else value
                                            for name, value in values.items()})
             for lang in LANGUAGES}
+
+
+def fill(templates: Mapping[str, str], **values: Any) -> dict[str, str]:
+    """One sentence's templates, ``{lang: template}``, filled in every language as ``say`` fills a table's."""
+    return say({"sentence": templates}, "sentence", **values)
 
 
 def show(value: Fraction | int) -> str:
