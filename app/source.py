@@ -14,7 +14,7 @@ from schedulers.trace import policy_lines, resumes_quantum
 
 from .model import LabView
 from .render import esc
-from .teach_text import t
+from .text import t
 
 
 @lru_cache(maxsize=64)

@@ -17,7 +17,7 @@ from . import exports  # noqa: F401
 from .model import LabView
 from .panes import SCALED
 from .source import SourceView
-from .teach_text import t
+from .text import t
 
 VIEWS = ("lab", "compare", "quiz", "custom", "export")
 

@@ -32,10 +32,10 @@ def test_the_notebook_lab_is_a_servable_panel_without_a_server():
 def test_words_are_plain_text_and_the_export_note_names_the_command():
     """Panes show the word tables as text: Markdown such as backticks would reach the page literally."""
     from app.exports import ExportView
-    from app.teach_text import TEXT as TEACH
-    from app.text import TEXT
-    assert [key for table in (TEXT, TEACH) for key, entry in table.items()
-            if any("`" in v for v in entry.values())] == []
+    from app.modes import all_modes
+    from app.text import HELP, LABELS, SHORT, TEXT
+    tables = (TEXT, LABELS, SHORT, HELP, *(mode.words for mode in all_modes()))
+    assert [key for table in tables for key, entry in table.items() if any("`" in v for v in entry.values())] == []
     for lang in ("en", "ja"):
         note = ExportView(Lab(lang=lang, mode="llm")).panel().objects[0].object
         assert "python -m schedulers llm --json" in note and "`" not in note
@@ -69,10 +69,11 @@ def test_compare_aligns_by_time_and_by_dispatch_count():
 
 
 def test_quiz_scores_each_question_once_and_loads_the_cli_exercise():
-    state = Lab(cpu_algorithm="srtf")
+    state = Lab()
+    state.set_algorithm("srtf")
     quiz = QuizView(state)
     quiz.load("10")
-    assert [row.scenario() for row in state.tasks] == [
+    assert [row.scenario() for row in state.rows] == [
         {k: v for k, v in task.items()} for task in cpu_exercise(10)["tasks"]]
     first_step = state.step + 1
     quiz.answer("B")              # exercise 10 under SRTF: A runs first
@@ -97,11 +98,11 @@ def test_a_later_run_your_code_cannot_handle_shows_its_line_and_keeps_the_last_r
     assert state.algorithm == "custom" and editor.failure is None
     state.add_row()                                   # a fifth task E(0, 1): still at most three ready at once
     good = state.result
-    state.tasks[-1].arrival = "1"                     # E(1, 1): four ready at t=4
+    state.rows[-1].arrival = "1"                     # E(1, 1): four ready at t=4
     assert "policy" in state.errors and state.result is good          # the last valid run stays
     assert editor.failure.line == 2 and "AssertionError: too many" in editor.failure.problem
     assert "2 行目" in editor.failure.message["ja"]
-    state.remove_row(state.tasks[-1])                 # back to four tasks: it runs, the message goes
+    state.remove_row(state.rows[-1])                 # back to four tasks: it runs, the message goes
     assert state.errors == {} and editor.failure is None and state.result["algorithm"] == "custom"
 
 

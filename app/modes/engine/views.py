@@ -1,6 +1,7 @@
-"""What engine mode draws: the batch slots over the iterations, the waiting queues, the virtual token counters
-(with a lift shown), each tenant's service over time, the live fairness bound and the results table; and, for CPU
-mode's CFS and EEVDF, each task's vruntime and weight at a step.
+"""Inference-engine mode's views: the batch slots over the iterations, the waiting queues, the virtual token counters
+(with a lift shown), each tenant's service over time, the live fairness bound and the results table; Compare beside
+another engine run or beside the LLM router on the same workload (``ROUTER``), the quiz's view of the past, your
+policy's preview and the exports' chart.
 
 Like ``render`` (whose helpers these use), every function takes the core's result and a step and returns escaped
 markup; none of them decides anything about scheduling. ``EngineView`` indexes one run once (the admissions up to
@@ -11,17 +12,26 @@ asks for an axis that ends at the step (``end``).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from fractions import Fraction
 from itertools import accumulate
 from typing import Any
 
+
+from schedulers import simulate
+from schedulers.engine import llm_scenario
 from schedulers.engine.policies import POLICIES
+from schedulers.llm import MODE as ROUTER_MODE
 from schedulers.engine.steps import service_so_far, span
+from schedulers.llm.steps import dispatched_so_far, normalised_so_far
 from schedulers.trace import pending
 
-from .render import bar_row, chip, colour, esc, exact, exact_number, indexes, ink, number, results_table, section
-from .text import t
+from ...compare import delta_cell, table
+from ...frames import Frames, Slot
+from ...panes import pane
+from ...render import bar_row, chip, colour, esc, exact, exact_number, indexes, ink, number, results_table, section
+from ...text import label, t
+from ..views import Align, Cell, Chart, ModeViews, OtherSide, Result
 
 MAX_QUEUED = 24        # waiting requests drawn per tenant; the rest are counted
 SPAN = 80              # iterations the batch's axis spans at most (``axis``)
@@ -74,7 +84,7 @@ class EngineView:
         self.decoded = list(accumulate(decodes, max))   # the latest decode step up to each step, or -1
 
     def now(self, step: int) -> int:
-        """The step's time: the end of a decode iteration, else its instant (``trace.span``)."""
+        """The step's time: the end of a decode iteration, else its instant (``schedulers.engine.steps.span``)."""
         return span(self.steps[step])[1]
 
     # --- the batch ------------------------------------------------------------------------------------------
@@ -266,31 +276,82 @@ class EngineView:
         return results_table("tenant", columns, rows, lang, note=note)
 
 
-# --- CPU mode: CFS's and EEVDF's numbers -------------------------------------------------------------------
+# --- Compare, the quiz, your policy, the exports -------------------------------------------------------------
 
-def rule_state(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], lang: str) -> str:
-    """The rule's own numbers per task at this step (``Policy.trace_state``: CFS's vruntime and weight, EEVDF's
-    lag and virtual deadline too), vruntime as a bar; empty for a rule that keeps none."""
-    keys = list(step.get("exact") or {})
-    if "vruntime" not in keys:
-        return ""
-    values = {key: step[key] for key in keys}
-    top = max([*values["vruntime"].values(), 1])
-    head = "".join(f'<th scope="col">{esc(t(lang, "col." + key))}</th>' for key in keys if key != "vruntime")
-    rows, bars = [], []
-    for i, task in enumerate(tasks):
-        name = task["name"]
-        if name not in values["vruntime"]:
-            continue
-        bars.append(bar_row(name, i, values["vruntime"][name], top,
-                            "vruntime = " + exact_number(values["vruntime"][name], exact(step, "vruntime", name))))
-        cells = "".join(f'<td>{esc(exact_number(values[key].get(name), exact(step, key, name)))}</td>'
-                        for key in keys if key != "vruntime")
-        rows.append(f'<tr><th scope="row">{chip(name, i)}</th>{cells}</tr>')
-    if not bars:
-        body = f'<p class="muted">{esc(t(lang, "rule.state.none"))}</p>'
+ROUTER = "router-sfq"   # Compare's other side beyond the engine's rules: the LLM router under SFQ, same workload
+
+
+def router_run(scenario: Mapping[str, Any]) -> Result:
+    return simulate(ROUTER_MODE.name, llm_scenario(scenario))
+
+
+def service_diff(left: Result, step: int, right: Result, right_step: int, lang: str) -> str:
+    """Service ÷ weight so far on both sides at the same moment (the router's: the cost it charged at dispatch,
+    estimated from the true output), uncoloured; for two engine runs, a second table of the whole runs' mean
+    latency per tenant and widest gap, labelled so."""
+    mine = service_so_far(left, step)
+    engines = right["mode"] == left["mode"]
+    if engines:
+        theirs = service_so_far(right, right_step)
+        column = label(lang, "service") + " ÷ " + label(lang, "weight")
     else:
-        body = ("".join(bars) + f'<div class="table-wrap"><table class="metrics rule-state"><thead><tr>'
-                f'<th scope="col">{esc(t(lang, "col.task"))}</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
-                f'</table></div><p class="muted legend">{esc(t(lang, "rule.state.note"))}</p>')
-    return section(t(lang, "rule.state"), body, "rule-state")
+        theirs = normalised_so_far(right, dispatched_so_far(right, right_step))
+        column = t(lang, "compare.router.column")
+    so_far = table(t(lang, "compare.sofar"), label(lang, "tenant"), [column],
+                   [(name, [delta_cell(float(mine[name]), float(theirs[name]), None)]) for name in mine])
+    if not engines:
+        return so_far + f'<p class="muted">{esc(t(lang, "compare.router.note"))}</p>'
+    rows = [(f'{a["name"]}: {label(lang, "mean_latency")}', [delta_cell(a["mean_latency"], b["mean_latency"], True)])
+            for a, b in zip(left["tenants"], right["tenants"])]
+    gaps = left["fairness"].get("max_gap"), right["fairness"].get("max_gap")
+    if None not in gaps:
+        rows.append((t(lang, "compare.gap.engine"), [delta_cell(*gaps, True)]))
+    return (so_far + table(t(lang, "compare.whole"), t(lang, "compare.metric"), [t(lang, "compare.change")], rows)
+            + f'<p class="muted">{esc(t(lang, "compare.diff"))}</p>')
+
+
+class EngineViews(ModeViews):
+    compares_with = frozenset({ROUTER_MODE.name})
+    other_sides = {ROUTER: OtherSide({"en": "LLM router: SFQ on the same workload",
+                                      "ja": "LLM ルーター: 同じ負荷で SFQ"}, router_run)}
+
+    def step_views(self, lab, stepping) -> list:
+        return [stepping.slot("state")]
+
+    def step_frames(self, result: Result, lang: str) -> Frames:
+        view = EngineView(result, lang)
+        return Frames(len(result["steps"]), {"state": view.state, "metrics": view.metrics})
+
+    def compare_frames(self, result: Result, owner: str, at: Align, total: int, lang: str,
+                       other: Result | None) -> Frames:
+        """Both batches on one axis: the longer run's (the router's run has no iterations)."""
+        end = max(result["summary"]["iterations"], (other or {}).get("summary", {}).get("iterations", 0))
+        view = EngineView(result, lang)
+        return Frames(total, {f"{owner}.batch": lambda k: view.batch(at(k), end)})
+
+    def compare_view(self, result: Result, owner: str, step: int, lab, stepping) -> list:
+        return [stepping.slot(f"{owner}.batch")]
+
+    def compare_diff(self, left: Result, right: Result, align: Align, lang: str) -> Slot:
+        return lambda k: f'<section class="card compare-diff">{service_diff(left, k, right, align(k), lang)}</section>'
+
+    def known_state(self, result: Result, step: int, lang: str, presenter: bool) -> list:
+        """The batch up to now, on an axis that ends now."""
+        view = EngineView(result, lang)
+        return [pane(view.batch(step, end=view.now(step)) + '<div class="grid">' + view.queues(step)
+                     + view.counters(step) + "</div>")]
+
+    def preview(self, result: Result, lang: str, presenter: bool):
+        last, view = len(result["steps"]) - 1, EngineView(result, lang)
+        return pane(view.batch(last) + view.metrics(last))
+
+    def chart(self, result: Result, lang: str) -> Chart:
+        """One row per batch slot, a cell per request in its tenant's colour."""
+        row_of = indexes(result["tenants"])
+        slots = [t(lang, "engine.slot", slot=k) for k in range(result["parameters"]["slots"])]
+        cells = [Cell(r["slot"], r["admitted"], r["finished"] + 1, r["tenant"], row_of[r["tenant"]],
+                      f'{slots[r["slot"]]} · {r["tenant"]}') for r in result["requests"]]
+        return Chart(slots, cells, result["summary"]["iterations"])
+
+
+VIEWS = EngineViews()
