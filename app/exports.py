@@ -5,8 +5,8 @@
   runs in the page's own Python);
 - the chart as SVG, drawn here from the trace (``chart_svg``: the rows and cells of the mode's ``ModeViews.chart``:
   the CPU timeline, the LLM dispatch chart, the engine's batch slots); and as PNG, which the browser rasterises from
-  that very SVG (``PngDownload``: an <img> of the SVG drawn on a canvas at twice the size, ``canvas.toBlob``). One drawing, two
-  formats, no server and no extra package, and the LLM chart (HTML, not Bokeh) gets a PNG too;
+  that very SVG (``PngDownload``: an <img> of the SVG drawn on a canvas at twice the size, ``canvas.toBlob``). One
+  drawing, two formats, no server and no extra package, and the LLM chart (HTML, not Bokeh) gets a PNG too;
 - the permalink: the app's own ``query.encode`` (``Lab.link``) after the page's address.
 """
 from __future__ import annotations

@@ -71,7 +71,8 @@ class FrameSlot(JSComponent):
 
 def labels(lang: str) -> dict[str, str]:
     words = {key: t(lang, key) for key in ("first", "prev", "next", "last", "play", "pause", "speed", "step", "keys")}
-    return {**words, "pending": frames.pending_text(lang, "step.pending"), "link": frames.pending_text(lang, "step.link")}
+    return {**words, "pending": frames.pending_text(lang, "step.pending"),
+            "link": frames.pending_text(lang, "step.link")}
 
 
 class Cursored(Protocol):

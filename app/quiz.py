@@ -156,7 +156,8 @@ class QuizView(LabView):
             raise param.Skip
         if not result:
             return pn.Column()
-        score = pane(f'<p class="score" aria-live="polite">{esc(t(lang, "quiz.score", right=self.right, asked=self.asked))}'
+        words = t(lang, "quiz.score", right=self.right, asked=self.asked)
+        score = pane(f'<p class="score" aria-live="polite">{esc(words)}'
                      f'</p>{self.cli_note(lang)}', css_classes=["quiz-score"])
         parts: list = [score]
         feedback = self.feedback

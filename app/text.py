@@ -39,8 +39,10 @@ TEXT: dict[str, dict[str, str]] = {
                    "ja": "エディターで扱えるのは {limit} 件までです。{count} 件のうち最初の {limit} 件だけを使います"
                          "（コマンドラインなら 100,000 件まで実行できます）"},
     "limit.full": {"en": "The editor holds at most {limit} {what} (the command line runs up to 100,000).",
-                   "ja": "エディターで扱えるのは {limit} 件までです（コマンドラインなら 100,000 件まで実行できます）。"},
-    "url.ignored": {"en": "Ignored from the link: {field}: {problem}", "ja": "リンクの値を無視しました: {field}: {problem}"},
+                   "ja": "エディターで扱えるのは {limit} 件までです"
+                         "（コマンドラインなら 100,000 件まで実行できます）。"},
+    "url.ignored": {"en": "Ignored from the link: {field}: {problem}",
+                    "ja": "リンクの値を無視しました: {field}: {problem}"},
     "step.counter": {"en": "step {k}/{n}", "ja": "ステップ {k}/{n}"},
     # The time a step shows (schedulers.trace.span): a CPU slice, an LLM instant, or before anything happened.
     "step.span": {"en": "t={start} → {end}", "ja": "t={start} → {end}"},
@@ -93,7 +95,8 @@ TEXT: dict[str, dict[str, str]] = {
                           "ja": "全テナントが待っていた区間: t={start} … {end}（送出 {count} 件）"},
     "fairness.none": {"en": "So far no dispatch had every tenant waiting.",
                       "ja": "これまでのところ、全テナントが待っていた送出はありません。"},
-    "fairness.increments": {"en": "Cost ÷ weight each tenant received there", "ja": "その間に各テナントが受けたコスト ÷ 重み"},
+    "fairness.increments": {"en": "Cost ÷ weight each tenant received there",
+                            "ja": "その間に各テナントが受けたコスト ÷ 重み"},
     "fairness.jain": {"en": "How even, by Jain's index (1 = perfectly even, 1/n = all to one): {value}",
                       "ja": "均等さ（Jain 指数。1 = 完全に均等、1/n = 1 テナントに集中）: {value}"},
     "fairness.bound": {"en": "Largest difference in cost ÷ weight between two tenants: {gap}, against the bound "
@@ -103,7 +106,8 @@ TEXT: dict[str, dict[str, str]] = {
                       "ja": "帯 V ≤ M_i ≤ V + c̄（c̄ = {width}）: {status}"},
     "holds": {"en": "holds", "ja": "成立"},
     "broken": {"en": "broken", "ja": "不成立"},
-    "deficits": {"en": "Deficit counters of deficit round robin.", "ja": "Deficit ラウンドロビンの deficit カウンター。"},
+    "deficits": {"en": "Deficit counters of deficit round robin.",
+                 "ja": "Deficit ラウンドロビンの deficit カウンター。"},
     "deficits.title": {"en": "Deficits D_i", "ja": "Deficit D_i"},
     "queues.compact": {"en": "Queues are not recorded for a run this large (compact trace).",
                        "ja": "この規模の実行ではキューを記録していません（簡略トレース）。"},
@@ -153,14 +157,16 @@ TEXT: dict[str, dict[str, str]] = {
                                "ja": "VTC と同じように数えますが、この規則は選ぶときに読みません。"},
     "engine.lifted": {"en": "{tenant} lifted: {before} → {after} (the line marks {before})",
                       "ja": "{tenant} を引き上げ: {before} → {after}（縦線が {before}）"},
-    "engine.kept": {"en": "{tenant} rejoins: its counter {before} stays", "ja": "{tenant} が復帰: カウンター {before} のまま"},
+    "engine.kept": {"en": "{tenant} rejoins: its counter {before} stays",
+                    "ja": "{tenant} が復帰: カウンター {before} のまま"},
     "engine.service": {"en": "Service so far (w_in × input + w_out × output tokens)",
                        "ja": "これまでのサービス（w_in × 入力 + w_out × 出力トークン）"},
     "engine.service.axes": {"en": "0 … {top} over iterations 0 … {end}", "ja": "0 … {top}、反復 0 … {end}"},
     "engine.fairness": {"en": "Fairness: {first} and {second} while both wait",
                         "ja": "公平性: {first} と {second} がともに待つ間"},
     "engine.fairness.live": {"en": "Both waiting since t={since}: the difference of the service they received since "
-                                   "then is {gap} (widest in this stretch {widest}); the VTC bound is {bound}: {status}.",
+                                   "then is {gap} (widest in this stretch {widest}); the VTC bound is {bound}: "
+                                   "{status}.",
                              "ja": "t={since} から両方が待っています。その間に受けたサービスの差は {gap}"
                                    "（この区間の最大 {widest}）、VTC の上界は {bound}: {status}。"},
     "engine.fairness.idle": {"en": "Not both waiting at the end of this iteration; the bound is {bound}.",
@@ -173,7 +179,8 @@ TEXT: dict[str, dict[str, str]] = {
                                     "M = {tokens} (most tokens a batch can hold).",
                               "ja": "上界は重み 1 のとき 2 × max(w_in × L, w_out × M)。L = {largest}（最大の入力）、"
                                     "M = {tokens}（バッチが保持できる最大トークン数）。"},
-    "engine.fairness.one": {"en": "One tenant: no pair to compare.", "ja": "テナントが 1 つなので、比べる対がありません。"},
+    "engine.fairness.one": {"en": "One tenant: no pair to compare.",
+                            "ja": "テナントが 1 つなので、比べる対がありません。"},
     "engine.summary": {"en": "{iterations} iterations ({idle} idle) · {tokens} tokens generated · {occupancy} requests "
                              "per busy iteration", "ja": "{iterations} 反復（空き {idle}）・生成 {tokens} トークン・"
                              "稼働反復あたり {occupancy} 件"},
@@ -196,8 +203,10 @@ TEXT: dict[str, dict[str, str]] = {
     "rule.unasked.quiet": {"en": "the engine asks only when something could change who runs (an arrival, a boost, "
                                  "or waiting tasks whose order moves with time); here nothing could, so the running "
                                  "task continues.",
-                           "ja": "エンジンが規則に尋ねるのは、実行するタスクが変わりうるとき（到着、ブースト、時間とともに順位が"
-                                 "変わる待ちタスク）だけです。ここでは何も変わりえないので、実行中のタスクがそのまま続きます。"},
+                           "ja": "エンジンが規則に尋ねるのは、実行するタスクが変わりうるとき（到着、ブースト、"
+                                 "時間とともに順位が"
+                                 "変わる待ちタスク）だけです。ここでは何も変わりえないので、"
+                                 "実行中のタスクがそのまま続きます。"},
     "rule.unasked.other": {"en": "nothing is chosen here.", "ja": "ここでは何も選びません。"},
     "rule.custom": {"en": "Your policy: the lines your choose() ran at this step are highlighted.",
                     "ja": "あなたのポリシー: このステップで choose() が実行した行をハイライトしています。"},
@@ -205,7 +214,8 @@ TEXT: dict[str, dict[str, str]] = {
                          "ja": "このステップでは choose() は呼ばれていません（選ぶものがありません）。"},
     "rule.inherited": {"en": "inherited", "ja": "継承"},
     # compare
-    "compare.title": {"en": "Compare two algorithms on the same scenario", "ja": "同じシナリオで 2 つのアルゴリズムを比較"},
+    "compare.title": {"en": "Compare two algorithms on the same scenario",
+                      "ja": "同じシナリオで 2 つのアルゴリズムを比較"},
     "compare.with": {"en": "Compare with", "ja": "比較相手"},
     "compare.left": {"en": "Left: {name}", "ja": "左: {name}"},
     "compare.right": {"en": "Right: {name}", "ja": "右: {name}"},
@@ -244,14 +254,16 @@ TEXT: dict[str, dict[str, str]] = {
     "compare.change": {"en": "left → right (change)", "ja": "左 → 右（差）"},
     "compare.average": {"en": "Average", "ja": "平均"},
     "compare.metric": {"en": "Metric", "ja": "指標"},
-    "compare.jain": {"en": "How even, by Jain's index (1 = perfectly even)", "ja": "均等さ（Jain 指数。1 = 完全に均等）"},
+    "compare.jain": {"en": "How even, by Jain's index (1 = perfectly even)",
+                     "ja": "均等さ（Jain 指数。1 = 完全に均等）"},
     "compare.gap": {"en": "Largest difference in cost ÷ weight between two tenants",
                     "ja": "2 テナント間のコスト ÷ 重みの最大差"},
     "compare.switches": {"en": "Context switches", "ja": "コンテキストスイッチ"},
     # quiz
     "quiz.title": {"en": "Predict the next step", "ja": "次のステップを予想"},
     "quiz.intro": {"en": "Before each step is shown, pick who runs next. The future of the timeline is hidden.",
-                   "ja": "各ステップが表示される前に、次に実行されるものを選んでください。タイムラインの先は隠れています。"},
+                   "ja": "各ステップが表示される前に、次に実行されるものを選んでください。"
+                         "タイムラインの先は隠れています。"},
     "quiz.seed": {"en": "Exercise seed", "ja": "演習のシード"},
     "quiz.new": {"en": "New exercise", "ja": "新しい演習"},
     "quiz.random": {"en": "Random seed", "ja": "ランダムなシード"},
@@ -265,7 +277,8 @@ TEXT: dict[str, dict[str, str]] = {
                   "ja": "この実行の問題は終わりです。最終得点: {asked} 問中 {right} 問。"},
     "quiz.none": {"en": "This run offers no choice to predict (at most one candidate at every step): try another "
                         "seed or algorithm.",
-                  "ja": "この実行には予想する選択がありません（各ステップの候補は 1 つ以下）。別のシードかアルゴリズムを"
+                  "ja": "この実行には予想する選択がありません（各ステップの候補は 1 つ以下）。"
+                        "別のシードかアルゴリズムを"
                         "試してください。"},
     "quiz.compact": {"en": "This run is too large for a quiz (compact trace).",
                      "ja": "この実行はクイズには大きすぎます（簡略トレース）。"},
@@ -293,7 +306,8 @@ TEXT: dict[str, dict[str, str]] = {
     "export.link": {"en": "Permalink (this setup and step)", "ja": "パーマリンク（この設定とステップ）"},
     "export.note": {"en": "The JSON is byte for byte what the command “python -m schedulers {mode} --json” prints for "
                           "this scenario.",
-                    "ja": "JSON は、このシナリオに対するコマンド「python -m schedulers {mode} --json」の出力とバイト単位で"
+                    "ja": "JSON は、このシナリオに対するコマンド「python -m schedulers {mode} "
+                          "--json」の出力とバイト単位で"
                           "同じです。"},
     "export.custom": {"en": "A link cannot carry your own policy's code: it opens the default algorithm.",
                       "ja": "リンクには自作ポリシーのコードは入りません。既定のアルゴリズムで開きます。"},
@@ -399,7 +413,8 @@ HELP: dict[str, dict[str, str]] = {
     "memory": {"en": "Tokens the batch may hold (inputs + tokens generated); empty: no limit.",
                     "ja": "バッチが保持できるトークン数（入力 + 生成済み）。空欄: 制限なし。"},
     "prediction": {"en": "The predicted output of a request without its own; empty: the tenant's mean output "
-                              "so far.", "ja": "予測を持たないリクエストの予測出力。空欄: そのテナントのこれまでの平均出力。"},
+                              "so far.", "ja": "予測を持たないリクエストの予測出力。空欄: "
+                                               "そのテナントのこれまでの平均出力。"},
 }
 
 

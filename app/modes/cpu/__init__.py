@@ -36,7 +36,8 @@ WORDS = {
         "en": "Pick an algorithm, edit the tasks, then step through the run. Every step shows who runs, who waits "
               "and why; the table always shows the whole run's results. The address bar keeps the whole setup: "
               "copy it to share exactly this view.",
-        "ja": "アルゴリズムを選び、タスクを編集して、実行を 1 ステップずつ追ってください。各ステップで誰が実行し誰が待つか、"
+        "ja": "アルゴリズムを選び、タスクを編集して、実行を 1 ステップずつ追ってください。"
+              "各ステップで誰が実行し誰が待つか、"
               "その理由が表示されます。表は常に実行全体の結果です。アドレスバーに設定がすべて入るので、"
               "コピーすればこの画面をそのまま共有できます。"},
     "question": {"en": "Which task runs over t={t} → {next}?",
@@ -48,10 +49,13 @@ WORDS = {
               "finished, or None. Return running.name to keep it, another ready task's name to dispatch it "
               "(preempting). state: a dict of your own. Fraction is built in; import, try and names starting with _ "
               "are not available.",
-        "ja": "choose(ready, running, time, state) を定義し、タスク名を返してください。実行可能なタスクがある各時刻に呼ばれます。"
+        "ja": "choose(ready, running, time, state) を定義し、タスク名を返してください。"
+              "実行可能なタスクがある各時刻に呼ばれます。"
               "ready: 待ちタスク（キュー順。name, index, arrival, burst, remaining, ran, waited, deadline, priority, "
-              "tickets）。running: 直前に実行していた未完了のタスクか None。running.name を返すと続行、別の待ちタスク名を"
-              "返すとそれを実行（横取り）します。state: 自由に使える dict。Fraction が使えます。import、try、_ で始まる名前は"
+              "tickets）。running: 直前に実行していた未完了のタスクか None。running.name を返すと続行、"
+              "別の待ちタスク名を"
+              "返すとそれを実行（横取り）します。state: 自由に使える dict。Fraction が使えます。import、try、_ "
+              "で始まる名前は"
               "使えません。"},
     "chart": {"en": "Timeline ({algorithm})", "ja": "タイムライン（{algorithm}）"},
 }

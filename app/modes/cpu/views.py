@@ -139,7 +139,8 @@ def cursor_mark(owner: str) -> str:
 def whole_run_diff(left: Result, right: Result, lang: str) -> str:
     """The whole runs' results side by side, labelled so: they do not change with the step."""
     columns = [label(lang, m) for m in COMPARED]
-    rows = [(a["name"], [delta_cell(a[m], b[m], True) for m in COMPARED]) for a, b in zip(left["tasks"], right["tasks"])]
+    rows = [(a["name"], [delta_cell(a[m], b[m], True) for m in COMPARED])
+            for a, b in zip(left["tasks"], right["tasks"])]
     rows.append((t(lang, "compare.average"),
                  [delta_cell(left["averages"][m], right["averages"][m], True) for m in COMPARED]))
     rows.append((t(lang, "compare.switches"), [delta_cell(left["summary"]["context_switches"],

@@ -60,14 +60,18 @@ WORDS = {
               "head_input, inputs, running, input_tokens, output_tokens, service); no output length is shown, as no "
               "rule may read it. state: a dict of your own. Fraction is built in; import, try and names starting "
               "with _ are not available.",
-        "ja": "choose(waiting, time, state) を定義し、テナント名を返してください。そのテナントの最も古い待ちリクエストがバッチの"
-              "空きスロットに入ります。スロットが空いていて待ちがあるたびに、反復 time で呼ばれます。waiting: 待ちのあるテナント"
+        "ja": "choose(waiting, time, state) を定義し、テナント名を返してください。"
+              "そのテナントの最も古い待ちリクエストがバッチの"
+              "空きスロットに入ります。スロットが空いていて待ちがあるたびに、反復 time で呼ばれます。waiting: "
+              "待ちのあるテナント"
               "（テナント順。name, index, weight, since, waiting, head_input, inputs, running, input_tokens, "
-              "output_tokens, service）。出力長はどの規則も読めないので見えません。state: 自由に使える dict。Fraction が"
+              "output_tokens, service）。出力長はどの規則も読めないので見えません。state: 自由に使える dict。Fraction "
+              "が"
               "使えます。import、try、_ で始まる名前は使えません。"},
     "chart": {"en": "Batch slots ({algorithm})", "ja": "バッチのスロット（{algorithm}）"},
 }
 
 MODE = AppMode(name=NAME, words=WORDS, algorithm=DEFAULT_SCENARIO["algorithm"],
                rows=tuple({k: requests_text(v) for k, v in tenant.items()} for tenant in DEFAULT_SCENARIO["tenants"]),
-               link=Link(encode_tenants, decode_tenants), compare=("vtc", "fcfs"), item_text={"requests": requests_text})
+               link=Link(encode_tenants, decode_tenants), compare=("vtc", "fcfs"),
+               item_text={"requests": requests_text})

@@ -57,8 +57,10 @@ WORDS = {
               "dispatched. It is called once per dispatch. waiting: the tenants with waiting requests, in tenant order "
               "(name, index, weight, since, waiting, head_cost, costs, dispatched, charged). state: a dict of your "
               "own. Fraction is built in; import, try and names starting with _ are not available.",
-        "ja": "choose(waiting, time, state) を定義し、テナント名を返してください。そのテナントの最も古い待ちリクエストが送出されます。"
-              "送出ごとに 1 回呼ばれます。waiting: 待ちのあるテナント（テナント順。name, index, weight, since, waiting, "
+        "ja": "choose(waiting, time, state) を定義し、テナント名を返してください。"
+              "そのテナントの最も古い待ちリクエストが送出されます。"
+              "送出ごとに 1 回呼ばれます。waiting: 待ちのあるテナント（テナント順。name, index, weight, since, "
+              "waiting, "
               "head_cost, costs, dispatched, charged）。state: 自由に使える dict。Fraction が使えます。import、try、"
               "_ で始まる名前は使えません。"},
     "chart": {"en": "Dispatch order ({algorithm})", "ja": "送出順（{algorithm}）"},
