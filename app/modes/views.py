@@ -59,6 +59,11 @@ class ModeViews(ABC):
     def step_frames(self, result: Result, lang: str) -> Frames:
         """The slots and marks of those pictures and of the results table (``metrics``) at every step."""
 
+    @abstractmethod
+    def columns(self, result: Result) -> Sequence[str]:
+        """The results table's columns for this run (after the task's or tenant's name), by their names in the
+        result; their words are ``text.LABELS``' and ``text.SHORT``'s."""
+
     # --- compare ------------------------------------------------------------------------------------------
     @abstractmethod
     def compare_frames(self, result: Result, owner: str, at: Align, total: int, lang: str,

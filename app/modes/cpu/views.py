@@ -72,12 +72,18 @@ def event_list(step: Mapping[str, Any], lang: str) -> str:
 
 
 
-def metrics_table(result: Mapping[str, Any], step: int, lang: str) -> str:
+def table_columns(result: Result) -> list[str]:
+    """Every task's figures, its optional fields when a task gives them, and whether it missed its deadline."""
     tasks = result["tasks"]
     columns = ["arrival", "burst", "completion", "turnaround", "waiting", "response"]
     columns += [c for c in schema(NAME).optional if any(c in task for task in tasks)]
     if "deadline" in columns:
         columns.append("missed")
+    return columns
+
+
+def metrics_table(result: Mapping[str, Any], step: int, lang: str) -> str:
+    tasks, columns = result["tasks"], table_columns(result)
     left = pending(result, step)
 
     def cell(task: Mapping[str, Any], column: str) -> str:
@@ -176,6 +182,9 @@ class CpuViews(ModeViews):
                                 + rule_state(steps[k], tasks, lang)),
             "metrics": lambda k: metrics_table(result, k, lang)}
         return Frames(len(steps), slots, {"time": time_mark(result)})
+
+    def columns(self, result: Result) -> list[str]:
+        return table_columns(result)
 
     def compare_frames(self, result: Result, owner: str, at: Align, total: int, lang: str,
                        other: Result | None) -> Frames:

@@ -42,6 +42,12 @@ ENGINE_COLUMNS = ("weight", "requests", "input_tokens", "output_tokens", "servic
                   "mean_latency")
 
 
+def table_columns(result: Mapping[str, Any]) -> list[str]:
+    """Every tenant's figures, its weight only when a tenant's is not 1 (as CPU mode's optional columns)."""
+    weighted = any(tenant["weight"] != 1 for tenant in result["tenants"])
+    return [c for c in ENGINE_COLUMNS if c != "weight" or weighted]
+
+
 def axis(end: int, now: int) -> tuple[int, int]:
     """The iterations the batch shows at time ``now`` of a run of ``end`` iterations: all of them when they fit in
     ``SPAN``; else a page of ``SPAN`` that moves on by half of it, with now in its second half (the bars keep
@@ -263,9 +269,7 @@ class EngineView:
         """The whole run per tenant (the weight only when one is not 1, as CPU mode's optional columns), the
         tenants with requests unfinished at ``step`` marked, and the run's summary."""
         lang, result = self.lang, self.result
-        left = pending(result, step)
-        weighted = any(tenant["weight"] != 1 for tenant in result["tenants"])
-        columns = [c for c in ENGINE_COLUMNS if c != "weight" or weighted]
+        left, columns = pending(result, step), table_columns(result)
         rows = [(tenant["name"], i, tenant["name"] in left, [number(tenant[c]) for c in columns])
                 for i, tenant in enumerate(result["tenants"])]
         summary = result["summary"]
@@ -321,6 +325,9 @@ class EngineViews(ModeViews):
     def step_frames(self, result: Result, lang: str) -> Frames:
         view = EngineView(result, lang)
         return Frames(len(result["steps"]), {"state": view.state, "metrics": view.metrics})
+
+    def columns(self, result: Result) -> list[str]:
+        return table_columns(result)
 
     def compare_frames(self, result: Result, owner: str, at: Align, total: int, lang: str,
                        other: Result | None) -> Frames:

@@ -126,12 +126,14 @@ def fairness(result: Mapping[str, Any], step: int, lang: str) -> str:
     return section(t(lang, "fairness"), upto + rows + f'<ul class="facts">{facts}</ul>' + legend, "fairness")
 
 
+COLUMNS = ("weight", "requests", "dispatched", "charged", "normalized")   # the results table's
+
+
 def metrics_table(result: Mapping[str, Any], step: int, lang: str) -> str:
-    columns = ["weight", "requests", "dispatched", "charged", "normalized"]
     left = pending(result, step)
-    rows = [(tenant["name"], i, tenant["name"] in left, [number(tenant.get(c)) for c in columns])
+    rows = [(tenant["name"], i, tenant["name"] in left, [number(tenant.get(c)) for c in COLUMNS])
             for i, tenant in enumerate(result["tenants"])]
-    return results_table("tenant", columns, rows, lang)
+    return results_table("tenant", COLUMNS, rows, lang)
 
 
 def strip_mark(result: Result) -> Mark:
@@ -202,6 +204,9 @@ class LlmViews(ModeViews):
             "fairness": lambda k: fairness(result, k, lang),
             "metrics": lambda k: metrics_table(result, k, lang)}
         return strip_frames(result, "strip", lambda k: k, total, lang).merged(Frames(total, slots))
+
+    def columns(self, result: Result) -> tuple[str, ...]:
+        return COLUMNS
 
     def compare_frames(self, result: Result, owner: str, at: Align, total: int, lang: str,
                        other: Result | None) -> Frames:
