@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("panel")
 
-from app.model import editable_fields  # noqa: E402
-from app.modes import all_modes, names, views_of  # noqa: E402
-from app.text import HELP, LABELS, SHORT, TEXT  # noqa: E402
-from schedulers import MODES, algorithms, schema, simulate  # noqa: E402
+from app.model import editable_fields
+from app.modes import all_modes, names, views_of
+from app.text import HELP, LABELS, SHORT, TEXT
+from schedulers import MODES, algorithms, schema, simulate
 
 LANGS = {"en", "ja"}
 ROLES = {"label", "help", "question", "api", "chart"}   # what the shared views ask a mode to say (AppMode.words)
