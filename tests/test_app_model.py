@@ -129,7 +129,8 @@ def test_cfs_and_eevdf_are_in_the_cpu_menu_and_nice_travels_in_the_editor_and_li
     from app.model import editable_fields, row_class
     from app.modes import names
     from app.modes.cpu import views as cpu_views
-    assert names() == ("cpu", "llm", "engine") and "nice" in editable_fields("cpu") and "nice" in row_class("cpu")._fields
+    assert names() == ("cpu", "llm", "engine")
+    assert "nice" in editable_fields("cpu") and "nice" in row_class("cpu")._fields
     lab = Lab()
     assert {"cfs", "eevdf"} <= set(lab.catalog)
     lab.set_algorithm("cfs")

@@ -14,9 +14,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# TEMPORARY (issue 18): schedulers/ and app/ are being restructured by other branches right now, so their findings
-# are theirs to fix; the lead removes this exclusion once those branches are merged.
-NOT_YET_LINTED = ("schedulers", "app")
+# TEMPORARY (issue 18): schedulers/ is being restructured by another branch right now, so its findings are its to
+# fix; the lead removes this exclusion once that branch is merged (app/ is clean: house-app).
+NOT_YET_LINTED = ("schedulers",)
 
 # A file that imports or exports at the start of a line is an ES module (the pager's components, tests/*.mjs); every
 # other file is a classic script (the page's, the workers'), checked as one: Node 20's plain `node --check` takes a
