@@ -12,6 +12,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from schedulers import MODES
 from schedulers.trace import span
 
 from .text import TEXT, label, short_label, t
@@ -107,9 +108,19 @@ def pending_legend(lang: str) -> str:
     return f'<p class="muted legend" aria-hidden="true">* {esc(t(lang, "metrics.pending"))}</p>'
 
 
-def results_table(first: str, columns: Sequence[str], rows: Sequence[tuple[str, int, bool, Sequence[str]]],
-                  lang: str, foot: Sequence[str] | None = None, note: str = "") -> str:
-    """The whole run's results as a real table: rows are (name, colour index, not finished yet, cell texts)."""
+def result_columns(result: Mapping[str, Any], leaving_out: Sequence[str] = ()) -> list[str]:
+    """The columns of a result's rows as the core declares them (its mode's ``results``: those this result has),
+    after the row's name; a view leaves out those it does not show."""
+    return [column.name for column in MODES[result["mode"]].results.shown(result)
+            if column.name != "name" and column.name not in leaving_out]
+
+
+def results_table(result: Mapping[str, Any], columns: Sequence[str],
+                  rows: Sequence[tuple[str, int, bool, Sequence[str]]], lang: str, foot: Sequence[str] | None = None,
+                  note: str = "") -> str:
+    """The whole run's results as a real table, headed by what a row is (the core's ``results.row``: task, tenant)
+    and ``columns``: rows are (name, colour index, not finished yet, cell texts)."""
+    first = MODES[result["mode"]].results.row
     head = f'<th scope="col">{esc(label(lang, first))}</th>' + "".join(
         f'<th scope="col"><span class="long">{esc(label(lang, c))}</span>'
         f'<span class="short" aria-hidden="true">{esc(short_label(lang, c))}</span></th>' for c in columns)

@@ -51,8 +51,8 @@ def columns() -> set[tuple[str, str]]:
 
 
 def first_columns() -> set[str]:
-    """The first column's heading: the item a row is, "task" or "tenant" (the schema's list in the singular)."""
-    return {schema(mode).items.removesuffix("s") for mode in names()}
+    """The first column's heading: what a row is, "task" or "tenant" (the core's ``results.row``)."""
+    return {MODES[mode].results.row for mode in names()}
 
 
 def rule_numbers() -> set[str]:

@@ -12,14 +12,14 @@ from typing import Any
 
 import panel as pn
 
-from schedulers import schema
+from schedulers import MODES
 from schedulers.cpu.steps import span
 from schedulers.trace import pending
 
 from ...compare import delta_cell, table
 from ...frames import Frames, Mark, Slot
 from ...panes import pane
-from ...render import (bar_row, chip, esc, exact, exact_number, indexes, number, results_table, section)
+from ...render import bar_row, chip, esc, exact, exact_number, indexes, number, result_columns, results_table, section
 from ...text import label, t
 from ..views import Align, Cell, Chart, ModeViews, Result
 from . import NAME
@@ -71,19 +71,10 @@ def event_list(step: Mapping[str, Any], lang: str) -> str:
     return section(t(lang, "events"), body)
 
 
-
-def table_columns(result: Result) -> list[str]:
-    """Every task's figures, its optional fields when a task gives them, and whether it missed its deadline."""
-    tasks = result["tasks"]
-    columns = ["arrival", "burst", "completion", "turnaround", "waiting", "response"]
-    columns += [c for c in schema(NAME).optional if any(c in task for task in tasks)]
-    if "deadline" in columns:
-        columns.append("missed")
-    return columns
-
-
 def metrics_table(result: Mapping[str, Any], step: int, lang: str) -> str:
-    tasks, columns = result["tasks"], table_columns(result)
+    """Every task's figures, its optional fields when a task gives them and whether it missed its deadline (the
+    core's columns), the tasks unfinished at ``step`` marked, the averages and the run's summary."""
+    tasks, columns = result["tasks"], result_columns(result)
     left = pending(result, step)
 
     def cell(task: Mapping[str, Any], column: str) -> str:
@@ -92,14 +83,14 @@ def metrics_table(result: Mapping[str, Any], step: int, lang: str) -> str:
         return number(task.get(column))
 
     rows = [(task["name"], i, task["name"] in left, [cell(task, c) for c in columns]) for i, task in enumerate(tasks)]
-    averages = result.get("averages", {})
+    averages = MODES[NAME].results.average_row(result)
     foot = [number(averages[c]) if c in averages else "" for c in columns]
     summary = result.get("summary") or {}
     note = ""
     if summary:
         values = {k: number(summary.get(k, "—")) for k in ("makespan", "busy", "idle", "context_switches")}
         note = f'<p class="muted">{esc(t(lang, "summary", **values))}</p>'
-    return results_table("task", columns, rows, lang, foot, note)
+    return results_table(result, columns, rows, lang, foot, note)
 
 
 def rule_state(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], lang: str) -> str:
@@ -184,7 +175,7 @@ class CpuViews(ModeViews):
         return Frames(len(steps), slots, {"time": time_mark(result)})
 
     def columns(self, result: Result) -> list[str]:
-        return table_columns(result)
+        return result_columns(result)
 
     def compare_frames(self, result: Result, owner: str, at: Align, total: int, lang: str,
                        other: Result | None) -> Frames:

@@ -29,7 +29,8 @@ from schedulers.trace import pending
 from ...compare import delta_cell, table
 from ...frames import Frames, Slot
 from ...panes import pane
-from ...render import bar_row, chip, colour, esc, exact, exact_number, indexes, ink, number, results_table, section
+from ...render import (bar_row, chip, colour, esc, exact, exact_number, indexes, ink, number, result_columns,
+                       results_table, section)
 from ...text import label, t
 from ..views import Align, Cell, Chart, ModeViews, OtherSide, Result
 
@@ -38,14 +39,13 @@ SPAN = 80              # iterations the batch's axis spans at most (``axis``)
 MAX_SLOT_ROWS = 48     # slots drawn (up to 1,000 are allowed); the table and the exports have them all
 MAX_POINTS = 2_000     # points of all the service lines together (a longer run, or many tenants, are sampled)
 CHART_W, CHART_H = 600, 160
-ENGINE_COLUMNS = ("weight", "requests", "input_tokens", "output_tokens", "service", "counter", "mean_waiting",
-                  "mean_latency")
 
 
 def table_columns(result: Mapping[str, Any]) -> list[str]:
-    """Every tenant's figures, its weight only when a tenant's is not 1 (as CPU mode's optional columns)."""
+    """The core's columns but service ÷ weight (the service chart shows it), and the weight only when a tenant's is
+    not 1 (as CPU mode's optional columns)."""
     weighted = any(tenant["weight"] != 1 for tenant in result["tenants"])
-    return [c for c in ENGINE_COLUMNS if c != "weight" or weighted]
+    return [c for c in result_columns(result, ("normalized",)) if c != "weight" or weighted]
 
 
 def axis(end: int, now: int) -> tuple[int, int]:
@@ -277,7 +277,7 @@ class EngineView:
         words = t(lang, "engine.summary", iterations=summary["iterations"], idle=summary["idle"],
                   tokens=summary["tokens"], occupancy=occupancy)
         note = f'<p class="muted">{esc(words)}</p>'
-        return results_table("tenant", columns, rows, lang, note=note)
+        return results_table(result, columns, rows, lang, note=note)
 
 
 # --- Compare, the quiz, your policy, the exports -------------------------------------------------------------

@@ -22,7 +22,7 @@ from ...compare import delta_cell, table
 from ...frames import Frames, Mark, Slot
 from ...panes import pane
 from ...render import (bar_row, chip, colour, esc, exact, exact_number, indexes, ink, number, pending_mark,
-                       results_table, section)
+                       result_columns, results_table, section)
 from ...text import label, t
 from ..views import Align, Cell, Chart, ModeViews, Result
 
@@ -126,14 +126,14 @@ def fairness(result: Mapping[str, Any], step: int, lang: str) -> str:
     return section(t(lang, "fairness"), upto + rows + f'<ul class="facts">{facts}</ul>' + legend, "fairness")
 
 
-COLUMNS = ("weight", "requests", "dispatched", "charged", "normalized")   # the results table's
+LEFT_OUT = ("join",)   # of the core's columns: the table is what each tenant received, the editor shows its join
 
 
 def metrics_table(result: Mapping[str, Any], step: int, lang: str) -> str:
-    left = pending(result, step)
-    rows = [(tenant["name"], i, tenant["name"] in left, [number(tenant.get(c)) for c in COLUMNS])
+    left, columns = pending(result, step), result_columns(result, LEFT_OUT)
+    rows = [(tenant["name"], i, tenant["name"] in left, [number(tenant.get(c)) for c in columns])
             for i, tenant in enumerate(result["tenants"])]
-    return results_table("tenant", COLUMNS, rows, lang)
+    return results_table(result, columns, rows, lang)
 
 
 def strip_mark(result: Result) -> Mark:
@@ -205,8 +205,8 @@ class LlmViews(ModeViews):
             "metrics": lambda k: metrics_table(result, k, lang)}
         return strip_frames(result, "strip", lambda k: k, total, lang).merged(Frames(total, slots))
 
-    def columns(self, result: Result) -> tuple[str, ...]:
-        return COLUMNS
+    def columns(self, result: Result) -> list[str]:
+        return result_columns(result, LEFT_OUT)
 
     def compare_frames(self, result: Result, owner: str, at: Align, total: int, lang: str,
                        other: Result | None) -> Frames:
