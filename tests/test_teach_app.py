@@ -1,7 +1,9 @@
 """The teaching features' view-models and drawings without a browser, and the lab in a notebook."""
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ElementTree
+from html import unescape
 
 import pytest
 
@@ -12,7 +14,7 @@ from app.exports import chart_svg  # noqa: E402
 from app.model import Lab  # noqa: E402
 from app.notebook import lab  # noqa: E402
 from app.quiz import QuizView, command_line  # noqa: E402
-from schedulers import simulate  # noqa: E402
+from schedulers import MODES, simulate  # noqa: E402
 from schedulers.exercises import cpu_exercise  # noqa: E402
 from schedulers.trace import step_aligner  # noqa: E402
 
@@ -129,3 +131,22 @@ def test_run_my_policy_runs_your_code_once_and_a_mistake_changes_nothing(monkeyp
     editor.submit()
     assert compiled == [editor.draft["cpu"]]                  # tried once, and not handed to the lab
     assert editor.failure.line == 2 and state.result is before and state.policy_code["cpu"] == TEMPLATES["cpu"]
+
+
+CATALOGUE_WORDS = re.compile(r"^\s*(@words\b|(group|label|summary|rule|keep)\s*=)")   # the menu's, not the rule
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_the_rule_panel_opens_on_the_class_its_docstring_and_its_code_in_every_mode(mode):
+    """The source panel (app/source.py) shows each rule as the student reads it: the class line, its docstring, then
+    the code that decides, with none of the catalogue's words (menu label, summary, ...) in between."""
+    from app.source import SourceView
+    state = Lab(mode=mode)
+    for algorithm in MODES[mode].algorithms:
+        state.set_algorithm(algorithm)
+        html = SourceView(state).html(0)
+        lines = [unescape(text) for text in re.findall(r'<span class="no">\d+</span>([^<]*)</span>',
+                                                       html.split('<span class="section">')[0])]
+        assert lines[0].startswith("class ") and lines[1].strip().startswith('"""'), (algorithm, lines[:2])
+        assert [line for line in lines if CATALOGUE_WORDS.match(line)] == [], algorithm
+        assert any(line.strip().startswith("def ") for line in lines), algorithm   # its deciding code follows
