@@ -138,50 +138,50 @@ TEXT: dict[str, dict[str, str]] = {
     "not.recorded": {"en": "not recorded for a run this large (compact trace)",
                      "ja": "この規模の実行では記録していません（簡略トレース）"},
     "event.other": {"en": "{kind}: {task}", "ja": "{kind}: {task}"},
-    "engine.batch": {"en": "Batch slots, iteration by iteration", "ja": "バッチのスロット（反復ごと）"},
-    "engine.slot": {"en": "slot {slot}", "ja": "スロット {slot}"},
-    "engine.free": {"en": "free", "ja": "空き"},
-    "engine.request": {"en": "{tenant} #{request}: input {input}, {generated} of {output} tokens",
-                       "ja": "{tenant} #{request}: 入力 {input}、出力 {generated}/{output} トークン"},
-    "engine.axis": {"en": "iterations {start} … {end}; the line is now (t={now})",
-                    "ja": "反復 {start} … {end}。縦線が現在（t={now}）"},
-    "engine.more.slots": {"en": "{count} more slots are not drawn (the table and the exports have them all).",
-                          "ja": "ほか {count} スロットは描いていません（表と書き出しにはすべてあります）。"},
-    "engine.memory": {"en": "Tokens in the batch: {held} of {memory}", "ja": "バッチ内のトークン: {held} / {memory}"},
-    "engine.held": {"en": "Tokens in the batch: {held}", "ja": "バッチ内のトークン: {held}"},
-    "engine.queues": {"en": "Waiting requests per tenant (input/output tokens)",
+    "batch": {"en": "Batch slots, iteration by iteration", "ja": "バッチのスロット（反復ごと）"},
+    "batch.slot": {"en": "slot {slot}", "ja": "スロット {slot}"},
+    "batch.free": {"en": "free", "ja": "空き"},
+    "batch.request": {"en": "{tenant} #{request}: input {input}, {generated} of {output} tokens",
+                      "ja": "{tenant} #{request}: 入力 {input}、出力 {generated}/{output} トークン"},
+    "batch.axis": {"en": "iterations {start} … {end}; the line is now (t={now})",
+                   "ja": "反復 {start} … {end}。縦線が現在（t={now}）"},
+    "batch.more": {"en": "{count} more slots are not drawn (the table and the exports have them all).",
+                   "ja": "ほか {count} スロットは描いていません（表と書き出しにはすべてあります）。"},
+    "batch.memory": {"en": "Tokens in the batch: {held} of {memory}", "ja": "バッチ内のトークン: {held} / {memory}"},
+    "batch.held": {"en": "Tokens in the batch: {held}", "ja": "バッチ内のトークン: {held}"},
+    "queues.tokens": {"en": "Waiting requests per tenant (input/output tokens)",
                       "ja": "テナントごとの待ちリクエスト（入力/出力 トークン）"},
-    "engine.more": {"en": "+{count} more", "ja": "ほか {count} 件"},
-    "engine.counters": {"en": "Virtual token counters", "ja": "仮想トークンカウンター"},
-    "engine.counters.unread": {"en": "Counted as VTC counts, but this rule never reads them to choose.",
-                               "ja": "VTC と同じように数えますが、この規則は選ぶときに読みません。"},
-    "engine.lifted": {"en": "{tenant} lifted: {before} → {after} (the line marks {before})",
-                      "ja": "{tenant} を引き上げ: {before} → {after}（縦線が {before}）"},
-    "engine.kept": {"en": "{tenant} rejoins: its counter {before} stays",
-                    "ja": "{tenant} が復帰: カウンター {before} のまま"},
-    "engine.service": {"en": "Service so far (w_in × input + w_out × output tokens)",
-                       "ja": "これまでのサービス（w_in × 入力 + w_out × 出力トークン）"},
-    "engine.service.axes": {"en": "0 … {top} over iterations 0 … {end}", "ja": "0 … {top}、反復 0 … {end}"},
-    "engine.fairness": {"en": "Fairness: {first} and {second} while both wait",
-                        "ja": "公平性: {first} と {second} がともに待つ間"},
-    "engine.fairness.live": {"en": "Both waiting since t={since}: the difference of the service they received since "
-                                   "then is {gap} (widest in this stretch {widest}); the VTC bound is {bound}: "
-                                   "{status}.",
-                             "ja": "t={since} から両方が待っています。その間に受けたサービスの差は {gap}"
-                                   "（この区間の最大 {widest}）、VTC の上界は {bound}: {status}。"},
-    "engine.fairness.idle": {"en": "Not both waiting at the end of this iteration; the bound is {bound}.",
-                             "ja": "この反復の終わりには両方は待っていません。上界は {bound} です。"},
-    "engine.fairness.run": {"en": "Over the whole run: the widest difference was {gap}, over t={start} … {end}; bound "
-                                  "{bound}: {status}.",
-                            "ja": "実行全体では、最大の差は {gap}（t={start} … {end}）、上界 {bound}: {status}。"},
-    "engine.fairness.before": {"en": "As of the last iteration (t={t}).", "ja": "直前の反復（t={t}）の時点。"},
-    "engine.fairness.bound": {"en": "Bound 2 × max(w_in × L, w_out × M) for weights 1: L = {largest} (largest input), "
-                                    "M = {tokens} (most tokens a batch can hold).",
-                              "ja": "上界は重み 1 のとき 2 × max(w_in × L, w_out × M)。L = {largest}（最大の入力）、"
-                                    "M = {tokens}（バッチが保持できる最大トークン数）。"},
-    "engine.fairness.one": {"en": "One tenant: no pair to compare.",
-                            "ja": "テナントが 1 つなので、比べる対がありません。"},
-    "engine.summary": {"en": "{iterations} iterations ({idle} idle) · {tokens} tokens generated · {occupancy} requests "
+    "queues.more": {"en": "+{count} more", "ja": "ほか {count} 件"},
+    "counters": {"en": "Virtual token counters", "ja": "仮想トークンカウンター"},
+    "counters.unread": {"en": "Counted as VTC counts, but this rule never reads them to choose.",
+                        "ja": "VTC と同じように数えますが、この規則は選ぶときに読みません。"},
+    "counters.lifted": {"en": "{tenant} lifted: {before} → {after} (the line marks {before})",
+                        "ja": "{tenant} を引き上げ: {before} → {after}（縦線が {before}）"},
+    "counters.kept": {"en": "{tenant} rejoins: its counter {before} stays",
+                      "ja": "{tenant} が復帰: カウンター {before} のまま"},
+    "service": {"en": "Service so far (w_in × input + w_out × output tokens)",
+                "ja": "これまでのサービス（w_in × 入力 + w_out × 出力トークン）"},
+    "service.axes": {"en": "0 … {top} over iterations 0 … {end}", "ja": "0 … {top}、反復 0 … {end}"},
+    "fairness.pair": {"en": "Fairness: {first} and {second} while both wait",
+                      "ja": "公平性: {first} と {second} がともに待つ間"},
+    "fairness.pair.live": {"en": "Both waiting since t={since}: the difference of the service they received since "
+                                 "then is {gap} (widest in this stretch {widest}); the VTC bound is {bound}: "
+                                 "{status}.",
+                           "ja": "t={since} から両方が待っています。その間に受けたサービスの差は {gap}"
+                                 "（この区間の最大 {widest}）、VTC の上界は {bound}: {status}。"},
+    "fairness.pair.idle": {"en": "Not both waiting at the end of this iteration; the bound is {bound}.",
+                           "ja": "この反復の終わりには両方は待っていません。上界は {bound} です。"},
+    "fairness.pair.run": {"en": "Over the whole run: the widest difference was {gap}, over t={start} … {end}; bound "
+                                "{bound}: {status}.",
+                          "ja": "実行全体では、最大の差は {gap}（t={start} … {end}）、上界 {bound}: {status}。"},
+    "fairness.pair.before": {"en": "As of the last iteration (t={t}).", "ja": "直前の反復（t={t}）の時点。"},
+    "fairness.pair.bound": {"en": "Bound 2 × max(w_in × L, w_out × M) for weights 1: L = {largest} (largest input), "
+                                  "M = {tokens} (most tokens a batch can hold).",
+                            "ja": "上界は重み 1 のとき 2 × max(w_in × L, w_out × M)。L = {largest}（最大の入力）、"
+                                  "M = {tokens}（バッチが保持できる最大トークン数）。"},
+    "fairness.pair.one": {"en": "One tenant: no pair to compare.",
+                          "ja": "テナントが 1 つなので、比べる対がありません。"},
+    "summary.batch": {"en": "{iterations} iterations ({idle} idle) · {tokens} tokens generated · {occupancy} requests "
                              "per busy iteration", "ja": "{iterations} 反復（空き {idle}）・生成 {tokens} トークン・"
                              "稼働反復あたり {occupancy} 件"},
     # --- the teaching features: the rule, compare, the quiz, your own policy, exports
@@ -238,8 +238,8 @@ TEXT: dict[str, dict[str, str]] = {
                                     "待っていた送出はありません。"},
     "compare.sofar": {"en": "So far: both runs at the same moment (no colour: neither side is better)",
                       "ja": "ここまで: 両方の実行の同じ時点（色なし: どちらが良いとも言えません）"},
-    "compare.gap.engine": {"en": "Widest difference in service ÷ weight while both waited",
-                           "ja": "両方が待っていた間のサービス ÷ 重みの最大差"},
+    "compare.gap.service": {"en": "Widest difference in service ÷ weight while both waited",
+                            "ja": "両方が待っていた間のサービス ÷ 重みの最大差"},
     "compare.router.column": {"en": "Service ÷ weight (left: tokens processed) vs cost ÷ weight (right: estimated "
                                     "at dispatch)",
                               "ja": "サービス ÷ 重み（左: 処理したトークン）と コスト ÷ 重み（右: 送出時の見積もり）"},
@@ -393,25 +393,25 @@ SHORT: dict[str, dict[str, str]] = {
 
 HELP: dict[str, dict[str, str]] = {
     "nice": {"en": "Sets the weight: nice 0 weighs 1024, each step lower weighs about 1.25× more.",
-                  "ja": "重みを決めます。nice 0 の重みは 1024 で、1 つ下げるごとに約 1.25 倍になります。"},
+             "ja": "重みを決めます。nice 0 の重みは 1024 で、1 つ下げるごとに約 1.25 倍になります。"},
     "costs": {"en": "One cost per request, e.g. 8 8 2; when given it replaces cost × count.",
-                   "ja": "リクエストごとのコスト（例: 8 8 2）。指定するとコスト × 件数の代わりに使います。"},
+              "ja": "リクエストごとのコスト（例: 8 8 2）。指定するとコスト × 件数の代わりに使います。"},
     "latency": {"en": "The period the runnable tasks share in proportion to their weights.",
-                     "ja": "実行可能なタスクが重みに比例して分け合う周期です。"},
+                "ja": "実行可能なタスクが重みに比例して分け合う周期です。"},
     "min_granularity": {"en": "The shortest slice a task is given.", "ja": "タスクに与える最短のスライスです。"},
     "slice": {"en": "The length of every request a task makes.", "ja": "タスクが出す各要求の長さです。"},
     "quanta": {"en": "One per level, e.g. 1, 2, 4.", "ja": "段ごとに 1 つ（例: 1, 2, 4）。"},
     "allotment": {"en": "Quanta a task may use at each level, e.g. 1, 1, 1.",
-                       "ja": "各段で使えるクォンタム数（例: 1, 1, 1）。"},
+                  "ja": "各段で使えるクォンタム数（例: 1, 1, 1）。"},
     "boost": {"en": "Empty: never.", "ja": "空欄: ブーストなし。"},
     "aging": {"en": "Empty: no aging.", "ja": "空欄: エージングなし。"},
     "requests": {"en": "INPUT/OUTPUT tokens per request, e.g. 4/8x16 (16 requests), 8/30x2@10 (arriving at "
-                            "iteration 10), 4/5~3 (predicted output 3); several groups joined by +.",
-                      "ja": "リクエストごとの 入力/出力 トークン。例: 4/8x16（16 件）、8/30x2@10（反復 10 に到着）、"
-                            "4/5~3（予測出力 3）。複数のグループは + でつなぎます。"},
+                       "iteration 10), 4/5~3 (predicted output 3); several groups joined by +.",
+                 "ja": "リクエストごとの 入力/出力 トークン。例: 4/8x16（16 件）、8/30x2@10（反復 10 に到着）、"
+                       "4/5~3（予測出力 3）。複数のグループは + でつなぎます。"},
     "slots": {"en": "Requests in the batch at once.", "ja": "バッチに同時に入るリクエスト数。"},
     "memory": {"en": "Tokens the batch may hold (inputs + tokens generated); empty: no limit.",
-                    "ja": "バッチが保持できるトークン数（入力 + 生成済み）。空欄: 制限なし。"},
+               "ja": "バッチが保持できるトークン数（入力 + 生成済み）。空欄: 制限なし。"},
     "prediction": {"en": "The predicted output of a request without its own; empty: the tenant's mean output "
                               "so far.", "ja": "予測を持たないリクエストの予測出力。空欄: "
                                                "そのテナントのこれまでの平均出力。"},

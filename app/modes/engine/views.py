@@ -109,14 +109,14 @@ class EngineView:
 
         body = []
         for slot, (ends, orders) in enumerate(self.slot_requests[:MAX_SLOT_ROWS]):
-            bars, holds = [], t(lang, "engine.free")
+            bars, holds = [], t(lang, "batch.free")
             for k in range(bisect_right(ends, low), bisect_left(orders, admitted)):   # seen in the window, so far
                 request = self.requests_in_order[orders[k]]
                 done = ends[k] <= now
                 right = ends[k] if done else now
                 generated = right - request["admitted"]
                 fill = colour(self.where[request["tenant"]])
-                label = t(lang, "engine.request", tenant=request["tenant"], request=request["request"],
+                label = t(lang, "batch.request", tenant=request["tenant"], request=request["request"],
                           input=request["input"], generated=generated, output=request["output"])
                 tokens = f"background-size:{100 / generated:.3f}% 100%;" if generated else ""
                 left = max(request["admitted"], low)
@@ -126,27 +126,27 @@ class EngineView:
                             '</span>')
                 if not done:
                     holds = f'{request["tenant"]} #{request["request"]} {generated}/{request["output"]}'
-            body.append(f'<div class="bar-row slot-row"><span class="bar-name">{esc(t(lang, "engine.slot", slot=slot))}'
+            body.append(f'<div class="bar-row slot-row"><span class="bar-name">{esc(t(lang, "batch.slot", slot=slot))}'
                         f'</span><span class="bar-track slot-track">{"".join(bars)}'
                         f'<span class="vline" style="left:{at(now)}"></span></span>'
                         f'<span class="bar-value">{esc(holds)}</span></div>')
-        facts = [t(lang, "engine.axis", start=low, end=high, now=now)]
+        facts = [t(lang, "batch.axis", start=low, end=high, now=now)]
         if len(self.slot_requests) > MAX_SLOT_ROWS:
-            facts.append(t(lang, "engine.more.slots", count=len(self.slot_requests) - MAX_SLOT_ROWS))
+            facts.append(t(lang, "batch.more", count=len(self.slot_requests) - MAX_SLOT_ROWS))
         held = self.steps[step].get("batch_tokens")
         if held is not None:
             memory = self.result["parameters"]["memory"]
-            facts.append(t(lang, "engine.held", held=held) if memory is None
-                         else t(lang, "engine.memory", held=held, memory=memory))
+            facts.append(t(lang, "batch.held", held=held) if memory is None
+                         else t(lang, "batch.memory", held=held, memory=memory))
         legend = "".join(f'<p class="muted">{esc(fact)}</p>' for fact in facts)
-        return section(t(lang, "engine.batch"), "".join(body) + legend, "engine-batch")
+        return section(t(lang, "batch"), "".join(body) + legend, "engine-batch")
 
     # --- queues and counters --------------------------------------------------------------------------------
     def queues(self, step: int) -> str:
         lang = self.lang
         waiting = self.steps[step].get("waiting")
         if waiting is None:
-            return section(t(lang, "engine.queues"), f'<p class="muted">{esc(t(lang, "queues.compact"))}</p>')
+            return section(t(lang, "queues.tokens"), f'<p class="muted">{esc(t(lang, "queues.compact"))}</p>')
         rows = []
         for i, tenant in enumerate(self.result["tenants"]):
             indices = waiting.get(tenant["name"], [])
@@ -157,17 +157,17 @@ class EngineView:
                 boxes.append(f'<li class="req" style="background:{fill};color:{ink(fill)}" title="#{index}">'
                              f'{request["input"]}/{request["output"]}</li>')
             if len(indices) > MAX_QUEUED:
-                more = t(lang, "engine.more", count=len(indices) - MAX_QUEUED)
+                more = t(lang, "queues.more", count=len(indices) - MAX_QUEUED)
                 boxes.append(f'<li class="req more">{esc(more)}</li>')
             listing = f'<ol class="reqs">{"".join(boxes)}</ol>' if boxes else \
                 f'<span class="muted">{esc(t(lang, "queue.empty"))}</span>'
             rows.append(f'<div class="queue-row">{chip(tenant["name"], i)}{listing}</div>')
-        return section(t(lang, "engine.queues"), "".join(rows), "engine-queues")
+        return section(t(lang, "queues.tokens"), "".join(rows), "engine-queues")
 
     def counters(self, step: int) -> str:
         """Each tenant's counter as a bar; at a lift, a line marks the counter before it and a sentence says so."""
         lang, state = self.lang, self.steps[step]
-        title = t(lang, "engine.counters")
+        title = t(lang, "counters")
         values = self.counters_at(step)
         lift = state.get("lift") if state["kind"] == "lift" else None
         top = max([*values.values(), lift["before"] if lift else 0, 1])
@@ -178,11 +178,11 @@ class EngineView:
                                 "C = " + exact_number(value, exact(state, "counters", name)), marker))
         rule = POLICIES.get(self.result["algorithm"])   # the rules that admit by counter are those that lift it
         note = "" if rule is not None and rule.lifts else \
-            f'<p class="muted">{esc(t(lang, "engine.counters.unread"))}</p>'
+            f'<p class="muted">{esc(t(lang, "counters.unread"))}</p>'
         if lift:
             before, after = (exact_number(lift[k], exact(state.get("exact", {}), "lift", k))
                              for k in ("before", "after"))
-            key = "engine.lifted" if lift["raised"] else "engine.kept"
+            key = "counters.lifted" if lift["raised"] else "counters.kept"
             note += f'<p class="lift-note">{esc(t(lang, key, tenant=state["tenant"], before=before, after=after))}</p>'
         return section(title, "".join(rows) + note, "engine-counters")
 
@@ -202,7 +202,7 @@ class EngineView:
         """Each tenant's service ÷ weight at the end of every step so far, as a line over the iterations."""
         lang = self.lang
         if not self.full:
-            return section(t(lang, "engine.service"), f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>')
+            return section(t(lang, "service"), f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>')
         end = max(end if end is not None else self.iterations, 1)
         served = self.served
         top = float(max(top if top is not None else max(served[-1].values()), *served[step].values(), 1))
@@ -215,11 +215,11 @@ class EngineView:
             lines.append(f'<polyline points="{points}" fill="none" stroke="{colour(i)}" stroke-width="3"/>')
         keys = " ".join(f"{chip(name, i)} {esc(exact_number(float(served[step][name]), str(served[step][name])))}"
                         for name, i in self.where.items())
-        keys += f' <span class="muted">({esc(t(lang, "engine.service.axes", top=number(top), end=end))})</span>'
+        keys += f' <span class="muted">({esc(t(lang, "service.axes", top=number(top), end=end))})</span>'
         svg = (f'<svg class="service-chart" viewBox="-4 -4 {CHART_W + 8} {CHART_H + 8}" preserveAspectRatio="none" '
-               f'role="img" aria-label="{esc(t(lang, "engine.service"))}"><rect x="0" y="0" width="{CHART_W}" '
+               f'role="img" aria-label="{esc(t(lang, "service"))}"><rect x="0" y="0" width="{CHART_W}" '
                f'height="{CHART_H}" fill="#fafafa" stroke="#ddd"/>{"".join(lines)}</svg>')
-        return section(t(lang, "engine.service"), svg + f'<p>{keys}</p>', "engine-service")
+        return section(t(lang, "service"), svg + f'<p>{keys}</p>', "engine-service")
 
     # --- fairness -------------------------------------------------------------------------------------------
     def fairness(self, step: int) -> str:
@@ -227,7 +227,7 @@ class EngineView:
         iteration up to ``step``."""
         lang, fair = self.lang, self.result["fairness"]
         if fair["compared"] is None:
-            return section(t(lang, "fairness"), f'<p class="muted">{esc(t(lang, "engine.fairness.one"))}</p>',
+            return section(t(lang, "fairness"), f'<p class="muted">{esc(t(lang, "fairness.pair.one"))}</p>',
                            "engine-fairness")
         first, second = fair["compared"]
         bound = exact_number(fair["bound"], fair["exact"].get("bound"))
@@ -235,11 +235,11 @@ class EngineView:
         live = self.steps[last].get("fairness") if last >= 0 else None
         lines = []
         if last >= 0 and last != step:
-            lines.append(t(lang, "engine.fairness.before", t=self.steps[last]["iteration"]))
+            lines.append(t(lang, "fairness.pair.before", t=self.steps[last]["iteration"]))
         band = ""
         if live:
             within = abs(Fraction(live["exact"]["gap"])) <= Fraction(fair["exact"]["bound"])
-            lines.append(t(lang, "engine.fairness.live", since=live["since"],
+            lines.append(t(lang, "fairness.pair.live", since=live["since"],
                            gap=exact_number(live["gap"], live["exact"]["gap"]),
                            widest=exact_number(live["widest"], live["exact"]["widest"]), bound=bound,
                            status=t(lang, "holds" if within else "broken")))
@@ -250,14 +250,14 @@ class EngineView:
                     f'<p class="muted legend">−{esc(bound)} … 0 … +{esc(bound)} ({esc(first)} − {esc(second)})'
                     '</p>')
         else:
-            lines.append(t(lang, "engine.fairness.idle", bound=bound))
+            lines.append(t(lang, "fairness.pair.idle", bound=bound))
         if step == len(self.steps) - 1 and fair["interval"]:   # the end: the whole run's widest, now in the past
-            lines.append(t(lang, "engine.fairness.run", gap=exact_number(fair["max_gap"], fair["exact"]["max_gap"]),
+            lines.append(t(lang, "fairness.pair.run", gap=exact_number(fair["max_gap"], fair["exact"]["max_gap"]),
                            start=fair["interval"]["start"], end=fair["interval"]["end"], bound=bound,
                            status=t(lang, "holds" if fair["holds"] else "broken")))
-        lines.append(t(lang, "engine.fairness.bound", largest=fair["largest_input"], tokens=fair["max_batch_tokens"]))
+        lines.append(t(lang, "fairness.pair.bound", largest=fair["largest_input"], tokens=fair["max_batch_tokens"]))
         facts = "".join(f"<li>{esc(line)}</li>" for line in lines)
-        return section(t(lang, "engine.fairness", first=first, second=second), band + f'<ul class="facts">{facts}</ul>',
+        return section(t(lang, "fairness.pair", first=first, second=second), band + f'<ul class="facts">{facts}</ul>',
                        "engine-fairness")
 
     # --- the whole step and the table ------------------------------------------------------------------------
@@ -274,7 +274,7 @@ class EngineView:
                 for i, tenant in enumerate(result["tenants"])]
         summary = result["summary"]
         occupancy = exact_number(summary["occupancy"], summary["exact"]["occupancy"])
-        words = t(lang, "engine.summary", iterations=summary["iterations"], idle=summary["idle"],
+        words = t(lang, "summary.batch", iterations=summary["iterations"], idle=summary["idle"],
                   tokens=summary["tokens"], occupancy=occupancy)
         note = f'<p class="muted">{esc(words)}</p>'
         return results_table(result, columns, rows, lang, note=note)
@@ -309,7 +309,7 @@ def service_diff(left: Result, step: int, right: Result, right_step: int, lang: 
             for a, b in zip(left["tenants"], right["tenants"])]
     gaps = left["fairness"].get("max_gap"), right["fairness"].get("max_gap")
     if None not in gaps:
-        rows.append((t(lang, "compare.gap.engine"), [delta_cell(*gaps, True)]))
+        rows.append((t(lang, "compare.gap.service"), [delta_cell(*gaps, True)]))
     return (so_far + table(t(lang, "compare.whole"), t(lang, "compare.metric"), [t(lang, "compare.change")], rows)
             + f'<p class="muted">{esc(t(lang, "compare.diff"))}</p>')
 
@@ -355,7 +355,7 @@ class EngineViews(ModeViews):
     def chart(self, result: Result, lang: str) -> Chart:
         """One row per batch slot, a cell per request in its tenant's colour."""
         row_of = indexes(result["tenants"])
-        slots = [t(lang, "engine.slot", slot=k) for k in range(result["parameters"]["slots"])]
+        slots = [t(lang, "batch.slot", slot=k) for k in range(result["parameters"]["slots"])]
         cells = [Cell(r["slot"], r["admitted"], r["finished"] + 1, r["tenant"], row_of[r["tenant"]],
                       f'{slots[r["slot"]]} · {r["tenant"]}') for r in result["requests"]]
         return Chart(slots, cells, result["summary"]["iterations"])
