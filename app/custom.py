@@ -49,6 +49,8 @@ class CustomEditor(LabView):
     @param.depends("lab.mode", "lab.lang", "draft")
     def editor(self):
         lab, lang = self.lab, self.lab.lang
+        if lab.mode not in TEMPLATES:   # a mode whose core offers no policy of your own (the tests' toy mode)
+            return pane(f'<p class="muted custom-none">{esc(t(lang, "custom.none"))}</p>')
         code = self.draft.get(lab.mode, TEMPLATES[lab.mode])
         area = pn.widgets.TextAreaInput(label=t(lang, "custom.code"), value=code, rows=16, sizing_mode="stretch_width",
                                         css_classes=["policy-code"], max_length=20_000,
@@ -92,6 +94,8 @@ class CustomEditor(LabView):
     @param.depends("lab.mode", "lab.lang")
     def header(self):
         lang, mode = self.lab.lang, self.lab.mode
+        if mode not in TEMPLATES:
+            return pane(f'<h2>{esc(t(lang, "custom.title"))}</h2>')
         limits = t(lang, "custom.limits", lines=MAX_LINES_PER_CALL, decisions=MAX_DECISIONS)
         return pane(f'<h2>{esc(t(lang, "custom.title"))}</h2><p>{esc(app_mode(mode).say(lang, "api"))}</p>'
                     f'<p class="muted">{esc(limits)}</p>')

@@ -297,6 +297,7 @@ TEXT: dict[str, dict[str, str]] = {
     "custom.listing": {"en": "Your code, with the line of the problem marked", "ja": "コード（問題の行に印）"},
     "group.custom": {"en": "Your own", "ja": "自作"},
     "custom.label": {"en": "Your policy (choose)", "ja": "自作ポリシー（choose）"},
+    "custom.none": {"en": "This mode has no policy of your own.", "ja": "このモードには自作ポリシーがありません。"},
     # exports
     "export.title": {"en": "Export this run", "ja": "この実行を書き出す"},
     "export.json": {"en": "Trace (JSON)", "ja": "トレース（JSON）"},

@@ -13,7 +13,7 @@ import panel as pn
 import param
 
 from schedulers import schema
-from schedulers.custom import CUSTOM
+from schedulers.custom import CUSTOM, TEMPLATES
 
 from . import render
 from .model import MAX_ROWS, LabView, Row
@@ -94,7 +94,8 @@ class LabUI(LabView):
         for algorithm in catalog.values():
             group = t(lang, f"group.{algorithm.group}") if f"group.{algorithm.group}" in TEXT else algorithm.group
             groups.setdefault(group, {})[algorithm.label.get(lang, algorithm.name)] = algorithm.name
-        groups[t(lang, "group.custom")] = {t(lang, "custom.label"): CUSTOM}
+        if lab.mode in TEMPLATES:   # the mode's core offers a policy of your own
+            groups[t(lang, "group.custom")] = {t(lang, "custom.label"): CUSTOM}
         select = pn.widgets.Select(label=t(lang, "algorithm"), groups=groups, value=lab.algorithm,
                                    sizing_mode="stretch_width")
         pn.bind(lab.set_algorithm, select, watch=True)

@@ -8,18 +8,20 @@ A mode's package holds two halves, so that the view-models never import Panel:
 - its ``views`` module defines ``VIEWS``, a ``views.ModeViews``: what the step-through view, Compare, the quiz, your
   own policy and the exports draw in that mode. It is imported when the mode is first drawn.
 
-The modes, in menu order, are the core's (``schedulers.modes.MODES``). A mode whose app code lives elsewhere (a
-test's) is ``register``ed instead of found by its name; a mode with neither is an ``UnknownMode`` error, as is a
-name the core does not know.
+The modes, in menu order, are the core's (``schedulers.modes.MODES``). A mode whose app code lives elsewhere (the
+tests' toy mode) is registered as the core registers its package: ``register(name, "import.path")`` in Python, or
+``LAB_APP_MODES=name=import.path`` for a fresh interpreter (a served app). A mode with no app code is an
+``UnknownMode`` error, as is a name the core does not know.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
-from schedulers.modes import MODES as CORE_MODES
+from schedulers.modes import MODES as CORE_MODES, from_environment as entries
 
 Words = Mapping[str, Mapping[str, str]]   # role -> language -> text
 
@@ -41,8 +43,9 @@ class AppMode:
     """One mode as the lab's view-models see it (``MODE`` of ``app/modes/<name>/``)."""
     name: str                                 # the core's name: links, JSON and the command line say it
     words: Words                              # its own words, by role: "label" (the menu), "help" (the header's
-                                              # "?"), "add" (the editor's button), "question" (the quiz's, with
-                                              # {t} and {next}), "api" (your policy's), "chart" ({algorithm})
+                                              # "?"), "question" (the quiz's, with {t} and {next}), "chart" (the
+                                              # exports', with {algorithm}), "api" (your policy's, where the core
+                                              # offers one)
     algorithm: str                            # the algorithm it opens with
     rows: tuple[Mapping[str, str], ...]       # the rows it opens with, as typed
     link: Link
@@ -61,17 +64,45 @@ class AppMode:
         return template.format(**values) if values else template
 
 
-REGISTERED: dict[str, tuple[AppMode, Callable[[], Any]]] = {}   # name -> its MODE and a maker of its VIEWS
+ENVIRONMENT = "LAB_APP_MODES"   # name=import.path entries, as the core's SCHEDULERS_MODES: for a fresh interpreter
+PACKAGES: dict[str, str] = {}   # name -> the app package of a mode registered from elsewhere (the tests' toy mode)
 _found: dict[str, AppMode] = {}
 _views: dict[str, Any] = {}
 
 
-def register(mode: AppMode, views: Callable[[], Any]) -> None:
-    """Give the app a mode whose code is not in ``app/modes/<name>/`` (a test's fourth mode): its ``AppMode`` and a
-    function that makes its ``ModeViews`` (called when the mode is first drawn)."""
-    REGISTERED[mode.name] = (mode, views)
-    _found.pop(mode.name, None)
-    _views.pop(mode.name, None)
+def package_of(name: str) -> str:
+    """Where the app code of mode ``name`` is: ``app/modes/<name>/``, unless it is registered elsewhere."""
+    return PACKAGES.get(name, f"{__name__}.{name}")
+
+
+def register(name: str, package: str) -> None:
+    """The app code of mode ``name`` is the package ``package`` (its ``MODE`` and its ``views.VIEWS``), not
+    ``app/modes/<name>/``: a mode that lives elsewhere, as the core's ``MODES.register`` has it."""
+    PACKAGES[name] = package
+    unregister_found(name)
+
+
+def unregister(name: str) -> None:
+    PACKAGES.pop(name, None)
+    unregister_found(name)
+
+
+def unregister_found(name: str) -> None:
+    """Forget what was imported for ``name`` (it is found again when next asked for)."""
+    _found.pop(name, None)
+    _views.pop(name, None)
+
+
+def from_environment(text: str) -> dict[str, str]:
+    """``LAB_APP_MODES``' entries, in the core's ``SCHEDULERS_MODES`` form (``name=import.path``, commas between)."""
+    try:
+        return entries(text)
+    except ValueError:
+        raise ValueError(f"{ENVIRONMENT} must hold name=import.path entries separated by commas, not {text!r}"
+                         ) from None
+
+
+PACKAGES.update(from_environment(os.environ.get(ENVIRONMENT, "")))
 
 
 def names() -> tuple[str, ...]:
@@ -79,35 +110,36 @@ def names() -> tuple[str, ...]:
     return tuple(CORE_MODES)
 
 
-def _package(name: str):
+def _imported(name: str, module: str = ""):
+    """The app package of mode ``name`` (or its ``module``); a mode the core does not have, or one without app
+    code, is an ``UnknownMode``."""
     if name not in CORE_MODES:
         raise UnknownMode(f"no mode {name!r}: the core has {', '.join(CORE_MODES)}")
+    package = package_of(name)
     try:
-        return import_module(f"{__name__}.{name}")
+        imported = import_module(package)
     except ModuleNotFoundError as error:
-        if error.name != f"{__name__}.{name}":
+        if error.name != package:
             raise
-        raise UnknownMode(f"mode {name!r} has no app package: add app/modes/{name}/ or call app.modes.register"
-                          ) from None
+        raise UnknownMode(f"mode {name!r} has no app package: add app/modes/{name}/, or register one "
+                          f"(app.modes.register, {ENVIRONMENT})") from None
+    return import_module(f"{package}.{module}") if module else imported
 
 
 def app_mode(name: str) -> AppMode:
-    """The ``AppMode`` of the mode called ``name``."""
-    if name in REGISTERED:
-        return REGISTERED[name][0]
+    """The ``AppMode`` of the mode called ``name`` (its package's ``MODE``)."""
     if name not in _found:
-        _found[name] = _package(name).MODE
+        mode = _imported(name).MODE
+        if mode.name != name:
+            raise UnknownMode(f"the package {package_of(name)} holds the mode {mode.name!r}, not {name!r}")
+        _found[name] = mode
     return _found[name]
 
 
 def views_of(name: str):
-    """The ``ModeViews`` of the mode called ``name`` (its package's ``views`` module, imported now if not yet)."""
+    """The ``ModeViews`` of the mode called ``name`` (its package's ``views.VIEWS``, imported when first asked)."""
     if name not in _views:
-        if name in REGISTERED:
-            _views[name] = REGISTERED[name][1]()
-        else:
-            _package(name)
-            _views[name] = import_module(f"{__name__}.{name}.views").VIEWS
+        _views[name] = _imported(name, "views").VIEWS
     return _views[name]
 
 
