@@ -22,7 +22,7 @@ from .model import LabView, parameter_text, scenario_for
 from .modes import app_mode, views_of
 from .panes import pane
 from .render import esc
-from .text import t
+from .text import pick, t
 from .textfield import TextField
 
 
@@ -113,7 +113,7 @@ class CompareView(LabView):
         lab, lang = self.lab, self.lab.lang
         catalog = algorithms(lab.mode)
         options = {a.label.get(lang, a.name): a.name for a in catalog.values()}
-        options.update({other.words.get(lang, other.words["en"]): key
+        options.update({pick(other.words, lang): key
                         for key, other in views_of(lab.mode).other_sides.items()})
         # As wide as the longest name needs (up to the row's width): "WFQ (self-clocked, estimated cost)" whole.
         select = pn.widgets.Select(label=t(lang, "compare.with"), value=self.algorithm, sizing_mode="stretch_width",

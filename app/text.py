@@ -423,9 +423,14 @@ def pick(entry: Mapping[str, str], lang: str) -> str:
     return entry.get(lang, entry["en"])
 
 
-def t(lang: str, key: str, **values: object) -> str:
-    template = pick(TEXT[key], lang)
+def fill(entry: Mapping[str, str], lang: str, **values: object) -> str:
+    """Words in ``lang`` (English where they have none), their ``{name}`` places filled with ``values``."""
+    template = pick(entry, lang)
     return template.format(**values) if values else template
+
+
+def t(lang: str, key: str, **values: object) -> str:
+    return fill(TEXT[key], lang, **values)
 
 
 def label(lang: str, name: str) -> str:

@@ -23,6 +23,8 @@ from typing import Any
 
 from schedulers.modes import MODES as CORE_MODES, from_environment as entries
 
+from ..text import fill
+
 Words = Mapping[str, Mapping[str, str]]   # role -> language -> text
 
 
@@ -58,10 +60,8 @@ class AppMode:
         return {k: self.item_text.get(k, str)(v) for k, v in item.items()}
 
     def say(self, lang: str, role: str, **values: object) -> str:
-        """One of its own words, filled in like ``text.t``."""
-        entry = self.words[role]
-        template = entry.get(lang, entry["en"])
-        return template.format(**values) if values else template
+        """One of its own words, filled in as ``text.t`` fills the shared ones."""
+        return fill(self.words[role], lang, **values)
 
 
 ENVIRONMENT = "LAB_APP_MODES"   # name=import.path entries, as the core's SCHEDULERS_MODES: for a fresh interpreter
