@@ -155,7 +155,6 @@ class ModeState(param.Parameterized):
         params.setdefault("algorithm", mode.algorithm)
         params.setdefault("rows", rows_from_text(mode.name, list(mode.rows)))
         super().__init__(**params)
-        self.mode = mode
         self._watched: list[Row] = []  # rows whose edits count (ids could be reused, the rows cannot)
         self._watch_rows()
 
