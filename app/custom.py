@@ -13,13 +13,12 @@ import param
 
 from schedulers.custom import CUSTOM, MAX_DECISIONS, MAX_LINES_PER_CALL, TEMPLATES, PolicyCodeError
 
-from . import render
-from .engine_views import EngineView
 from .model import LabView
+from .modes import app_mode, views_of
 from .panes import pane
 from .render import esc
 from .source import listing
-from .teach_text import t
+from .text import t
 
 
 class CustomEditor(LabView):
@@ -50,6 +49,8 @@ class CustomEditor(LabView):
     @param.depends("lab.mode", "lab.lang", "draft")
     def editor(self):
         lab, lang = self.lab, self.lab.lang
+        if lab.mode not in TEMPLATES:   # a mode whose core offers no policy of your own (the tests' toy mode)
+            return pane(f'<p class="muted custom-none">{esc(t(lang, "custom.none"))}</p>')
         code = self.draft.get(lab.mode, TEMPLATES[lab.mode])
         area = pn.widgets.TextAreaInput(label=t(lang, "custom.code"), value=code, rows=16, sizing_mode="stretch_width",
                                         css_classes=["policy-code"], max_length=20_000,
@@ -88,23 +89,16 @@ class CustomEditor(LabView):
         result = lab.result
         if not result or result.get("algorithm") != CUSTOM:
             return pn.Column()
-        last = len(result["steps"]) - 1
-        if result["mode"] == "cpu":
-            gantt = render.Gantt(result, lang, lab.presenter)
-            gantt.move(len(result["timeline"]))
-            return pn.Column(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width"),
-                             pane(render.cpu_metrics(result, last, lang)), sizing_mode="stretch_width")
-        if result["mode"] == "engine":
-            engine = EngineView(result, lang)
-            return pane(engine.batch(last) + engine.metrics(last))
-        return pn.Column(pane(render.dispatch_strip(result, last, lang) + render.llm_metrics(result, last, lang)),
-                         sizing_mode="stretch_width")
+        return views_of(result["mode"]).preview(result, lang, lab.presenter)
 
     @param.depends("lab.mode", "lab.lang")
     def header(self):
         lang, mode = self.lab.lang, self.lab.mode
-        return pane(f'<h2>{esc(t(lang, "custom.title"))}</h2><p>{esc(t(lang, f"custom.api.{mode}"))}</p>'
-                    f'<p class="muted">{esc(t(lang, "custom.limits", lines=MAX_LINES_PER_CALL, decisions=MAX_DECISIONS))}</p>')
+        if mode not in TEMPLATES:
+            return pane(f'<h2>{esc(t(lang, "custom.title"))}</h2>')
+        limits = t(lang, "custom.limits", lines=MAX_LINES_PER_CALL, decisions=MAX_DECISIONS)
+        return pane(f'<h2>{esc(t(lang, "custom.title"))}</h2><p>{esc(app_mode(mode).say(lang, "api"))}</p>'
+                    f'<p class="muted">{esc(limits)}</p>')
 
     def panel(self):
         return pn.Column(self.header, self.editor, self.status, self.preview, sizing_mode="stretch_width")

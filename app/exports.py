@@ -3,10 +3,10 @@
 - the trace as JSON (``schedulers.export.trace_json``: byte for byte the command line's ``--json``) and the metrics
   as CSV, through ``pn.widgets.FileDownload`` with a callback (computed only when clicked; in Pyodide the callback
   runs in the page's own Python);
-- the chart as SVG, drawn here from the trace (``chart_svg``: the CPU timeline, or the LLM dispatch chart -- one
-  row per tenant, one cell per dispatch); and as PNG, which the browser rasterises from that very SVG
-  (``PngDownload``: an <img> of the SVG drawn on a canvas at twice the size, ``canvas.toBlob``). One drawing, two
-  formats, no server and no extra package, and the LLM chart (HTML, not Bokeh) gets a PNG too;
+- the chart as SVG, drawn here from the trace (``chart_svg``: the rows and cells of the mode's ``ModeViews.chart``:
+  the CPU timeline, the LLM dispatch chart, the engine's batch slots); and as PNG, which the browser rasterises from
+  that very SVG (``PngDownload``: an <img> of the SVG drawn on a canvas at twice the size, ``canvas.toBlob``). One
+  drawing, two formats, no server and no extra package, and the LLM chart (HTML, not Bokeh) gets a PNG too;
 - the permalink: the app's own ``query.encode`` (``Lab.link``) after the page's address.
 """
 from __future__ import annotations
@@ -24,36 +24,12 @@ from schedulers.custom import CUSTOM
 from schedulers.export import metrics_csv, trace_json
 
 from .model import LabView
+from .modes import app_mode, views_of
 from .panes import pane
-from .render import IDLE_COLOUR, colour, esc, ink, slices
-from .teach_text import algorithm_label, t
-from .text import t as app_t
+from .render import IDLE_COLOUR, colour, esc, ink
+from .text import algorithm_label, t
 
 ROW_HEIGHT, LEFT, TOP, UNIT_MAX, UNIT_MIN, WIDTH = 30, 110, 44, 40, 4, 960
-
-
-Cell = tuple[int, int, int, str, int | None]   # row, start, end, label, colour index (None: idle)
-
-
-def cells(result: Mapping[str, Any], lang: str) -> tuple[list[str], list[Cell], int]:
-    """Rows (names), cells and the time axis' end, for any mode: CPU one row per task (and idle), LLM one per
-    tenant, engine one per batch slot with a cell per request in its tenant's colour."""
-    if result["mode"] == "cpu":
-        names = [task["name"] for task in result["tasks"]]
-        row_of = {name: i for i, name in enumerate(names)}
-        runs: list[Cell] = [(row_of[name], start, end, "", row_of[name]) if name is not None
-                            else (len(names), start, end, "", None) for name, start, end in slices(result["timeline"])]
-        return names + [t(lang, "chart.idle")], runs, len(result["timeline"])
-    names = [tenant["name"] for tenant in result["tenants"]]
-    row_of = {name: i for i, name in enumerate(names)}
-    if result["mode"] == "engine":
-        slots = [app_t(lang, "engine.slot", slot=k) for k in range(result["parameters"]["slots"])]
-        runs = [(r["slot"], r["admitted"], r["finished"] + 1, r["tenant"], row_of[r["tenant"]])
-                for r in result["requests"]]
-        return slots, runs, result["summary"]["iterations"]
-    runs = [(row_of[d["tenant"]], d["time"], d["time"] + 1, str(d["cost"]), row_of[d["tenant"]])
-            for d in result["dispatch"]]
-    return names, runs, max((d["time"] + 1 for d in result["dispatch"]), default=1)
 
 
 def algorithm_title(result: Mapping[str, Any], lang: str) -> str:
@@ -66,10 +42,11 @@ def algorithm_title(result: Mapping[str, Any], lang: str) -> str:
 
 def chart_svg(result: Mapping[str, Any], lang: str) -> str:
     """The run's chart as a standalone SVG document; every name is escaped XML text."""
-    names, runs, end = cells(result, lang)
+    chart = views_of(result["mode"]).chart(result, lang)
+    names, end = chart.rows, chart.end
     unit = max(UNIT_MIN, min(UNIT_MAX, (WIDTH - LEFT - 20) // max(end, 1)))
     width, height = LEFT + unit * end + 20, TOP + ROW_HEIGHT * len(names) + 40
-    title = t(lang, f"chart.{result['mode']}", algorithm=algorithm_title(result, lang))
+    title = app_mode(result["mode"]).say(lang, "chart", algorithm=algorithm_title(result, lang))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="13">',
            f'<rect width="{width}" height="{height}" fill="#fff"/>',
@@ -80,15 +57,14 @@ def chart_svg(result: Mapping[str, Any], lang: str) -> str:
         out.append(f'<text x="{LEFT - 8}" y="{y + ROW_HEIGHT / 2 + 4}" text-anchor="end">{escape(label)}</text>')
         out.append(f'<line x1="{LEFT}" x2="{LEFT + unit * end}" y1="{y + ROW_HEIGHT}" y2="{y + ROW_HEIGHT}" '
                    f'stroke="#eee"/>')
-    for row, start, stop, text, index in runs:
-        fill = IDLE_COLOUR if index is None else colour(index)
-        who = f"{names[row]} · {text}" if result["mode"] == "engine" else names[row]   # a slot and its tenant
-        x, y = LEFT + unit * start, TOP + row * ROW_HEIGHT + 4
-        out.append(f'<rect x="{x}" y="{y}" width="{unit * (stop - start)}" height="{ROW_HEIGHT - 8}" '
-                   f'fill="{fill}" stroke="#fff"><title>{escape(who)} [{start}, {stop})</title></rect>')
-        if text and unit >= 14:
-            out.append(f'<text x="{x + unit * (stop - start) / 2}" y="{y + ROW_HEIGHT / 2}" font-size="11" '
-                       f'text-anchor="middle" fill="{ink(fill)}">{escape(text)}</text>')
+    for cell in chart.cells:
+        fill = IDLE_COLOUR if cell.colour is None else colour(cell.colour)
+        x, y, wide = LEFT + unit * cell.start, TOP + cell.row * ROW_HEIGHT + 4, unit * (cell.end - cell.start)
+        out.append(f'<rect x="{x}" y="{y}" width="{wide}" height="{ROW_HEIGHT - 8}" fill="{fill}" stroke="#fff">'
+                   f'<title>{escape(cell.who)} [{cell.start}, {cell.end})</title></rect>')
+        if cell.text and unit >= 14:
+            out.append(f'<text x="{x + wide / 2}" y="{y + ROW_HEIGHT / 2}" font-size="11" '
+                       f'text-anchor="middle" fill="{ink(fill)}">{escape(cell.text)}</text>')
     axis_y = TOP + ROW_HEIGHT * len(names)
     step = next(s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 10**4, 10**5, 10**6) if end / s <= 20)
     out.append(f'<line x1="{LEFT}" x2="{LEFT + unit * end}" y1="{axis_y}" y2="{axis_y}" stroke="#333"/>')

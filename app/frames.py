@@ -2,17 +2,20 @@
 
 A step changes a few pieces of the page: the counter and the narration, the queue (or the tenants' queues and
 meters, and the fairness so far), the remaining-time bars, the events, the rule's highlighted lines, the results
-table's marks, the Gantt chart's cursor or the dispatch strip's current cell. ``Frames`` names each piece that is HTML a *slot* (a function
-step -> markup, from ``render``) and each piece that is a value a *mark* (step -> JSON: the cursor's time, the
-strip's position), and ``Frames.window`` renders them for the steps around one step, so the page's pager
-(``app/pager.py``) can show any of those steps without asking Python.
+table's marks, the Gantt chart's cursor or the dispatch strip's current cell. ``Frames`` names each piece that is
+HTML a *slot* (a function step -> markup, from ``render`` and the mode's views) and each piece that is a value a
+*mark* (step -> JSON: the cursor's time, the strip's position), and ``Frames.window`` renders them for the steps
+around one step, so the page's pager (``app/pager.py``) can show any of those steps without asking Python. What a
+mode shows is its own (``app/modes/<name>/views.py``: ``ModeViews.step_frames``, ``compare_frames``); this module
+adds the counter and the rule's source, and pages them.
 
 Neighbouring frames differ in small parts, so a window is stored by sharing: a slot's markup is cut into chunks at
 element boundaries (``CHUNK``), each distinct chunk is sent once, a slot's content is a list of chunk numbers
 (itself sent once however many frames show it), and a frame is one content number per slot. The window grows
 from its step, three steps ahead for each behind, until its JSON reaches ``WINDOW_BYTES`` (and holds at least
 ``MIN_STEPS`` steps) or holds the whole run.
-Nothing here decides anything about scheduling: the markup is ``render``'s, the positions are the core's trace.
+Nothing here decides anything about scheduling: the markup is ``render``'s and the modes', the positions are the
+core's trace.
 """
 from __future__ import annotations
 
@@ -21,12 +24,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from schedulers.llm.steps import dispatched_so_far
 from schedulers.trace import step_aligner
 
 from . import render
-from .compare import cpu_diff, engine_diff, llm_diff
-from .engine_views import EngineView, rule_state
+from .modes import views_of
 from .text import t
 
 # A window's size in bytes of JSON: the pager holds one. Large enough for a few hundred steps of a large run
@@ -120,47 +121,17 @@ def window_bytes(window: Mapping[str, Any]) -> int:
 
 # --- the step-through view ------------------------------------------------------------------------------
 
-def strip_mark(result: Mapping[str, Any]) -> Mark:
-    """The dispatch strip at a step: ``[past, current]``, cells before ``past`` sent, ``current`` this step's
-    (-1 when the step dispatches nothing); the rest is the future (``render.strip_states``' rule)."""
-    def mark(k: int) -> list[int]:
-        return list(render.strip_states(dispatched_so_far(result, k), result["steps"][k].get("kind") == "dispatch"))
-    return mark
-
-
 def counter(result: Mapping[str, Any], lang: str) -> Slot:
     steps = result["steps"]
     return lambda k: render.step_counter(result, k, lang) + render.narration(steps[k], lang)
 
 
-def time_mark(result: Mapping[str, Any]) -> Mark:
-    steps = result["steps"]
-    return lambda k: steps[k].get("time", k)
-
-
 def lab_frames(result: Mapping[str, Any], lang: str, source: Slot) -> Frames:
-    """The step-through view: counter, state, the rule's source (``source``: step -> its card) and the table."""
+    """The step-through view: counter, the rule's source (``source``: step -> its card), and the mode's pictures
+    and results table (``ModeViews.step_frames``)."""
     steps = result["steps"]
-    slots: dict[str, Slot] = {"counter": counter(result, lang), "source": source}
-    if result["mode"] == "cpu":
-        where = render.indexes(result["tasks"])
-        slots["state"] = lambda k: ('<div class="grid">' + render.ready_queue(steps[k], where, lang)
-                                    + render.remaining_bars(steps[k], result["tasks"], lang)
-                                    + render.event_list(steps[k], lang) + "</div>"
-                                    + rule_state(steps[k], result["tasks"], lang))
-        slots["metrics"] = lambda k: render.cpu_metrics(result, k, lang)
-        return Frames(len(steps), slots, {"time": time_mark(result)})
-    if result["mode"] == "engine":
-        engine = EngineView(result, lang)
-        slots["state"], slots["metrics"] = engine.state, engine.metrics
-        return Frames(len(steps), slots)
-    strip = render.dispatch_strip(result, 0, lang)  # all future: the pager marks the rest
-    slots["strip"] = lambda k: strip
-    slots["state"] = lambda k: ('<div class="grid">' + render.tenant_queues(result, k, lang)
-                                + render.meters(result, k, lang) + "</div>")
-    slots["fairness"] = lambda k: render.fairness(result, k, lang)
-    slots["metrics"] = lambda k: render.llm_metrics(result, k, lang)
-    return Frames(len(steps), slots, {"strip": strip_mark(result)}, {"strip": "strip"})
+    own = Frames(len(steps), {"counter": counter(result, lang), "source": source})
+    return own.merged(views_of(result["mode"]).step_frames(result, lang))
 
 
 def pending_text(lang: str, key: str) -> str:
@@ -174,45 +145,21 @@ def pending_text(lang: str, key: str) -> str:
 def compare_frames(left: Mapping[str, Any], right: Mapping[str, Any] | None, lang: str,
                    headings: tuple[str, str]) -> Frames:
     """Compare's two sides at each of the lab's steps: the right side at the matching step
-    (``schedulers.trace.step_aligner``), and the table of differences."""
+    (``schedulers.trace.step_aligner``), each side's picture drawn by its own mode's views, and the table of
+    differences (the left mode's)."""
     def side(result: Mapping[str, Any], heading: str, at: Callable[[int], int]) -> Slot:
         shows, title = counter(result, lang), f"<h3>{render.esc(heading)}</h3>"
         return lambda k: title + shows(at(k))
 
-    same: Callable[[int], int] = lambda k: k   # noqa: E731 (the left side is the lab's own step)
-    slots = {"compare.left": side(left, headings[0], same)}
-    marks: dict[str, Mark] = {}
-    if left["mode"] == "llm":
-        strip = render.dispatch_strip(left, 0, lang)
-        slots["compare.left.strip"] = lambda k: strip
-        marks["compare.left.strip"] = strip_mark(left)
-    if left["mode"] == "engine":   # both batches on one axis: the longer run's
-        end = max(left["summary"]["iterations"], (right or {}).get("summary", {}).get("iterations", 0))
-        left_view = EngineView(left, lang)
-        slots["compare.left.batch"] = lambda k: left_view.batch(k, end)
+    def same(k: int) -> int:   # the left side is the lab's own step
+        return k
+
+    total, mine = len(left["steps"]), views_of(left["mode"])
+    built = Frames(total, {"compare.left": side(left, headings[0], same)}).merged(
+        mine.compare_frames(left, "compare.left", same, total, lang, right))
     if right is None:
-        return Frames(len(left["steps"]), slots, marks, {name: name for name in marks})
+        return built
     align = step_aligner(left, right)
-    slots["compare.right"] = side(right, headings[1], align)
-    if left["mode"] == "engine":
-        if right["mode"] == "engine":
-            right_view = EngineView(right, lang)
-            slots["compare.right.batch"] = lambda k: right_view.batch(align(k), end)
-        else:   # the router on the same workload: its dispatch order
-            right_strip, right_mark = render.dispatch_strip(right, 0, lang), strip_mark(right)
-            slots["compare.right.strip"] = lambda k: right_strip
-            marks["compare.right.strip"] = lambda k: right_mark(align(k))
-        slots["compare.diff"] = lambda k: (f'<section class="card compare-diff">'
-                                           f'{engine_diff(left, k, right, align(k), lang)}</section>')
-        return Frames(len(left["steps"]), slots, marks, {name: name for name in marks})
-    if left["mode"] == "cpu":
-        diff = f'<section class="card compare-diff">{cpu_diff(left, right, lang)}</section>'
-        slots["compare.diff"] = lambda k: diff
-        right_time = time_mark(right)
-        marks["compare.right.time"] = lambda k: right_time(align(k))
-        return Frames(len(left["steps"]), slots, marks)
-    right_strip, right_mark = render.dispatch_strip(right, 0, lang), strip_mark(right)
-    slots["compare.right.strip"] = lambda k: right_strip
-    marks["compare.right.strip"] = lambda k: right_mark(align(k))
-    slots["compare.diff"] = lambda k: f'<section class="card compare-diff">{llm_diff(left, k, right, lang)}</section>'
-    return Frames(len(left["steps"]), slots, marks, {name: name for name in marks if name.endswith(".strip")})
+    theirs = Frames(total, {"compare.right": side(right, headings[1], align)}).merged(
+        views_of(right["mode"]).compare_frames(right, "compare.right", align, total, lang, left))
+    return built.merged(theirs).merged(Frames(total, {"compare.diff": mine.compare_diff(left, right, align, lang)}))

@@ -1,29 +1,29 @@
 """The lab's state as declarative view-models: what is chosen, typed and shown, never how to schedule.
 
-``Lab`` holds the mode, algorithm, parameters, rows, step, language and playback; whenever an input changes
-it asks the core (``schedulers.simulate``, with your own policy's code when the algorithm is "custom") for a new
-run. A run that fails keeps the last valid one on screen and records the core's ``ScenarioError`` in ``errors``
-(field -> problem), where the editor shows it next to the field it names. ``LabView`` is the base of every
-feature's view-model: one ``Lab`` it reads and drives.
+``Lab`` holds the mode, the step, language and playback, and one ``ModeState`` per mode (``states``): that mode's
+algorithm, parameters and rows, kept while another mode is shown; ``state`` is the one on screen. Whenever an input
+of the mode on screen changes, the lab asks the core (``schedulers.simulate``, with your own policy's code when the
+algorithm is "custom") for a new run. A run that fails keeps the last valid one on screen and records the core's
+``ScenarioError`` in ``errors`` (field -> problem), where the editor shows it next to the field it names.
+``LabView`` is the base of every feature's view-model: one ``Lab`` it reads and drives. The modes and what each
+starts with are the registry's (``app.modes``).
 
 This module imports no Panel (a test checks it): the views import the models, never the other way round.
 """
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import param
 
 from schedulers import ScenarioError, algorithms, schema, simulate
 from schedulers.custom import CUSTOM, TEMPLATES, PolicyCodeError
-from schedulers.engine import DEFAULT_SCENARIO as ENGINE_SCENARIO, format_requests
 
 from . import query
+from .modes import AppMode, app_mode, names
 from .text import LANGUAGES, t
 
-MODES = ("cpu", "llm", "engine")   # the modes the lab has views for
-DEFAULT_TASKS = [("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "3")]  # the article's
-DEFAULT_TENANTS = [("A", "8", "6", ""), ("B", "2", "6", ""), ("C", "2", "4", "6")]  # the contract's reference
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)   # steps a second while playing (in the page)
 # The editor's limit, not the core's (the command line runs 100,000 tasks): every row is a handful of widgets the
 # server builds and keeps in sync; 1,500 rows kept it busy for over a minute (docs/lab.md, "Shareable links").
@@ -107,27 +107,15 @@ class Row(param.Parameterized):
         return item
 
 
-def row_class(mode: str, name: str) -> type[Row]:
+@cache
+def row_class(mode: str) -> type[Row]:
     """The row of ``mode``: a String per editable field; a required number starts at its least valid value."""
     fields = editable_fields(mode)
     parameters = {f.name: param.String(default=str(f.minimum) if f.required and f.minimum is not None else "")
                   for f in map(schema(mode).field, fields) if f.name != "name"}
-    kind = param.parameterized_class(name, parameters, Row)
+    kind = param.parameterized_class(f"{mode.title()}Row", parameters, Row)
     kind.mode, kind._fields, kind.__module__ = mode, fields, __name__
     return kind
-
-
-TaskRow = row_class("cpu", "TaskRow")
-TenantRow = row_class("llm", "TenantRow")
-EngineTenantRow = row_class("engine", "EngineTenantRow")   # requests in the compact form, 4/8x16
-ROWS = {"cpu": "tasks", "llm": "tenants", "engine": "engine_tenants"}   # mode -> the Lab parameter of its rows
-ROW_CLASSES = {"cpu": TaskRow, "llm": TenantRow, "engine": EngineTenantRow}
-
-
-def item_text(item: dict[str, object]) -> dict[str, str]:
-    """A core scenario's item (a seeded exercise's) as the editor's text: an engine tenant's list of requests in
-    the compact form."""
-    return {k: format_requests(v) if k == "requests" and isinstance(v, list) else str(v) for k, v in item.items()}
 
 
 def parameters_read(mode: str, algorithm: str) -> tuple[str, ...]:
@@ -150,22 +138,42 @@ def scenario_for(mode: str, algorithm: str, parameters: dict[str, str], rows: li
 
 
 def rows_from_text(mode: str, texts: list[dict[str, str]]) -> list[Row]:
-    kind = ROW_CLASSES[mode]
+    kind = row_class(mode)
     return [kind(**{k: v for k, v in text.items() if k in kind._fields}) for text in texts]
+
+
+class ModeState(param.Parameterized):
+    """One mode's inputs: its algorithm, its parameters and its rows, kept while another mode is on screen (a
+    parameter of one mode never leaks into another's runs: CPU's quantum is not DRR's)."""
+
+    algorithm = param.String(default="")
+    parameters = param.Dict(default={}, doc="parameter name -> text, kept across the mode's algorithms")
+    rows = param.List(default=[], item_type=Row)
+    edited = param.Event(doc="a row's field changed")
+
+    def __init__(self, mode: AppMode, **params) -> None:
+        params.setdefault("algorithm", mode.algorithm)
+        params.setdefault("rows", rows_from_text(mode.name, list(mode.rows)))
+        super().__init__(**params)
+        self._watched: list[Row] = []  # rows whose edits count (ids could be reused, the rows cannot)
+        self._watch_rows()
+
+    @param.depends("rows", watch=True)
+    def _watch_rows(self) -> None:
+        for row in self.rows:
+            if not any(row is seen for seen in self._watched):
+                self._watched.append(row)
+                names = [row.widget_param(f).name for f in row._fields]
+                row.param.watch(lambda _: self.param.trigger("edited"), names)
 
 
 class Lab(param.Parameterized):
     """Everything on screen is a function of these parameters (and of ``result``, the core's answer)."""
 
-    mode = param.Selector(objects=list(MODES), default="cpu")
-    cpu_algorithm = param.String(default="fcfs")
-    llm_algorithm = param.String(default="sfq")
-    engine_algorithm = param.String(default=ENGINE_SCENARIO["algorithm"])
-    parameters = param.Dict(default={}, doc="parameter name -> text, kept across algorithms")
-    tasks = param.List(default=[], item_type=TaskRow)
-    tenants = param.List(default=[], item_type=TenantRow)
-    engine_tenants = param.List(default=[], item_type=EngineTenantRow)
-    edited = param.Event(doc="a row's field changed")
+    mode = param.Selector(objects=list(names()), default=names()[0])
+    state = param.ClassSelector(class_=ModeState, doc="the inputs of the mode on screen: ``states[mode]``")
+    inputs = param.Event(doc="the algorithm or the rows of the mode on screen changed (the editor shows them)")
+    edited = param.Event(doc="a parameter or a row's field of the mode on screen changed")
 
     step = param.Integer(default=0, bounds=(0, None), doc="the core's step index; 0 is the initial state")
     lang = param.Selector(objects=["en", "ja"], default="en")
@@ -180,31 +188,37 @@ class Lab(param.Parameterized):
                                          "are a dict language -> text")
 
     def __init__(self, **params):
-        params.setdefault("tasks", [TaskRow(name=n, arrival=a, burst=b) for n, a, b in DEFAULT_TASKS])
-        params.setdefault("tenants", [TenantRow(name=n, cost=c, count=k, join=j)
-                                         for n, c, k, j in DEFAULT_TENANTS])
-        params.setdefault("engine_tenants", rows_from_text("engine", [item_text(item)
-                                                                      for item in ENGINE_SCENARIO["tenants"]]))
+        self.states = {name: ModeState(app_mode(name)) for name in names()}
         self._valid: dict[str, tuple[dict, dict]] = {}  # mode -> (result, setup) of its last valid run
-        self._watched: list[Row] = []  # rows whose edits re-run (ids could be reused, the rows cannot)
         self._prepared: tuple[tuple, dict] | None = None  # (mode, scenario, code) -> result, from use_policy
         self.last_error: ScenarioError | None = None
-        super().__init__(**params)
-        self._watch_rows()
+        super().__init__()
+        # The registry's modes as they are now (a test registers one of its own), then the caller's choices,
+        # applied before anything listens: the first run is the one below.
+        self.param.mode.objects = list(self.states)
+        with param.parameterized.discard_events(self):
+            self.param.update(**params)
+            self.state = self.states[self.mode]
+        for state in self.states.values():
+            state.param.watch(self._heard, ["algorithm", "parameters", "rows", "edited"])
         self.run()
 
     # --- derived state ------------------------------------------------------------------------------
     @property
     def algorithm(self) -> str:
-        return getattr(self, f"{self.mode}_algorithm")
+        return self.state.algorithm
+
+    @property
+    def parameters(self) -> dict[str, str]:
+        return self.state.parameters
+
+    @property
+    def rows(self) -> list[Row]:
+        return self.state.rows
 
     @property
     def catalog(self):
         return algorithms(self.mode)
-
-    @property
-    def rows(self) -> list[Row]:
-        return getattr(self, ROWS[self.mode])
 
     @property
     def last_step(self) -> int:
@@ -230,20 +244,23 @@ class Lab(param.Parameterized):
         return query.encode({**setup, "step": self.step + 1, "lang": self.lang})
 
     # --- running the core -----------------------------------------------------------------------------
-    @param.depends("tasks", "tenants", "engine_tenants", watch=True)
-    def _watch_rows(self) -> None:
-        for row in [*self.tasks, *self.tenants, *self.engine_tenants]:
-            if not any(row is seen for seen in self._watched):
-                self._watched.append(row)
-                names = [row.widget_param(f).name for f in row._fields]
-                row.param.watch(lambda _: self.param.trigger("edited"), names)
+    @param.depends("mode", watch=True)
+    def _switch(self) -> None:
+        self.state = self.states[self.mode]
+
+    def _heard(self, *events) -> None:
+        """A mode's inputs changed: the one on screen runs again (the editor redraws for a new algorithm or new
+        rows); another mode's run when it is shown."""
+        if events[0].obj is not self.state:
+            return
+        drawn = {"algorithm", "rows"} & {event.name for event in events}
+        self.param.trigger(*(["inputs"] if drawn else []), *(["edited"] if len(drawn) < len(events) else []))
 
     def policy_source(self) -> str | None:
         """The code of your own policy when the algorithm is "custom", else None (a built-in rule runs)."""
         return self.policy_code.get(self.mode, TEMPLATES[self.mode]) if self.algorithm == CUSTOM else None
 
-    @param.depends("mode", "cpu_algorithm", "llm_algorithm", "engine_algorithm", "parameters", "tasks", "tenants",
-                   "engine_tenants", "edited", "policy_code", watch=True)
+    @param.depends("state", "inputs", "edited", "policy_code", watch=True)
     def run(self) -> None:
         scenario, source = self.scenario(), self.policy_source()
         prepared, self._prepared = self._prepared, None
@@ -271,7 +288,7 @@ class Lab(param.Parameterized):
 
     # --- editing --------------------------------------------------------------------------------------
     def set_algorithm(self, name: str) -> None:
-        setattr(self, f"{self.mode}_algorithm", name)
+        self.state.algorithm = name
 
     def use_policy(self, code: str) -> PolicyCodeError | None:
         """Make ``code`` the current mode's policy (the algorithm "custom") if it runs, and show that very run: the
@@ -283,11 +300,13 @@ class Lab(param.Parameterized):
             return error
         except ScenarioError:
             pass   # the scenario's own problem: the lab's run shows it by its field, as for any algorithm
-        self.param.update({"policy_code": {**self.policy_code, self.mode: code}, f"{self.mode}_algorithm": CUSTOM})
+        with param.parameterized.batch_call_watchers(self):   # one run, of the new code
+            self.policy_code = {**self.policy_code, self.mode: code}
+            self.state.algorithm = CUSTOM
         return None
 
     def set_parameter(self, name: str, text: str) -> None:
-        self.parameters = {**self.parameters, name: text}
+        self.state.parameters = {**self.parameters, name: text}
 
     def add_row(self) -> None:
         """A new row with a free name; none past ``MAX_ROWS`` (the editor says so beside its button)."""
@@ -296,10 +315,10 @@ class Lab(param.Parameterized):
         taken = {row.label for row in self.rows}
         name = next(n for n in (chr(c) for c in range(ord("A"), ord("Z") + 1)) if n not in taken) \
             if len(taken) < 26 else f"T{len(taken) + 1}"
-        setattr(self, ROWS[self.mode], [*self.rows, ROW_CLASSES[self.mode](name=name)])
+        self.state.rows = [*self.rows, row_class(self.mode)(name=name)]
 
     def remove_row(self, row: Row) -> None:
-        setattr(self, ROWS[self.mode], [r for r in self.rows if r is not row])
+        self.state.rows = [r for r in self.rows if r is not row]
 
     # --- stepping -------------------------------------------------------------------------------------
     def go(self, step: int) -> None:
@@ -320,49 +339,46 @@ class Lab(param.Parameterized):
     # --- restoring a shared link ------------------------------------------------------------------------
     def restore(self, search: str) -> None:
         """Apply a URL query; parts that cannot be read or that the core rejects are noted and ignored."""
-        names = {p for mode in MODES for a in algorithms(mode).values() for p in a.parameters}
-        setup, problems = query.decode(search, names)
+        known = {p for mode in self.states for a in algorithms(mode).values() for p in a.parameters}
+        setup, problems = query.decode(search, known)
         mode = setup.get("mode", self.mode)
-        if mode not in MODES:
-            problems.append(("mode", f"must be one of {', '.join(MODES)}, not {mode!r}"))
+        if mode not in self.states:
+            problems.append(("mode", f"must be one of {', '.join(self.states)}, not {mode!r}"))
             mode = self.mode
+        state, listing = self.states[mode], schema(mode).items
         candidate = {"algorithm": setup.get("algorithm"), "parameters": setup.get("parameters", {}),
-                     "rows": setup.get(schema(mode).items)}
+                     "rows": setup.get(listing)}
         if candidate["rows"] is not None and len(candidate["rows"]) > MAX_ROWS:
-            problems.append((listing := schema(mode).items,
-                             {lang: t(lang, "limit.rows", limit=MAX_ROWS, what=listing, count=len(candidate["rows"]))
-                              for lang in LANGUAGES}))
+            problems.append((listing, {lang: t(lang, "limit.rows", limit=MAX_ROWS, what=listing,
+                                               count=len(candidate["rows"])) for lang in LANGUAGES}))
             candidate["rows"] = candidate["rows"][:MAX_ROWS]
         if candidate["algorithm"] is not None and candidate["algorithm"] not in algorithms(mode):
             problems.append(("algorithm", f"unknown algorithm {candidate['algorithm']!r} for mode {mode}"))
             candidate["algorithm"] = None
         # Try the link's setup in the core first; drop whatever it rejects, one part at a time.
         while True:
-            rows = rows_from_text(mode, candidate["rows"]) if candidate["rows"] is not None else \
-                getattr(self, ROWS[mode])
+            rows = rows_from_text(mode, candidate["rows"]) if candidate["rows"] is not None else state.rows
             try:
-                simulate(mode, scenario_for(mode, candidate["algorithm"] or getattr(self, f"{mode}_algorithm"),
-                                            {**self.parameters, **candidate["parameters"]}, rows))
+                simulate(mode, scenario_for(mode, candidate["algorithm"] or state.algorithm,
+                                            {**state.parameters, **candidate["parameters"]}, rows))
                 break
             except ScenarioError as error:
                 problems.append((error.field, error.problem))
                 if not self._drop(candidate, error.field):
                     break  # nothing of the link is left to blame: the current inputs show the message
+        changes: dict[str, object] = {}
+        if candidate["algorithm"]:
+            changes["algorithm"] = candidate["algorithm"]
+        if candidate["parameters"]:
+            changes["parameters"] = {**state.parameters, **candidate["parameters"]}
+        if candidate["rows"] is not None:
+            changes["rows"] = rows_from_text(mode, candidate["rows"])
+        state.param.update(**changes)   # runs now if the mode is on screen, else when it is shown, next
         lang = setup.get("lang")
-        with param.parameterized.batch_call_watchers(self):
-            self.mode = mode
-            if candidate["algorithm"]:
-                self.set_algorithm(candidate["algorithm"])
-            if candidate["parameters"]:
-                self.parameters = {**self.parameters, **candidate["parameters"]}
-            if candidate["rows"] is not None:
-                setattr(self, ROWS[mode], rows_from_text(mode, candidate["rows"]))
-            if lang is not None:
-                if lang in self.param.lang.objects:
-                    self.lang = lang
-                else:
-                    problems.append(("lang", f"must be en or ja, not {lang!r}"))
-        self.run()
+        if lang is not None and lang not in self.param.lang.objects:
+            problems.append(("lang", f"must be en or ja, not {lang!r}"))
+            lang = None
+        self.param.update(mode=mode, **({"lang": lang} if lang is not None else {}))
         if "step" in setup:
             text = str(setup["step"])
             if INTEGER.match(text) and 1 <= int(text) <= self.last_step + 1:
@@ -371,11 +387,10 @@ class Lab(param.Parameterized):
                 problems.append(("step", f"must be a whole number from 1 to {self.last_step + 1}, not {text!r}"))
         self.notices = problems
 
-    @staticmethod
-    def _drop(candidate: dict, field: str) -> bool:
+    def _drop(self, candidate: dict, field: str) -> bool:
         """Forget the part of a link the core rejected (the current inputs stay); False if none was to blame."""
         head = re.split(r"[\[.]", field, maxsplit=1)[0]
-        if head in {schema(mode).items for mode in MODES} and candidate["rows"] is not None:
+        if head in {schema(mode).items for mode in self.states} and candidate["rows"] is not None:
             candidate["rows"] = None
         elif head in candidate["parameters"]:
             candidate["parameters"].pop(head)

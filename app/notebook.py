@@ -17,11 +17,12 @@ from .model import Lab
 from .ui import LabUI
 
 
-def lab(lang: str = "en", mode: str = "cpu", query: str = "") -> pn.viewable.Viewable:
+def lab(lang: str = "en", mode: str | None = None, query: str = "") -> pn.viewable.Viewable:
     """A fresh lab: its state (``.lab`` on the returned object's ``lab_state``) and its page.
 
-    ``query`` is a shared link's query (``mode=cpu&algorithm=srtf&...``), restored as in the browser."""
-    state = Lab(lang=lang, mode=mode)
+    ``mode``: the mode it opens in (None: the first, CPU); ``query`` is a shared link's query
+    (``mode=cpu&algorithm=srtf&...``), restored as in the browser."""
+    state = Lab(lang=lang, **({"mode": mode} if mode is not None else {}))
     if query:
         state.restore(query)
     page = LabUI(state).page()

@@ -24,17 +24,16 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from typing import Any, Protocol
 
 import param
 from panel.custom import JSComponent
 
-from . import frames, render
+from . import frames
 from .compare import comparable
 from .model import SPEEDS, LabView
 from .panes import STYLESHEETS
-from .teach_text import algorithm_label
-from .teach_text import t as teach_t
-from .text import t
+from .text import algorithm_label, t
 
 # The pager's JavaScript (an ES module each, the components' `_esm`: Panel reads a path's file, and a missing one
 # fails loudly) and its stylesheet beside the lab's (each component draws in its own shadow root): files beside this
@@ -72,7 +71,15 @@ class FrameSlot(JSComponent):
 
 def labels(lang: str) -> dict[str, str]:
     words = {key: t(lang, key) for key in ("first", "prev", "next", "last", "play", "pause", "speed", "step", "keys")}
-    return {**words, "pending": frames.pending_text(lang, "step.pending"), "link": frames.pending_text(lang, "step.link")}
+    return {**words, "pending": frames.pending_text(lang, "step.pending"),
+            "link": frames.pending_text(lang, "step.link")}
+
+
+class Cursored(Protocol):
+    """A chart whose cursor the pager moves (CPU mode's Gantt chart): a Bokeh ``Span`` and the ``BoxAnnotation``
+    that dims the future, both moved to a mark's value."""
+    cursor: Any
+    dim: Any
 
 
 class Stepping(LabView):
@@ -104,11 +111,11 @@ class Stepping(LabView):
         return FrameSlot(group=self.pager.group, slot=name, stylesheets=[*STYLESHEETS, PAGER_CSS],
                          **{"sizing_mode": "stretch_width", "margin": (4, 4), **kwargs})
 
-    def follow(self, owner: str, mark: str, gantt: render.Gantt | None) -> None:
-        """Let the pager move ``gantt``'s cursor to the ``mark`` of each frame (None: ``owner`` has none now)."""
+    def follow(self, owner: str, mark: str, chart: Cursored | None) -> None:
+        """Let the pager move ``chart``'s cursor to the ``mark`` of each frame (None: ``owner`` has none now)."""
         cursors = {k: v for k, v in self.pager.cursors.items() if k != owner}
-        if gantt is not None:
-            cursors[owner] = {"mark": mark, "span": gantt.cursor.id, "box": gantt.dim.id}
+        if chart is not None:
+            cursors[owner] = {"mark": mark, "span": chart.cursor.id, "box": chart.dim.id}
         self.pager.cursors = cursors
 
     def _opened(self, event) -> None:
@@ -135,8 +142,8 @@ class Stepping(LabView):
             right = compare.result
             right = right if comparable(lab.result, right) else None
             lang = lab.lang
-            headings = (teach_t(lang, "compare.left", name=algorithm_label(lab.result, lang)),
-                        teach_t(lang, "compare.right", name=algorithm_label(right, lang) if right else ""))
+            headings = (t(lang, "compare.left", name=algorithm_label(lab.result, lang)),
+                        t(lang, "compare.right", name=algorithm_label(right, lang) if right else ""))
             built = built.merged(frames.compare_frames(lab.result, right, lang, headings))
         self._frames = built
         drawn = ["", "&".join(p for p in lab.link().split("&") if not p.startswith(("step=", "lang=")))]

@@ -35,7 +35,6 @@ TEACH_CSS = """
               text-indent: 0; user-select: none; }
 .source .line.mark { background: #fff2b3; box-shadow: inset 4px 0 0 #E69F00; }
 .source .line.bad { background: #ffe0e0; box-shadow: inset 4px 0 0 #a40000; }
-.source .line.menu { color: #6b6b6b; }
 .source .section { display: block; color: #555; font-style: italic; padding: 0.3em 0.6em 0.1em; white-space: normal; }
 .diff-better { background: #e3f4ea; color: #00512e; font-weight: 700; }
 .diff-worse { background: #fde6e6; color: #7a0000; font-weight: 700; }

@@ -17,14 +17,13 @@ from schedulers import MODES, ScenarioError, schema
 from schedulers.custom import CUSTOM
 from schedulers.exercises import MAX_SEED
 from schedulers.quiz import next_question, question
-from schedulers.llm.steps import dispatches_so_far
 
 from . import render
-from .engine_views import EngineView
-from .model import ROWS, LabView, item_text, parameter_value, rows_from_text
+from .model import LabView, parameter_value, rows_from_text
+from .modes import app_mode, views_of
 from .panes import pane
 from .render import esc
-from .teach_text import t
+from .text import t
 from .textfield import TextField
 
 
@@ -39,7 +38,7 @@ def command_line(mode: str, seed: int, algorithm: str, parameters: dict[str, str
 
 def exercise_rows(mode: str, scenario: dict[str, Any]) -> list:
     """A seeded exercise's items as the editor's rows."""
-    return rows_from_text(mode, [item_text(item) for item in scenario[schema(mode).items]])
+    return rows_from_text(mode, [app_mode(mode).typed(item) for item in scenario[schema(mode).items]])
 
 
 class QuizView(LabView):
@@ -70,10 +69,8 @@ class QuizView(LabView):
         with param.parameterized.batch_call_watchers(self):
             self.param.update(seed=text, exercise=int(text), problem="")
         settings = {k: str(v) for k, v in scenario.items() if k != schema(self.lab.mode).items}   # engine: slots
-        with param.parameterized.batch_call_watchers(self.lab):
-            if settings:
-                self.lab.parameters = {**self.lab.parameters, **settings}
-            setattr(self.lab, ROWS[self.lab.mode], rows)
+        self.lab.state.param.update(rows=rows, **({"parameters": {**self.lab.parameters, **settings}}
+                                                  if settings else {}))   # one run
         self.restart()
 
     def random_seed(self) -> None:
@@ -149,28 +146,7 @@ class QuizView(LabView):
         now = result["steps"][step]
         parts: list = [pane(f'<p class="label">{esc(t(lang, "quiz.state", k=step + 1))}</p>'
                             + render.narration(now, lang))]
-        if result["mode"] == "cpu":
-            gantt = render.Gantt(result, lang, self.lab.presenter)
-            gantt.move(now["time"])
-            gantt.dim.fill_alpha = 1.0    # the future is hidden, not dimmed
-            gantt.dim.level = gantt.cursor.level = "annotation"   # below the arrival marks (overlay, next)
-            gantt.plot.tools = []         # and no tooltip tells it
-            for renderer in gantt.plot.renderers:   # arrivals are known: their marks stay above the cover
-                if type(renderer.glyph).__name__ == "Scatter":
-                    renderer.level = "overlay"
-            parts.append(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["quiz-gantt"]))
-            parts.append(pane('<div class="grid">' + render.ready_queue(now, render.indexes(result["tasks"]), lang)
-                              + render.remaining_bars(now, result["tasks"], lang) + "</div>"))
-        elif result["mode"] == "engine":   # the batch up to now, on an axis that ends now
-            engine = EngineView(result, lang)
-            parts.append(pane(engine.batch(step, end=engine.now(step)) + '<div class="grid">' + engine.queues(step)
-                              + engine.counters(step) + "</div>"))
-        else:
-            past = {**result, "dispatch": dispatches_so_far(result, step)}
-            parts.append(pane(render.dispatch_strip(past, step, lang) + '<div class="grid">'
-                              + render.tenant_queues(result, step, lang) + render.meters(result, step, lang)
-                              + "</div>"))
-        return parts
+        return parts + views_of(result["mode"]).known_state(result, step, lang, self.lab.presenter)
 
     @param.depends("lab.result", "lab.step", "lab.lang", "feedback", "right", "asked", "exercise", "shown")
     def board(self):
@@ -180,7 +156,8 @@ class QuizView(LabView):
             raise param.Skip
         if not result:
             return pn.Column()
-        score = pane(f'<p class="score" aria-live="polite">{esc(t(lang, "quiz.score", right=self.right, asked=self.asked))}'
+        words = t(lang, "quiz.score", right=self.right, asked=self.asked)
+        score = pane(f'<p class="score" aria-live="polite">{esc(words)}'
                      f'</p>{self.cli_note(lang)}', css_classes=["quiz-score"])
         parts: list = [score]
         feedback = self.feedback
@@ -214,8 +191,8 @@ class QuizView(LabView):
             go = pn.widgets.Button(label=t(lang, "quiz.next"), color="primary", css_classes=["quiz-next"])
             go.on_click(lambda _: self.skip())
             return pn.Column(*parts, go, *self.known_state(result, lab.step, lang), sizing_mode="stretch_width")
-        prompt = t(lang, f"quiz.question.{result['mode']}", t=asked.time, next=asked.time + 1)
-        where = render.indexes(result["tasks"] if result["mode"] == "cpu" else result["tenants"])
+        prompt = app_mode(result["mode"]).say(lang, "question", t=asked.time, next=asked.time + 1)
+        where = render.indexes(result[schema(result["mode"]).items])
         buttons = []
         for name in asked.candidates:
             button = pn.widgets.Button(label=name, css_classes=["quiz-choice", f"quiz-choice-{where[name]}"],

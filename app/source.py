@@ -14,7 +14,7 @@ from schedulers.trace import policy_lines, resumes_quantum
 
 from .model import LabView
 from .render import esc
-from .teach_text import t
+from .text import t
 
 
 @lru_cache(maxsize=64)
@@ -23,13 +23,9 @@ def cached_source(mode: str, algorithm: str, parameters: str) -> RuleSource:
     return rule_source(mode, algorithm, json.loads(parameters))
 
 
-def listing(lines: Iterable[tuple[int, str]], marked: set[int], css: str = "mark",
-            quiet: frozenset[int] = frozenset()) -> str:
-    """Numbered lines; the ``marked`` numbers get the class ``css``, the ``quiet`` ones (a rule's menu entry,
-    not its code) the class ``menu``."""
-    def classes(number: int) -> str:
-        return "".join((f" {css}" if number in marked else "", " menu" if number in quiet else ""))
-    return "".join(f'<span class="line{classes(number)}" data-line="{number}">'
+def listing(lines: Iterable[tuple[int, str]], marked: set[int], css: str = "mark") -> str:
+    """Numbered lines; the ``marked`` numbers get the class ``css``."""
+    return "".join(f'<span class="line{f" {css}" if number in marked else ""}" data-line="{number}">'
                    f'<span class="no">{number}</span>{esc(text)}</span>' for number, text in lines)
 
 

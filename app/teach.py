@@ -13,11 +13,11 @@ import param
 
 # exports defines a custom model (PngDownload, a JSComponent): under Pyodide, Panel sends the definitions of custom
 # models with the first page only, so its class must exist before the page is written, even if the view is not.
-from . import exports  # noqa: F401
+from . import exports
 from .model import LabView
 from .panes import SCALED
 from .source import SourceView
-from .teach_text import t
+from .text import t
 
 VIEWS = ("lab", "compare", "quiz", "custom", "export")
 

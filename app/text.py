@@ -1,65 +1,37 @@
 """Every word the lab shows, in English and Japanese.
 
-``t(lang, key, **values)`` fills a template. Values are inserted as given: callers that build HTML escape
-the finished sentence (``render.esc``), so a name is always text, never markup.
+``t(lang, key, **values)`` fills a sentence of ``TEXT``. The fields of a scenario and the columns of a results table
+have their words by their name in the core, in one table each: ``LABELS`` (a field's label in the editor is its
+column's heading), ``SHORT`` (a column's heading on a narrow screen) and ``HELP`` (a field's sentence of help, where
+its label is not enough); ``label``, ``short_label`` and ``field_help`` read them. tests/test_app_words.py fails,
+naming it, on a field or column of any mode without words; on screen such a name shows as itself. A mode's own words
+(its name in the menu, its help, ...) are its ``AppMode.words`` (``app/modes/<name>/``).
+
+Values are inserted as given: callers that build HTML escape the finished sentence (``render.esc``), so a name is
+always text, never markup.
 """
 from __future__ import annotations
+
+from collections.abc import Mapping
+
+from schedulers import algorithms
+from schedulers.custom import CUSTOM
 
 LANGUAGES = {"en": "English", "ja": "日本語"}
 
 TEXT: dict[str, dict[str, str]] = {
     "title": {"en": "The scheduling lab", "ja": "スケジューリング実験室"},
     "mode": {"en": "Mode", "ja": "モード"},
-    "mode.cpu": {"en": "CPU", "ja": "CPU"},
-    "mode.llm": {"en": "LLM router", "ja": "LLM ルーター"},
     "language": {"en": "Language", "ja": "言語"},
     "presenter": {"en": "Presenter mode", "ja": "プレゼンターモード"},
     "algorithm": {"en": "Algorithm", "ja": "アルゴリズム"},
     "group.article": {"en": "The article's four", "ja": "記事の 4 つ"},
     "group.more": {"en": "Beyond the article", "ja": "記事の先"},
-    "parameters": {"en": "Parameters", "ja": "パラメーター"},
-    "param.default": {"en": "used: {value}", "ja": "使用値: {value}"},
     "tasks": {"en": "Tasks", "ja": "タスク"},
     "tenants": {"en": "Tenants", "ja": "テナント"},
-    "add.task": {"en": "+ Add task", "ja": "+ タスクを追加"},
-    "add.tenant": {"en": "+ Add tenant", "ja": "+ テナントを追加"},
-    "remove": {"en": "Remove", "ja": "削除"},
+    "add.tasks": {"en": "+ Add task", "ja": "+ タスクを追加"},   # by the scenario's list (schema.items)
+    "add.tenants": {"en": "+ Add tenant", "ja": "+ テナントを追加"},
     "remove.row": {"en": "Remove {name}", "ja": "{name} を削除"},
-    "field.name": {"en": "Name", "ja": "名前"},
-    "field.arrival": {"en": "Arrival", "ja": "到着"},
-    "field.burst": {"en": "Burst", "ja": "実行時間"},
-    "field.deadline": {"en": "Deadline", "ja": "締切"},
-    "field.priority": {"en": "Priority", "ja": "優先度"},
-    "field.tickets": {"en": "Tickets", "ja": "チケット"},
-    "field.nice": {"en": "Nice", "ja": "nice値"},
-    "help.nice": {"en": "Sets the weight: nice 0 weighs 1024, each step lower weighs about 1.25× more.",
-                  "ja": "重みを決めます。nice 0 の重みは 1024 で、1 つ下げるごとに約 1.25 倍になります。"},
-    "field.weight": {"en": "Weight", "ja": "重み"},
-    "field.cost": {"en": "Cost", "ja": "コスト"},
-    "field.count": {"en": "Count", "ja": "件数"},
-    "field.costs": {"en": "Costs", "ja": "コスト列"},
-    "help.costs": {"en": "One cost per request, e.g. 8 8 2; when given it replaces cost × count.",
-                   "ja": "リクエストごとのコスト（例: 8 8 2）。指定するとコスト × 件数の代わりに使います。"},
-    "field.join": {"en": "Join", "ja": "参加時刻"},
-    "field.quantum": {"en": "Quantum", "ja": "クォンタム"},
-    "field.levels": {"en": "Levels", "ja": "段数"},
-    "field.quanta": {"en": "Quanta per level", "ja": "段ごとのクォンタム"},
-    "field.allotment": {"en": "Allotment per level", "ja": "段ごとの割り当て"},
-    "field.boost": {"en": "Boost period", "ja": "ブースト周期"},
-    "field.aging": {"en": "Aging every N waited", "ja": "エージング間隔 N"},
-    "field.lottery_seed": {"en": "Lottery seed", "ja": "抽選のシード"},
-    "field.latency": {"en": "Latency (period)", "ja": "レイテンシ（周期）"},
-    "field.min_granularity": {"en": "Min. granularity", "ja": "最小粒度"},
-    "field.slice": {"en": "Slice (request)", "ja": "スライス（要求長）"},
-    "help.latency": {"en": "The period the runnable tasks share in proportion to their weights.",
-                     "ja": "実行可能なタスクが重みに比例して分け合う周期です。"},
-    "help.min_granularity": {"en": "The shortest slice a task is given.", "ja": "タスクに与える最短のスライスです。"},
-    "help.slice": {"en": "The length of every request a task makes.", "ja": "タスクが出す各要求の長さです。"},
-    "help.quanta": {"en": "One per level, e.g. 1, 2, 4.", "ja": "段ごとに 1 つ（例: 1, 2, 4）。"},
-    "help.allotment": {"en": "Quanta a task may use at each level, e.g. 1, 1, 1.",
-                       "ja": "各段で使えるクォンタム数（例: 1, 1, 1）。"},
-    "help.boost": {"en": "Empty: never.", "ja": "空欄: ブーストなし。"},
-    "help.aging": {"en": "Empty: no aging.", "ja": "空欄: エージングなし。"},
     "invalid": {"en": "Not run: {problem} — the last valid run stays on screen.",
                 "ja": "実行しません: {problem} — 直前の有効な結果を表示中です。"},
     "limit.rows": {"en": "the editor holds at most {limit} {what}; only the first {limit} of {count} are used "
@@ -67,8 +39,10 @@ TEXT: dict[str, dict[str, str]] = {
                    "ja": "エディターで扱えるのは {limit} 件までです。{count} 件のうち最初の {limit} 件だけを使います"
                          "（コマンドラインなら 100,000 件まで実行できます）"},
     "limit.full": {"en": "The editor holds at most {limit} {what} (the command line runs up to 100,000).",
-                   "ja": "エディターで扱えるのは {limit} 件までです（コマンドラインなら 100,000 件まで実行できます）。"},
-    "url.ignored": {"en": "Ignored from the link: {field}: {problem}", "ja": "リンクの値を無視しました: {field}: {problem}"},
+                   "ja": "エディターで扱えるのは {limit} 件までです"
+                         "（コマンドラインなら 100,000 件まで実行できます）。"},
+    "url.ignored": {"en": "Ignored from the link: {field}: {problem}",
+                    "ja": "リンクの値を無視しました: {field}: {problem}"},
     "step.counter": {"en": "step {k}/{n}", "ja": "ステップ {k}/{n}"},
     # The time a step shows (schedulers.trace.span): a CPU slice, an LLM instant, or before anything happened.
     "step.span": {"en": "t={start} → {end}", "ja": "t={start} → {end}"},
@@ -87,7 +61,6 @@ TEXT: dict[str, dict[str, str]] = {
     "speed": {"en": "Speed (steps/s)", "ja": "速度（ステップ/秒）"},
     "keys": {"en": "Keys: ← → step, Space play/pause, Home/End first/last.",
              "ja": "キー: ← → で 1 ステップ、Space で再生/停止、Home/End で最初/最後。"},
-    "narration": {"en": "What happened", "ja": "何が起きたか"},
     "gantt": {"en": "Timeline", "ja": "タイムライン"},
     "gantt.time": {"en": "time", "ja": "時刻"},
     "gantt.task": {"en": "Task", "ja": "タスク"},
@@ -104,47 +77,11 @@ TEXT: dict[str, dict[str, str]] = {
     "metrics": {"en": "Results of the whole run", "ja": "実行全体の結果"},
     "metrics.pending": {"en": "not finished at this step", "ja": "このステップでは未完了"},
     "metrics.average": {"en": "Average", "ja": "平均"},
-    "col.task": {"en": "Task", "ja": "タスク"},
-    "col.arrival": {"en": "Arrival", "ja": "到着"},
-    "col.burst": {"en": "Burst", "ja": "実行時間"},
-    "col.completion": {"en": "Completion", "ja": "完了"},
-    "col.turnaround": {"en": "Turnaround", "ja": "ターンアラウンド"},
-    "col.waiting": {"en": "Waiting", "ja": "待ち時間"},
-    "col.response": {"en": "Response", "ja": "応答時間"},
-    "col.deadline": {"en": "Deadline", "ja": "締切"},
-    "col.missed": {"en": "Missed", "ja": "締切超過"},
-    "col.priority": {"en": "Priority", "ja": "優先度"},
-    "col.tickets": {"en": "Tickets", "ja": "チケット"},
-    "col.nice": {"en": "Nice", "ja": "nice値"},
-    "col.tenant": {"en": "Tenant", "ja": "テナント"},
-    "col.requests": {"en": "Requests", "ja": "リクエスト"},
-    "col.dispatched": {"en": "Dispatched", "ja": "送出数"},
-    "col.charged": {"en": "Charged cost", "ja": "課金コスト"},
-    "col.normalized": {"en": "Cost ÷ weight", "ja": "コスト ÷ 重み"},
-    "col.weight": {"en": "Weight", "ja": "重み"},
-    # Column headings for narrow screens (the full heading stays for screen readers).
-    "short.arrival": {"en": "Arr.", "ja": "到着"},
-    "short.burst": {"en": "Burst", "ja": "実行"},
-    "short.completion": {"en": "Done", "ja": "完了"},
-    "short.turnaround": {"en": "TAT", "ja": "TAT"},
-    "short.waiting": {"en": "Wait", "ja": "待ち"},
-    "short.response": {"en": "Resp.", "ja": "応答"},
-    "short.deadline": {"en": "DL", "ja": "締切"},
-    "short.missed": {"en": "Late", "ja": "超過"},
-    "short.priority": {"en": "Prio.", "ja": "優先"},
-    "short.tickets": {"en": "Tix", "ja": "券"},
-    "short.nice": {"en": "Nice", "ja": "nice"},
-    "short.weight": {"en": "Wt", "ja": "重み"},
-    "short.requests": {"en": "Req.", "ja": "件数"},
-    "short.dispatched": {"en": "Sent", "ja": "送出"},
-    "short.charged": {"en": "Cost", "ja": "課金"},
-    "short.normalized": {"en": "÷ wt", "ja": "÷重み"},
     "yes": {"en": "yes", "ja": "はい"},
     "no": {"en": "no", "ja": "いいえ"},
     "summary": {"en": "Makespan {makespan} · busy {busy} · idle {idle} · context switches {context_switches}",
                 "ja": "総時間 {makespan} ・ 稼働 {busy} ・ アイドル {idle} ・ コンテキストスイッチ {context_switches}"},
     "dispatch": {"en": "Dispatch order", "ja": "送出順"},
-    "dispatch.none": {"en": "nothing dispatched yet", "ja": "まだ送出なし"},
     "queues": {"en": "Waiting requests per tenant (costs)", "ja": "テナントごとの待ちリクエスト（コスト）"},
     "queue.empty": {"en": "empty", "ja": "空"},
     "meters": {"en": "Meters M_i and virtual time V", "ja": "メーター M_i と仮想時刻 V"},
@@ -158,7 +95,8 @@ TEXT: dict[str, dict[str, str]] = {
                           "ja": "全テナントが待っていた区間: t={start} … {end}（送出 {count} 件）"},
     "fairness.none": {"en": "So far no dispatch had every tenant waiting.",
                       "ja": "これまでのところ、全テナントが待っていた送出はありません。"},
-    "fairness.increments": {"en": "Cost ÷ weight each tenant received there", "ja": "その間に各テナントが受けたコスト ÷ 重み"},
+    "fairness.increments": {"en": "Cost ÷ weight each tenant received there",
+                            "ja": "その間に各テナントが受けたコスト ÷ 重み"},
     "fairness.jain": {"en": "How even, by Jain's index (1 = perfectly even, 1/n = all to one): {value}",
                       "ja": "均等さ（Jain 指数。1 = 完全に均等、1/n = 1 テナントに集中）: {value}"},
     "fairness.bound": {"en": "Largest difference in cost ÷ weight between two tenants: {gap}, against the bound "
@@ -168,7 +106,8 @@ TEXT: dict[str, dict[str, str]] = {
                       "ja": "帯 V ≤ M_i ≤ V + c̄（c̄ = {width}）: {status}"},
     "holds": {"en": "holds", "ja": "成立"},
     "broken": {"en": "broken", "ja": "不成立"},
-    "deficits": {"en": "Deficit counters of deficit round robin.", "ja": "Deficit ラウンドロビンの deficit カウンター。"},
+    "deficits": {"en": "Deficit counters of deficit round robin.",
+                 "ja": "Deficit ラウンドロビンの deficit カウンター。"},
     "deficits.title": {"en": "Deficits D_i", "ja": "Deficit D_i"},
     "queues.compact": {"en": "Queues are not recorded for a run this large (compact trace).",
                        "ja": "この規模の実行ではキューを記録していません（簡略トレース）。"},
@@ -183,9 +122,6 @@ TEXT: dict[str, dict[str, str]] = {
     "kind.decode": {"en": "decode iteration", "ja": "デコード反復"},
     # CPU mode: the rule's own numbers per task (CFS, EEVDF)
     "rule.state": {"en": "The rule's numbers per task", "ja": "タスクごとの規則の値"},
-    "col.vruntime": {"en": "vruntime", "ja": "vruntime"},
-    "col.lag": {"en": "Lag", "ja": "ラグ"},
-    "col.virtual_deadline": {"en": "Virtual deadline", "ja": "仮想締切"},
     "rule.state.none": {"en": "not runnable yet", "ja": "まだ実行可能ではありません"},
     "rule.state.note": {"en": "vruntime += ran × 1024 ÷ weight; the bar is each task's vruntime.",
                         "ja": "vruntime += 実行時間 × 1024 ÷ 重み。棒は各タスクの vruntime です。"},
@@ -202,100 +138,319 @@ TEXT: dict[str, dict[str, str]] = {
     "not.recorded": {"en": "not recorded for a run this large (compact trace)",
                      "ja": "この規模の実行では記録していません（簡略トレース）"},
     "event.other": {"en": "{kind}: {task}", "ja": "{kind}: {task}"},
-    "help": {
-        "en": "Pick an algorithm, edit the tasks, then step through the run. Every step shows who runs, who waits "
-              "and why; the table always shows the whole run's results. The address bar keeps the whole setup: "
-              "copy it to share exactly this view.",
-        "ja": "アルゴリズムを選び、タスクを編集して、実行を 1 ステップずつ追ってください。各ステップで誰が実行し誰が待つか、"
-              "その理由が表示されます。表は常に実行全体の結果です。アドレスバーに設定がすべて入るので、"
-              "コピーすればこの画面をそのまま共有できます。"},
-    "help.engine": {
-        "en": "One inference engine batches requests from several tenants; every decode iteration each running "
-              "request generates one token. The rule decides which waiting request takes a free slot: FCFS by "
-              "arrival, VTC by the least tokens charged so far.",
-        "ja": "1 台の推論エンジンが複数テナントのリクエストをまとめて処理し、デコード反復ごとに実行中の各リクエストが "
-              "1 トークンを生成します。規則は空いたスロットにどの待ちリクエストを入れるかを決めます。FCFS は到着順、"
-              "VTC はこれまでに課金されたトークンが最も少ないテナントから受け入れます。"},
-    "mode.engine": {"en": "Inference engine", "ja": "推論エンジン"},
-    "field.requests": {"en": "Requests", "ja": "リクエスト"},
-    "help.requests": {"en": "INPUT/OUTPUT tokens per request, e.g. 4/8x16 (16 requests), 8/30x2@10 (arriving at "
-                            "iteration 10), 4/5~3 (predicted output 3); several groups joined by +.",
-                      "ja": "リクエストごとの 入力/出力 トークン。例: 4/8x16（16 件）、8/30x2@10（反復 10 に到着）、"
-                            "4/5~3（予測出力 3）。複数のグループは + でつなぎます。"},
-    "field.slots": {"en": "Slots", "ja": "スロット数"},
-    "field.memory": {"en": "Memory (tokens)", "ja": "メモリ（トークン）"},
-    "field.w_in": {"en": "w_in (per input token)", "ja": "w_in（入力 1 トークン）"},
-    "field.w_out": {"en": "w_out (per output token)", "ja": "w_out（出力 1 トークン）"},
-    "field.prediction": {"en": "Prediction", "ja": "予測"},
-    "help.slots": {"en": "Requests in the batch at once.", "ja": "バッチに同時に入るリクエスト数。"},
-    "help.memory": {"en": "Tokens the batch may hold (inputs + tokens generated); empty: no limit.",
-                    "ja": "バッチが保持できるトークン数（入力 + 生成済み）。空欄: 制限なし。"},
-    "help.prediction": {"en": "The predicted output of a request without its own; empty: the tenant's mean output "
-                              "so far.", "ja": "予測を持たないリクエストの予測出力。空欄: そのテナントのこれまでの平均出力。"},
-    "engine.batch": {"en": "Batch slots, iteration by iteration", "ja": "バッチのスロット（反復ごと）"},
-    "engine.slot": {"en": "slot {slot}", "ja": "スロット {slot}"},
-    "engine.free": {"en": "free", "ja": "空き"},
-    "engine.request": {"en": "{tenant} #{request}: input {input}, {generated} of {output} tokens",
-                       "ja": "{tenant} #{request}: 入力 {input}、出力 {generated}/{output} トークン"},
-    "engine.axis": {"en": "iterations {start} … {end}; the line is now (t={now})",
-                    "ja": "反復 {start} … {end}。縦線が現在（t={now}）"},
-    "engine.more.slots": {"en": "{count} more slots are not drawn (the table and the exports have them all).",
-                          "ja": "ほか {count} スロットは描いていません（表と書き出しにはすべてあります）。"},
-    "engine.memory": {"en": "Tokens in the batch: {held} of {memory}", "ja": "バッチ内のトークン: {held} / {memory}"},
-    "engine.held": {"en": "Tokens in the batch: {held}", "ja": "バッチ内のトークン: {held}"},
-    "engine.queues": {"en": "Waiting requests per tenant (input/output tokens)",
+    "batch": {"en": "Batch slots, iteration by iteration", "ja": "バッチのスロット（反復ごと）"},
+    "batch.slot": {"en": "slot {slot}", "ja": "スロット {slot}"},
+    "batch.free": {"en": "free", "ja": "空き"},
+    "batch.request": {"en": "{tenant} #{request}: input {input}, {generated} of {output} tokens",
+                      "ja": "{tenant} #{request}: 入力 {input}、出力 {generated}/{output} トークン"},
+    "batch.axis": {"en": "iterations {start} … {end}; the line is now (t={now})",
+                   "ja": "反復 {start} … {end}。縦線が現在（t={now}）"},
+    "batch.more": {"en": "{count} more slots are not drawn (the table and the exports have them all).",
+                   "ja": "ほか {count} スロットは描いていません（表と書き出しにはすべてあります）。"},
+    "batch.memory": {"en": "Tokens in the batch: {held} of {memory}", "ja": "バッチ内のトークン: {held} / {memory}"},
+    "batch.held": {"en": "Tokens in the batch: {held}", "ja": "バッチ内のトークン: {held}"},
+    "queues.tokens": {"en": "Waiting requests per tenant (input/output tokens)",
                       "ja": "テナントごとの待ちリクエスト（入力/出力 トークン）"},
-    "engine.more": {"en": "+{count} more", "ja": "ほか {count} 件"},
-    "engine.counters": {"en": "Virtual token counters", "ja": "仮想トークンカウンター"},
-    "engine.counters.unread": {"en": "Counted as VTC counts, but this rule never reads them to choose.",
-                               "ja": "VTC と同じように数えますが、この規則は選ぶときに読みません。"},
-    "engine.lifted": {"en": "{tenant} lifted: {before} → {after} (the line marks {before})",
-                      "ja": "{tenant} を引き上げ: {before} → {after}（縦線が {before}）"},
-    "engine.kept": {"en": "{tenant} rejoins: its counter {before} stays", "ja": "{tenant} が復帰: カウンター {before} のまま"},
-    "engine.service": {"en": "Service so far (w_in × input + w_out × output tokens)",
-                       "ja": "これまでのサービス（w_in × 入力 + w_out × 出力トークン）"},
-    "engine.service.axes": {"en": "0 … {top} over iterations 0 … {end}", "ja": "0 … {top}、反復 0 … {end}"},
-    "engine.fairness": {"en": "Fairness: {first} and {second} while both wait",
-                        "ja": "公平性: {first} と {second} がともに待つ間"},
-    "engine.fairness.live": {"en": "Both waiting since t={since}: the difference of the service they received since "
-                                   "then is {gap} (widest in this stretch {widest}); the VTC bound is {bound}: {status}.",
-                             "ja": "t={since} から両方が待っています。その間に受けたサービスの差は {gap}"
-                                   "（この区間の最大 {widest}）、VTC の上界は {bound}: {status}。"},
-    "engine.fairness.idle": {"en": "Not both waiting at the end of this iteration; the bound is {bound}.",
-                             "ja": "この反復の終わりには両方は待っていません。上界は {bound} です。"},
-    "engine.fairness.run": {"en": "Over the whole run: the widest difference was {gap}, over t={start} … {end}; bound "
-                                  "{bound}: {status}.",
-                            "ja": "実行全体では、最大の差は {gap}（t={start} … {end}）、上界 {bound}: {status}。"},
-    "engine.fairness.before": {"en": "As of the last iteration (t={t}).", "ja": "直前の反復（t={t}）の時点。"},
-    "engine.fairness.bound": {"en": "Bound 2 × max(w_in × L, w_out × M) for weights 1: L = {largest} (largest input), "
-                                    "M = {tokens} (most tokens a batch can hold).",
-                              "ja": "上界は重み 1 のとき 2 × max(w_in × L, w_out × M)。L = {largest}（最大の入力）、"
-                                    "M = {tokens}（バッチが保持できる最大トークン数）。"},
-    "engine.fairness.one": {"en": "One tenant: no pair to compare.", "ja": "テナントが 1 つなので、比べる対がありません。"},
-    "engine.summary": {"en": "{iterations} iterations ({idle} idle) · {tokens} tokens generated · {occupancy} requests "
+    "queues.more": {"en": "+{count} more", "ja": "ほか {count} 件"},
+    "counters": {"en": "Virtual token counters", "ja": "仮想トークンカウンター"},
+    "counters.unread": {"en": "Counted as VTC counts, but this rule never reads them to choose.",
+                        "ja": "VTC と同じように数えますが、この規則は選ぶときに読みません。"},
+    "counters.lifted": {"en": "{tenant} lifted: {before} → {after} (the line marks {before})",
+                        "ja": "{tenant} を引き上げ: {before} → {after}（縦線が {before}）"},
+    "counters.kept": {"en": "{tenant} rejoins: its counter {before} stays",
+                      "ja": "{tenant} が復帰: カウンター {before} のまま"},
+    "service": {"en": "Service so far (w_in × input + w_out × output tokens)",
+                "ja": "これまでのサービス（w_in × 入力 + w_out × 出力トークン）"},
+    "service.axes": {"en": "0 … {top} over iterations 0 … {end}", "ja": "0 … {top}、反復 0 … {end}"},
+    "fairness.pair": {"en": "Fairness: {first} and {second} while both wait",
+                      "ja": "公平性: {first} と {second} がともに待つ間"},
+    "fairness.pair.live": {"en": "Both waiting since t={since}: the difference of the service they received since "
+                                 "then is {gap} (widest in this stretch {widest}); the VTC bound is {bound}: "
+                                 "{status}.",
+                           "ja": "t={since} から両方が待っています。その間に受けたサービスの差は {gap}"
+                                 "（この区間の最大 {widest}）、VTC の上界は {bound}: {status}。"},
+    "fairness.pair.idle": {"en": "Not both waiting at the end of this iteration; the bound is {bound}.",
+                           "ja": "この反復の終わりには両方は待っていません。上界は {bound} です。"},
+    "fairness.pair.run": {"en": "Over the whole run: the widest difference was {gap}, over t={start} … {end}; bound "
+                                "{bound}: {status}.",
+                          "ja": "実行全体では、最大の差は {gap}（t={start} … {end}）、上界 {bound}: {status}。"},
+    "fairness.pair.before": {"en": "As of the last iteration (t={t}).", "ja": "直前の反復（t={t}）の時点。"},
+    "fairness.pair.bound": {"en": "Bound 2 × max(w_in × L, w_out × M) for weights 1: L = {largest} (largest input), "
+                                  "M = {tokens} (most tokens a batch can hold).",
+                            "ja": "上界は重み 1 のとき 2 × max(w_in × L, w_out × M)。L = {largest}（最大の入力）、"
+                                  "M = {tokens}（バッチが保持できる最大トークン数）。"},
+    "fairness.pair.one": {"en": "One tenant: no pair to compare.",
+                          "ja": "テナントが 1 つなので、比べる対がありません。"},
+    "summary.batch": {"en": "{iterations} iterations ({idle} idle) · {tokens} tokens generated · {occupancy} requests "
                              "per busy iteration", "ja": "{iterations} 反復（空き {idle}）・生成 {tokens} トークン・"
                              "稼働反復あたり {occupancy} 件"},
-    "col.input_tokens": {"en": "Input tokens", "ja": "入力トークン"},
-    "col.output_tokens": {"en": "Output tokens", "ja": "出力トークン"},
-    "col.service": {"en": "Service", "ja": "サービス"},
-    "col.counter": {"en": "Counter", "ja": "カウンター"},
-    "col.mean_waiting": {"en": "Mean wait", "ja": "平均待ち"},
-    "col.mean_latency": {"en": "Mean latency", "ja": "平均遅延"},
-    "short.input_tokens": {"en": "In", "ja": "入力"},
-    "short.output_tokens": {"en": "Out", "ja": "出力"},
-    "short.service": {"en": "Serv.", "ja": "サービス"},
-    "short.counter": {"en": "Ctr", "ja": "カウンター"},
-    "short.mean_waiting": {"en": "Wait", "ja": "待ち"},
-    "short.mean_latency": {"en": "Lat.", "ja": "遅延"},
-    "help.llm": {
-        "en": "Each tenant sends requests with an estimated cost; the router decides the order in which they go to "
-              "the server fleet. Compare how the algorithms share the fleet while every tenant is waiting.",
-        "ja": "各テナントは推定コスト付きのリクエストを送り、ルーターがサーバー群への送出順を決めます。"
-              "全テナントが待っている間に、各アルゴリズムがどう分け合うかを比べてください。"},
+    # --- the teaching features: the rule, compare, the quiz, your own policy, exports
+    "tab.lab": {"en": "Step through", "ja": "ステップ実行"},
+    "tab.compare": {"en": "Compare", "ja": "比較"},
+    "tab.quiz": {"en": "Predict", "ja": "予想クイズ"},
+    "tab.custom": {"en": "Your policy", "ja": "自作ポリシー"},
+    "tab.export": {"en": "Export", "ja": "書き出し"},
+    # the rule itself
+    "rule.title": {"en": "The rule itself: the code that decides", "ja": "規則そのもの: 判断するコード"},
+    "rule.from": {"en": "{path}, from line {first} — the code the lab is running, read from the core.",
+                  "ja": "{path} の {first} 行目から。実行中のコアから読み出したコードそのものです。"},
+    "rule.marked": {"en": "Highlighted: what the engine asked the rule at this step ({methods}).",
+                    "ja": "ハイライト: このステップでエンジンが規則に尋ねたところ（{methods}）。"},
+    "rule.unasked": {"en": "At this step the rule is not asked: {reason}",
+                     "ja": "このステップでは規則は呼ばれません: {reason}"},
+    "rule.unasked.continue": {"en": "it never preempts, so the running task simply continues.",
+                              "ja": "横取りしない規則なので、実行中のタスクがそのまま続きます。"},
+    "rule.unasked.quiet": {"en": "the engine asks only when something could change who runs (an arrival, a boost, "
+                                 "or waiting tasks whose order moves with time); here nothing could, so the running "
+                                 "task continues.",
+                           "ja": "エンジンが規則に尋ねるのは、実行するタスクが変わりうるとき（到着、ブースト、"
+                                 "時間とともに順位が"
+                                 "変わる待ちタスク）だけです。ここでは何も変わりえないので、"
+                                 "実行中のタスクがそのまま続きます。"},
+    "rule.unasked.other": {"en": "nothing is chosen here.", "ja": "ここでは何も選びません。"},
+    "rule.custom": {"en": "Your policy: the lines your choose() ran at this step are highlighted.",
+                    "ja": "あなたのポリシー: このステップで choose() が実行した行をハイライトしています。"},
+    "rule.custom.none": {"en": "Your choose() was not called at this step (no choice to make).",
+                         "ja": "このステップでは choose() は呼ばれていません（選ぶものがありません）。"},
+    "rule.inherited": {"en": "inherited", "ja": "継承"},
+    # compare
+    "compare.title": {"en": "Compare two algorithms on the same scenario",
+                      "ja": "同じシナリオで 2 つのアルゴリズムを比較"},
+    "compare.with": {"en": "Compare with", "ja": "比較相手"},
+    "compare.left": {"en": "Left: {name}", "ja": "左: {name}"},
+    "compare.right": {"en": "Right: {name}", "ja": "右: {name}"},
+    "compare.same": {"en": "Both sides step together: the step control above moves both.",
+                     "ja": "両側は一緒に進みます。上のステップ操作で両方が動きます。"},
+    "compare.diff": {"en": "Differences (right − left); green: the right side is better on that row, red: worse.",
+                     "ja": "差（右 − 左）。緑は右が良い行、赤は右が悪い行です。"},
+    "compare.like": {"en": "Each row measures both runs over the same stretch: the same dispatches, or the same "
+                           "interval. No colour where neither side is better.",
+                     "ja": "各行は両方の実行を同じ範囲（同じ送出、または同じ区間）で比べています。色がない行は、"
+                           "どちらが良いとも言えません。"},
+    "compare.whole": {"en": "Whole runs, from the first step to the last", "ja": "実行全体（最初から最後まで）"},
+    "compare.normalised": {"en": "Cost ÷ weight received so far (the first {count} dispatches of each run)",
+                           "ja": "これまでに受けたコスト ÷ 重み（各実行の最初の {count} 件の送出）"},
+    "compare.interval": {"en": "While every tenant was waiting in both runs: t={start} … {end} ({count} dispatches)",
+                         "ja": "両方の実行で全テナントが待っていた間: t={start} … {end}（送出 {count} 件）"},
+    "compare.interval.none": {"en": "No fairness figures to compare yet: so far no dispatch had every tenant waiting "
+                                    "in both runs.",
+                              "ja": "比べられる公平性の値はまだありません。これまでのところ、両方の実行で全テナントが"
+                                    "待っていた送出はありません。"},
+    "compare.sofar": {"en": "So far: both runs at the same moment (no colour: neither side is better)",
+                      "ja": "ここまで: 両方の実行の同じ時点（色なし: どちらが良いとも言えません）"},
+    "compare.gap.service": {"en": "Widest difference in service ÷ weight while both waited",
+                            "ja": "両方が待っていた間のサービス ÷ 重みの最大差"},
+    "compare.router.column": {"en": "Service ÷ weight (left: tokens processed) vs cost ÷ weight (right: estimated "
+                                    "at dispatch)",
+                              "ja": "サービス ÷ 重み（左: 処理したトークン）と コスト ÷ 重み（右: 送出時の見積もり）"},
+    "compare.router.note": {"en": "The router (SFQ) charges each request w_in × input + w_out × output, an estimate, "
+                                  "when it dispatches it, one request per time unit; the engine (VTC) charges the "
+                                  "tokens really processed, iteration by iteration, and needs no output length in "
+                                  "advance.",
+                            "ja": "ルーター（SFQ）は各リクエストを送出するときに見積もり w_in × 入力 + w_out × 出力 を"
+                                  "課金し、1 時刻に 1 件送ります。エンジン（VTC）は実際に処理したトークンを反復ごとに"
+                                  "課金し、出力長を前もって知る必要がありません。"},
+    "compare.error": {"en": "The right side does not run: {problem}", "ja": "右側は実行できません: {problem}"},
+    "compare.change": {"en": "left → right (change)", "ja": "左 → 右（差）"},
+    "compare.average": {"en": "Average", "ja": "平均"},
+    "compare.metric": {"en": "Metric", "ja": "指標"},
+    "compare.jain": {"en": "How even, by Jain's index (1 = perfectly even)",
+                     "ja": "均等さ（Jain 指数。1 = 完全に均等）"},
+    "compare.gap": {"en": "Largest difference in cost ÷ weight between two tenants",
+                    "ja": "2 テナント間のコスト ÷ 重みの最大差"},
+    "compare.switches": {"en": "Context switches", "ja": "コンテキストスイッチ"},
+    # quiz
+    "quiz.title": {"en": "Predict the next step", "ja": "次のステップを予想"},
+    "quiz.intro": {"en": "Before each step is shown, pick who runs next. The future of the timeline is hidden.",
+                   "ja": "各ステップが表示される前に、次に実行されるものを選んでください。"
+                         "タイムラインの先は隠れています。"},
+    "quiz.seed": {"en": "Exercise seed", "ja": "演習のシード"},
+    "quiz.new": {"en": "New exercise", "ja": "新しい演習"},
+    "quiz.random": {"en": "Random seed", "ja": "ランダムなシード"},
+    "quiz.restart": {"en": "Start over", "ja": "最初から"},
+    "quiz.cli": {"en": "Same exercise on the command line: {command}", "ja": "コマンドラインで同じ演習: {command}"},
+    "quiz.right": {"en": "Right: {answer}.", "ja": "正解: {answer}。"},
+    "quiz.wrong": {"en": "Not {choice}: {answer} runs.", "ja": "{choice} ではありません。{answer} です。"},
+    "quiz.score": {"en": "Score: {right} of {asked}", "ja": "得点: {asked} 問中 {right} 問"},
+    "quiz.next": {"en": "Next question ▶", "ja": "次の問題 ▶"},
+    "quiz.done": {"en": "No more questions in this run. Final score: {right} of {asked}.",
+                  "ja": "この実行の問題は終わりです。最終得点: {asked} 問中 {right} 問。"},
+    "quiz.none": {"en": "This run offers no choice to predict (at most one candidate at every step): try another "
+                        "seed or algorithm.",
+                  "ja": "この実行には予想する選択がありません（各ステップの候補は 1 つ以下）。"
+                        "別のシードかアルゴリズムを"
+                        "試してください。"},
+    "quiz.compact": {"en": "This run is too large for a quiz (compact trace).",
+                     "ja": "この実行はクイズには大きすぎます（簡略トレース）。"},
+    "quiz.state": {"en": "What you know (step {k}):", "ja": "わかっていること（ステップ {k}）:"},
+    # your own policy
+    "custom.title": {"en": "Your own policy, in Python", "ja": "自作ポリシー（Python）"},
+    "custom.limits": {"en": "Limits: {lines} lines per call, {decisions} decisions per run.",
+                      "ja": "上限: 1 回の呼び出しで {lines} 行、1 回の実行で {decisions} 回の判断。"},
+    "custom.code": {"en": "Your code", "ja": "あなたのコード"},
+    "custom.run": {"en": "Run my policy", "ja": "自作ポリシーで実行"},
+    "custom.template": {"en": "Reset to the template", "ja": "テンプレートに戻す"},
+    "custom.ok": {"en": "Your policy ran: every view of the lab now shows its run.",
+                  "ja": "自作ポリシーで実行しました。ラボのすべての表示がその結果です。"},
+    "custom.error": {"en": "Your policy did not run — the last valid run stays on screen:",
+                     "ja": "自作ポリシーは実行できませんでした（直前の有効な結果を表示中）:"},
+    "custom.listing": {"en": "Your code, with the line of the problem marked", "ja": "コード（問題の行に印）"},
+    "group.custom": {"en": "Your own", "ja": "自作"},
+    "custom.label": {"en": "Your policy (choose)", "ja": "自作ポリシー（choose）"},
+    "custom.none": {"en": "This mode has no policy of your own.", "ja": "このモードには自作ポリシーがありません。"},
+    # exports
+    "export.title": {"en": "Export this run", "ja": "この実行を書き出す"},
+    "export.json": {"en": "Trace (JSON)", "ja": "トレース（JSON）"},
+    "export.csv": {"en": "Metrics (CSV)", "ja": "指標（CSV）"},
+    "export.svg": {"en": "Chart (SVG)", "ja": "図（SVG）"},
+    "export.png": {"en": "Chart (PNG)", "ja": "図（PNG）"},
+    "export.link": {"en": "Permalink (this setup and step)", "ja": "パーマリンク（この設定とステップ）"},
+    "export.note": {"en": "The JSON is byte for byte what the command “python -m schedulers {mode} --json” prints for "
+                          "this scenario.",
+                    "ja": "JSON は、このシナリオに対するコマンド「python -m schedulers {mode} "
+                          "--json」の出力とバイト単位で"
+                          "同じです。"},
+    "export.custom": {"en": "A link cannot carry your own policy's code: it opens the default algorithm.",
+                      "ja": "リンクには自作ポリシーのコードは入りません。既定のアルゴリズムで開きます。"},
+    "export.preview": {"en": "Preview of the chart", "ja": "図のプレビュー"},
+    "chart.time": {"en": "time", "ja": "時刻"},
+    "chart.idle": {"en": "idle", "ja": "アイドル"},
+}
+
+LABELS: dict[str, dict[str, str]] = {
+    "name": {"en": "Name", "ja": "名前"},
+    "arrival": {"en": "Arrival", "ja": "到着"},
+    "burst": {"en": "Burst", "ja": "実行時間"},
+    "deadline": {"en": "Deadline", "ja": "締切"},
+    "priority": {"en": "Priority", "ja": "優先度"},
+    "tickets": {"en": "Tickets", "ja": "チケット"},
+    "nice": {"en": "Nice", "ja": "nice値"},
+    "weight": {"en": "Weight", "ja": "重み"},
+    "cost": {"en": "Cost", "ja": "コスト"},
+    "count": {"en": "Count", "ja": "件数"},
+    "costs": {"en": "Costs", "ja": "コスト列"},
+    "join": {"en": "Join", "ja": "参加時刻"},
+    "quantum": {"en": "Quantum", "ja": "クォンタム"},
+    "levels": {"en": "Levels", "ja": "段数"},
+    "quanta": {"en": "Quanta per level", "ja": "段ごとのクォンタム"},
+    "allotment": {"en": "Allotment per level", "ja": "段ごとの割り当て"},
+    "boost": {"en": "Boost period", "ja": "ブースト周期"},
+    "aging": {"en": "Aging every N waited", "ja": "エージング間隔 N"},
+    "lottery_seed": {"en": "Lottery seed", "ja": "抽選のシード"},
+    "latency": {"en": "Latency (period)", "ja": "レイテンシ（周期）"},
+    "min_granularity": {"en": "Min. granularity", "ja": "最小粒度"},
+    "slice": {"en": "Slice (request)", "ja": "スライス（要求長）"},
+    "task": {"en": "Task", "ja": "タスク"},
+    "completion": {"en": "Completion", "ja": "完了"},
+    "turnaround": {"en": "Turnaround", "ja": "ターンアラウンド"},
+    "waiting": {"en": "Waiting", "ja": "待ち時間"},
+    "response": {"en": "Response", "ja": "応答時間"},
+    "missed": {"en": "Missed", "ja": "締切超過"},
+    "tenant": {"en": "Tenant", "ja": "テナント"},
+    "requests": {"en": "Requests", "ja": "リクエスト"},
+    "dispatched": {"en": "Dispatched", "ja": "送出数"},
+    "charged": {"en": "Charged cost", "ja": "課金コスト"},
+    "normalized": {"en": "Cost ÷ weight", "ja": "コスト ÷ 重み"},
+    "vruntime": {"en": "vruntime", "ja": "vruntime"},
+    "lag": {"en": "Lag", "ja": "ラグ"},
+    "virtual_deadline": {"en": "Virtual deadline", "ja": "仮想締切"},
+    "slots": {"en": "Slots", "ja": "スロット数"},
+    "memory": {"en": "Memory (tokens)", "ja": "メモリ（トークン）"},
+    "w_in": {"en": "w_in (per input token)", "ja": "w_in（入力 1 トークン）"},
+    "w_out": {"en": "w_out (per output token)", "ja": "w_out（出力 1 トークン）"},
+    "prediction": {"en": "Prediction", "ja": "予測"},
+    "input_tokens": {"en": "Input tokens", "ja": "入力トークン"},
+    "output_tokens": {"en": "Output tokens", "ja": "出力トークン"},
+    "service": {"en": "Service", "ja": "サービス"},
+    "counter": {"en": "Counter", "ja": "カウンター"},
+    "mean_waiting": {"en": "Mean wait", "ja": "平均待ち"},
+    "mean_latency": {"en": "Mean latency", "ja": "平均遅延"},
+}
+
+SHORT: dict[str, dict[str, str]] = {
+    "arrival": {"en": "Arr.", "ja": "到着"},
+    "burst": {"en": "Burst", "ja": "実行"},
+    "completion": {"en": "Done", "ja": "完了"},
+    "turnaround": {"en": "TAT", "ja": "TAT"},
+    "waiting": {"en": "Wait", "ja": "待ち"},
+    "response": {"en": "Resp.", "ja": "応答"},
+    "deadline": {"en": "DL", "ja": "締切"},
+    "missed": {"en": "Late", "ja": "超過"},
+    "priority": {"en": "Prio.", "ja": "優先"},
+    "tickets": {"en": "Tix", "ja": "券"},
+    "nice": {"en": "Nice", "ja": "nice"},
+    "weight": {"en": "Wt", "ja": "重み"},
+    "requests": {"en": "Req.", "ja": "件数"},
+    "dispatched": {"en": "Sent", "ja": "送出"},
+    "charged": {"en": "Cost", "ja": "課金"},
+    "normalized": {"en": "÷ wt", "ja": "÷重み"},
+    "input_tokens": {"en": "In", "ja": "入力"},
+    "output_tokens": {"en": "Out", "ja": "出力"},
+    "service": {"en": "Serv.", "ja": "サービス"},
+    "counter": {"en": "Ctr", "ja": "カウンター"},
+    "mean_waiting": {"en": "Wait", "ja": "待ち"},
+    "mean_latency": {"en": "Lat.", "ja": "遅延"},
+}
+
+HELP: dict[str, dict[str, str]] = {
+    "nice": {"en": "Sets the weight: nice 0 weighs 1024, each step lower weighs about 1.25× more.",
+             "ja": "重みを決めます。nice 0 の重みは 1024 で、1 つ下げるごとに約 1.25 倍になります。"},
+    "costs": {"en": "One cost per request, e.g. 8 8 2; when given it replaces cost × count.",
+              "ja": "リクエストごとのコスト（例: 8 8 2）。指定するとコスト × 件数の代わりに使います。"},
+    "latency": {"en": "The period the runnable tasks share in proportion to their weights.",
+                "ja": "実行可能なタスクが重みに比例して分け合う周期です。"},
+    "min_granularity": {"en": "The shortest slice a task is given.", "ja": "タスクに与える最短のスライスです。"},
+    "slice": {"en": "The length of every request a task makes.", "ja": "タスクが出す各要求の長さです。"},
+    "quanta": {"en": "One per level, e.g. 1, 2, 4.", "ja": "段ごとに 1 つ（例: 1, 2, 4）。"},
+    "allotment": {"en": "Quanta a task may use at each level, e.g. 1, 1, 1.",
+                  "ja": "各段で使えるクォンタム数（例: 1, 1, 1）。"},
+    "boost": {"en": "Empty: never.", "ja": "空欄: ブーストなし。"},
+    "aging": {"en": "Empty: no aging.", "ja": "空欄: エージングなし。"},
+    "requests": {"en": "INPUT/OUTPUT tokens per request, e.g. 4/8x16 (16 requests), 8/30x2@10 (arriving at "
+                       "iteration 10), 4/5~3 (predicted output 3); several groups joined by +.",
+                 "ja": "リクエストごとの 入力/出力 トークン。例: 4/8x16（16 件）、8/30x2@10（反復 10 に到着）、"
+                       "4/5~3（予測出力 3）。複数のグループは + でつなぎます。"},
+    "slots": {"en": "Requests in the batch at once.", "ja": "バッチに同時に入るリクエスト数。"},
+    "memory": {"en": "Tokens the batch may hold (inputs + tokens generated); empty: no limit.",
+               "ja": "バッチが保持できるトークン数（入力 + 生成済み）。空欄: 制限なし。"},
+    "prediction": {"en": "The predicted output of a request without its own; empty: the tenant's mean output "
+                              "so far.", "ja": "予測を持たないリクエストの予測出力。空欄: "
+                                               "そのテナントのこれまでの平均出力。"},
 }
 
 
-def t(lang: str, key: str, **values: object) -> str:
-    entry = TEXT[key]
-    template = entry.get(lang, entry["en"])
+def pick(entry: Mapping[str, str], lang: str) -> str:
+    return entry.get(lang, entry["en"])
+
+
+def fill(entry: Mapping[str, str], lang: str, **values: object) -> str:
+    """Words in ``lang`` (English where they have none), their ``{name}`` places filled with ``values``."""
+    template = pick(entry, lang)
     return template.format(**values) if values else template
+
+
+def t(lang: str, key: str, **values: object) -> str:
+    return fill(TEXT[key], lang, **values)
+
+
+def label(lang: str, name: str) -> str:
+    """The words of a field or a results column, by its name in the core (the name itself if it has none)."""
+    return pick(LABELS[name], lang) if name in LABELS else name
+
+
+def short_label(lang: str, name: str) -> str:
+    """A column's heading on a narrow screen (its label if it has no shorter one)."""
+    return pick(SHORT[name], lang) if name in SHORT else label(lang, name)
+
+
+def field_help(lang: str, name: str) -> str | None:
+    """A field's sentence of help, or None where its label says enough."""
+    return pick(HELP[name], lang) if name in HELP else None
+
+
+def algorithm_label(result: Mapping[str, object], lang: str) -> str:
+    """A run's algorithm as the menu names it ("Round Robin"); your own policy by its own label."""
+    info = algorithms(str(result["mode"])).get(str(result["algorithm"]))
+    if info is not None:
+        return info.label.get(lang, info.name)
+    return t(lang, "custom.label") if result["algorithm"] == CUSTOM else str(result["algorithm"])

@@ -13,18 +13,18 @@ import panel as pn
 import param
 
 from schedulers import schema
-from schedulers.custom import CUSTOM
+from schedulers.custom import CUSTOM, TEMPLATES
 
 from . import render
-from .model import MAX_ROWS, MODES, LabView, Row
+from .model import MAX_ROWS, LabView, Row
+from .modes import app_mode, names, views_of
 from .pager import Stepping
 from .panes import SCALED, pane
 from .teach import Teaching
-from .teach_text import t as teach_t
-from .text import LANGUAGES, TEXT, t
+from .text import LANGUAGES, TEXT, field_help, label, t
 from .textfield import TextField
 
-ITEM_LISTS = "|".join(schema(mode).items for mode in MODES)   # tasks|tenants: where a row's error is
+ITEM_LISTS = "|".join(schema(mode).items for mode in names())   # tasks|tenants: where a row's error is
 FIELD_ERROR = re.compile(rf"^(?P<list>{ITEM_LISTS})\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
 # A row's fields in the editor, in pixels (others 64): wide enough for their whole value (a burst of 990000), narrow
 # enough that an LLM tenant's row (name, cost, count, costs, join, weight, ✕) stays on one line at 1920 px.
@@ -41,10 +41,6 @@ FOLDING = """
 .card-button:has(.icon-tabler-chevron-down)::before { content: "▾"; }
 .card-button:has(.icon-tabler-chevron-right)::before { content: "▸"; }
 """
-
-
-def label(lang: str, field: str) -> str:
-    return t(lang, f"field.{field}") if f"field.{field}" in TEXT else field
 
 
 def placeholder(field) -> str:
@@ -64,7 +60,7 @@ class LabUI(LabView):
     @param.depends("lab.lang", "lab.mode")
     def header(self):
         lab, lang = self.lab, self.lab.lang
-        modes = pn.widgets.RadioButtonGroup(options={t(lang, f"mode.{m}"): m for m in MODES},
+        modes = pn.widgets.RadioButtonGroup(options={app_mode(m).say(lang, "label"): m for m in names()},
                                             value=lab.mode, color="primary", variant="outline",
                                             label=t(lang, "mode"), margin=(4, 4), stylesheets=SCALED)
         modes.link(lab, value="mode")
@@ -73,8 +69,8 @@ class LabUI(LabView):
         language.link(lab, value="lang")
         presenter = pn.widgets.Toggle.from_param(lab.param.presenter, label=t(lang, "presenter"), margin=(4, 4),
                                                  color="default", stylesheets=SCALED)
-        help_key = {"cpu": "help", "llm": "help.llm", "engine": "help.engine"}[lab.mode]
-        help_html = (f'<details class="help"><summary>?</summary><p>{render.esc(t(lang, help_key))}</p>'
+        words = render.esc(app_mode(lab.mode).say(lang, "help"))
+        help_html = (f'<details class="help"><summary>?</summary><p>{words}</p>'
                      f'<p>{render.esc(t(lang, "keys"))}</p></details>')
         title = pane(f'<h1 class="title">{render.esc(t(lang, "title"))}</h1>', sizing_mode=None)
         return pn.FlexBox(title, modes, language, presenter, pane(help_html, sizing_mode=None), align_items="center",
@@ -90,8 +86,7 @@ class LabUI(LabView):
         return pane(f'<ul class="notice" role="status">{items}</ul>' if items else "")
 
     # --- editor --------------------------------------------------------------------------------------
-    @param.depends("lab.mode", "lab.cpu_algorithm", "lab.llm_algorithm", "lab.engine_algorithm", "lab.lang",
-                   "lab.tasks", "lab.tenants", "lab.engine_tenants")
+    @param.depends("lab.state", "lab.inputs", "lab.lang")
     def editor(self):
         lab, lang = self.lab, self.lab.lang
         catalog = lab.catalog
@@ -99,7 +94,8 @@ class LabUI(LabView):
         for algorithm in catalog.values():
             group = t(lang, f"group.{algorithm.group}") if f"group.{algorithm.group}" in TEXT else algorithm.group
             groups.setdefault(group, {})[algorithm.label.get(lang, algorithm.name)] = algorithm.name
-        groups[teach_t(lang, "group.custom")] = {teach_t(lang, "custom.label"): CUSTOM}
+        if lab.mode in TEMPLATES:   # the mode's core offers a policy of your own
+            groups[t(lang, "group.custom")] = {t(lang, "custom.label"): CUSTOM}
         select = pn.widgets.Select(label=t(lang, "algorithm"), groups=groups, value=lab.algorithm,
                                    sizing_mode="stretch_width")
         pn.bind(lab.set_algorithm, select, watch=True)
@@ -109,19 +105,19 @@ class LabUI(LabView):
         for name in lab.used_parameters():
             box = TextField(label=label(lang, name), value=lab.parameters.get(name, ""), width=160,
                             css_classes=[f"param-{name}"],
-                            description=t(lang, f"help.{name}") if f"help.{name}" in TEXT else None)
+                            description=field_help(lang, name))
             pn.bind(lab.set_parameter, name, box, watch=True)
             parts += [box, self._error_pane(lambda field, name=name: field == name)]
         reads = info.item_fields if info else ()
-        heading = t(lang, schema(lab.mode).items)
-        parts.append(pane(f"<h2>{render.esc(heading)}</h2>"))
+        listing = schema(lab.mode).items
+        parts.append(pane(f"<h2>{render.esc(t(lang, listing))}</h2>"))
         for index, row in enumerate(lab.rows):
             parts.append(self._row_editor(row, index, reads))
         full = len(lab.rows) >= MAX_ROWS
-        add = pn.widgets.Button(label=t(lang, "add.task" if lab.mode == "cpu" else "add.tenant"), disabled=full,
-                                color="primary", variant="outline", stylesheets=SCALED)
+        add = pn.widgets.Button(label=t(lang, f"add.{listing}"), disabled=full, color="primary", variant="outline",
+                                stylesheets=SCALED)
         add.on_click(lambda _: lab.add_row())
-        limit = t(lang, "limit.full", limit=MAX_ROWS, what=schema(lab.mode).items)
+        limit = t(lang, "limit.full", limit=MAX_ROWS, what=listing)
         parts += [add, pane(f'<p class="muted row-limit" role="status">{render.esc(limit)}</p>' if full else ""),
                   self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
                                         and field not in lab.used_parameters())]
@@ -136,7 +132,7 @@ class LabUI(LabView):
         widgets = [TextField.from_param(row.widget_param(f.name), label=label(lang, f.name),
                                         width=WIDTHS.get(f.name, 64), css_classes=[f"field-{f.name}"],
                                         margin=(2, 4), placeholder=placeholder(f),
-                                        description=t(lang, f"help.{f.name}") if f"help.{f.name}" in TEXT else None)
+                                        description=field_help(lang, f.name))
                    for f in fields]
         remove = pn.widgets.Button(label="✕", description=t(lang, "remove.row", name=row.label), width=40,
                                    margin=(2, 4), align="end", color="danger", variant="outline",
@@ -169,34 +165,19 @@ class LabUI(LabView):
         notes = [t(lang, "invalid", problem=f"{field}: {problem}") for field, problem in lab.errors.items()]
         return "".join(f'<p class="error banner">{render.esc(n)}</p>' for n in notes)
 
-    # --- the step's views: the pager's slots, and the Gantt chart whose cursor it moves ------------------------
-    @param.depends("lab.result", "lab.lang", "lab.presenter")
-    def gantt(self):
-        lab = self.lab
-        if not lab.result or lab.result.get("mode") != "cpu":
-            self.stepping.follow("lab", "", None)
-            return pane("")
-        gantt = render.Gantt(lab.result, lab.lang, lab.presenter)
-        gantt.move(lab.result["steps"][lab.step].get("time", lab.step))
-        self.stepping.follow("lab", "time", gantt)
-        return pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["gantt"])
-
+    # --- the step's views: the pager's slots, and the charts whose marks it moves -----------------------------
     @param.depends("lab.mode")
     def visuals(self):
-        # What changes with the step is in the pager's slots, filled in the browser; Python lays them out once (per
-        # mode: a layout drawn anew would build a second Gantt chart whose cursor the pager could follow instead).
+        # What changes with the step is in the pager's slots, filled in the browser; Python lays them out once per
+        # mode (a layout drawn anew would build a second chart whose cursor the pager could follow instead).
         lab, slot = self.lab, self.stepping.slot
-        if lab.mode == "cpu":
-            views = [self.gantt, slot("state")]
-        elif lab.mode == "engine":
-            views = [slot("state")]
-        else:
-            views = [slot("strip"), slot("state"), slot("fairness")]
+        self.stepping.follow("lab", "", None)   # the mode's own views follow theirs again
+        views = views_of(lab.mode).step_views(lab, self.stepping)
         # The rule's own code, in a card that folds: beside the timeline (below it when the screen is narrow) at
         # most a screenful (the pager keeps the step's lines in view); in presenter mode folded, under the step's
         # pictures, which take the whole width.
         source = pn.Card(slot("source", css_classes=["source-pane"]),
-                         title=pn.bind(teach_t, lab.param.lang, "rule.title"), collapsed=lab.param.presenter,
+                         title=pn.bind(t, lab.param.lang, "rule.title"), collapsed=lab.param.presenter,
                          sizing_mode="stretch_width", css_classes=["source-card"], margin=(4, 4),
                          stylesheets=[FOLDING])
         pictures = pn.Column(*views, sizing_mode="stretch_width", styles={"flex": "3 1 420px", "min-width": "0"})

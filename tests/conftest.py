@@ -80,9 +80,10 @@ class ServerFailed(Exception):
 
 
 @contextlib.contextmanager
-def panel_server(log_path: Path, app: Path = ROOT / "app" / "lab.py"):
+def panel_server(log_path: Path, app: Path = ROOT / "app" / "lab.py", env: dict[str, str] | None = None):
     """`panel serve app/lab.py` on a free port, yielding the lab's URL and the server's process; its log goes
-    to ``log_path``. Used by the app's browser tests (the ``lab_url`` fixture) and by the benchmarks."""
+    to ``log_path``; ``env``: more of the server's environment (the toy mode's registration). Used by the app's
+    browser tests (the ``lab_url`` fixture) and by the benchmarks."""
     import subprocess
     import sys
     import time
@@ -92,7 +93,7 @@ def panel_server(log_path: Path, app: Path = ROOT / "app" / "lab.py"):
         server = subprocess.Popen(
             [sys.executable, "-m", "panel", "serve", str(app), "--address", "127.0.0.1", "--port", str(port),
              "--allow-websocket-origin", f"127.0.0.1:{port}"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
         url = f"http://127.0.0.1:{port}/{app.stem}"
         deadline = time.monotonic() + 60
         try:

@@ -7,8 +7,7 @@ from playwright.sync_api import expect
 from app import frames
 from app.model import Lab
 from app.source import SourceView
-from app.teach_text import algorithm_label
-from app.teach_text import t as teach_t
+from app.text import algorithm_label, t
 from schedulers import simulate
 
 TIMEOUT = 30_000  # ms: a step answered in the page, on a busy 2-core machine (a refill: Python's round trip)
@@ -50,8 +49,8 @@ def expected_frames(query: str, lang: str = "en", compare: str | None = None) ->
     built = frames.lab_frames(state.result, lang, SourceView(state).card)
     if compare is not None:
         right = simulate(state.mode, {**state.scenario(), "algorithm": compare})
-        headings = (teach_t(lang, "compare.left", name=algorithm_label(state.result, lang)),
-                    teach_t(lang, "compare.right", name=algorithm_label(right, lang)))
+        headings = (t(lang, "compare.left", name=algorithm_label(state.result, lang)),
+                    t(lang, "compare.right", name=algorithm_label(right, lang)))
         built = built.merged(frames.compare_frames(state.result, right, lang, headings))
     return state.result, built
 

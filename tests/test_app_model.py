@@ -22,10 +22,10 @@ def test_a_bad_edit_keeps_the_last_valid_run_and_names_the_field():
     lab = Lab()
     lab.go(5)
     before = lab.result
-    lab.tasks[1].burst = "0"
+    lab.rows[1].burst = "0"
     assert list(lab.errors) == ["tasks[1].burst"]
     assert lab.result is before and lab.step == 5
-    lab.tasks[1].burst = "2"
+    lab.rows[1].burst = "2"
     assert lab.errors == {}
     assert lab.result == simulate("cpu", {"algorithm": "fcfs", "tasks": [dict(ARTICLE[1], burst=2) if i == 1 else t
                                                                          for i, t in enumerate(ARTICLE)]})
@@ -34,7 +34,7 @@ def test_a_bad_edit_keeps_the_last_valid_run_and_names_the_field():
 def test_an_edit_keeps_the_step_clamped_to_the_new_run():
     lab = Lab()
     lab.last()
-    lab.tasks[0].burst = "1"  # the run gets 6 steps shorter
+    lab.rows[0].burst = "1"  # the run gets 6 steps shorter
     assert lab.step == lab.last_step == len(lab.result["steps"]) - 1
 
 
@@ -50,7 +50,7 @@ def test_a_link_round_trips_and_its_bad_parts_are_dropped():
     lab = Lab()
     lab.set_algorithm("rr")
     lab.set_parameter("quantum", "3")
-    lab.tasks[2].label = "<b>C, the short one</b>"
+    lab.rows[2].label = "<b>C, the short one</b>"
     lab.go(4)
     again = Lab()
     again.restore(lab.link())
@@ -67,17 +67,17 @@ def test_the_editor_keeps_at_most_max_rows_and_says_so_in_both_languages():
     lab = Lab()
     tasks = [f"T{i}:{i % 50}:{1 + i % 3}" for i in range(MAX_ROWS + 400)]
     lab.restore("mode=cpu&algorithm=fcfs&tasks=" + ",".join(tasks))
-    assert [row.label for row in lab.tasks] == [f"T{i}" for i in range(MAX_ROWS)]
+    assert [row.label for row in lab.rows] == [f"T{i}" for i in range(MAX_ROWS)]
     assert lab.result == simulate("cpu", {"algorithm": "fcfs", "tasks": [
         {"name": f"T{i}", "arrival": i % 50, "burst": 1 + i % 3} for i in range(MAX_ROWS)]})
     [(field, problem)] = lab.notices
     assert field == "tasks" and f"{MAX_ROWS}" in problem["en"] and f"{MAX_ROWS + 400}" in problem["en"]
     assert "エディター" in problem["ja"]
     lab.add_row()   # full: no row is added
-    assert len(lab.tasks) == MAX_ROWS
+    assert len(lab.rows) == MAX_ROWS
     small = Lab(mode="llm")
     small.restore("mode=llm&tenants=" + ",".join(f"U{i}:1x1" for i in range(MAX_ROWS)))
-    assert small.notices == [] and len(small.tenants) == MAX_ROWS   # exactly the limit is fine
+    assert small.notices == [] and len(small.rows) == MAX_ROWS   # exactly the limit is fine
 
 
 def test_llm_mode_defaults_to_the_contracts_reference_under_sfq():
@@ -88,10 +88,10 @@ def test_llm_mode_defaults_to_the_contracts_reference_under_sfq():
 def test_a_number_too_long_for_python_is_an_error_message_not_a_crash():
     lab = Lab()
     before = lab.result
-    lab.tasks[0].burst = "9" * 5000
+    lab.rows[0].burst = "9" * 5000
     assert lab.result == before
     assert "tasks[0].burst" in lab.errors
-    lab.tasks[0].burst = "9" * 30
+    lab.rows[0].burst = "9" * 30
     assert "limit" in lab.errors["tasks[0].burst"]
 
 
@@ -101,6 +101,7 @@ def test_the_counter_and_the_sentence_tell_one_time():
     import re
 
     from app import render
+    from app.modes.cpu import views as cpu_views
     from app.text import t
 
     def counter(result, index, lang="en"):
@@ -112,10 +113,10 @@ def test_the_counter_and_the_sentence_tell_one_time():
     assert counter(fcfs, 0) == "step 1/16 before t=0" and first["why"]["en"].startswith("Before t=0:")
     assert counter(fcfs, 0, "ja") == "ステップ 1/16 t=0 の前" and first["why"]["ja"].startswith("t=0 の前:")
     where = render.indexes(fcfs["tasks"])
-    assert t("en", "running.before") in render.ready_queue(first, where, "en")
-    assert t("en", "running.none") not in render.ready_queue(first, where, "en")
+    assert t("en", "running.before") in cpu_views.ready_queue(first, where, "en")
+    assert t("en", "running.none") not in cpu_views.ready_queue(first, where, "en")
     idle = simulate("cpu", {"algorithm": "fcfs", "tasks": [{"name": "A", "arrival": 2, "burst": 1}]})["steps"][1]
-    assert t("en", "running.none") in render.ready_queue(idle, {"A": 0}, "en")      # t=0 -> 1: really idle
+    assert t("en", "running.none") in cpu_views.ready_queue(idle, {"A": 0}, "en")      # t=0 -> 1: really idle
     reference = simulate("llm", {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
                                              {"name": "C", "cost": 2, "count": 4, "join": 6}]})
     join = reference["steps"][9]
@@ -125,26 +126,28 @@ def test_the_counter_and_the_sentence_tell_one_time():
 def test_cfs_and_eevdf_are_in_the_cpu_menu_and_nice_travels_in_the_editor_and_links():
     """CFS and EEVDF are CPU rules, and their task field (nice) and parameters come from the core's schema into the
     editor, the results table and a shared link."""
-    from app import render
-    from app.model import MODES, TaskRow, editable_fields
-    assert MODES == ("cpu", "llm", "engine") and "nice" in editable_fields("cpu") and "nice" in TaskRow._fields
+    from app.model import editable_fields, row_class
+    from app.modes import names
+    from app.modes.cpu import views as cpu_views
+    assert names() == ("cpu", "llm", "engine")
+    assert "nice" in editable_fields("cpu") and "nice" in row_class("cpu")._fields
     lab = Lab()
     assert {"cfs", "eevdf"} <= set(lab.catalog)
     lab.set_algorithm("cfs")
     assert lab.used_parameters() == ("latency", "min_granularity")
     assert lab.parameters["latency"] == "6" and lab.parameters["min_granularity"] == "1"   # what the core used
-    lab.tasks[1].nice = "-5"
+    lab.rows[1].nice = "-5"
     lab.set_parameter("latency", "4")
     nice = [dict(task, nice=-5) if i == 1 else task for i, task in enumerate(ARTICLE)]
     assert lab.errors == {} and lab.result == simulate("cpu", {"algorithm": "cfs", "latency": 4, "tasks": nice})
-    table = render.cpu_metrics(lab.result, lab.last_step, "ja")
+    table = cpu_views.metrics_table(lab.result, lab.last_step, "ja")
     assert "nice値" in table and "<td>-5</td>" in table
     lab.go(6)
     assert "&latency=4&min_granularity=1&tasks=A:0:7,B:1:4:nice=-5,C:2:1,D:4:3&step=7&" in lab.link()
     again = Lab()
     again.restore(lab.link())
     assert again.notices == [] and (again.result, again.step, again.link()) == (lab.result, 6, lab.link())
-    lab.tasks[1].nice = "20"   # the core's range, named by the field
+    lab.rows[1].nice = "20"   # the core's range, named by the field
     assert list(lab.errors) == ["tasks[1].nice"] and "19" in lab.errors["tasks[1].nice"]
     eevdf = Lab()
     eevdf.restore("mode=cpu&algorithm=eevdf&slice=2&tasks=A:0:7:nice=3,B:1:4")
@@ -157,20 +160,20 @@ def test_the_gantt_chart_draws_every_slice_visible_and_names_its_span():
     are at least that wide on any chart 400 px or wider); each tooltip gives its span in step.span's words; the axis
     has whole-unit ticks without scientific notation, and room left of t=0 and above the first row for the
     markers there."""
-    from app import render
+    from app.modes.cpu import gantt as cpu_gantt
     from app.text import t
 
     result = simulate("cpu", {"algorithm": "srtf", "tasks": [{"name": "A", "arrival": 0, "burst": 990000},
                                                              {"name": "B", "arrival": 5, "burst": 3},
                                                              {"name": "C", "arrival": 1000, "burst": 2}]})
-    gantt = render.Gantt(result, "en", presenter=False)
+    gantt = cpu_gantt.Gantt(result, "en", presenter=False)
     bars, marks = (r.data_source.data for r in gantt.plot.renderers[:2])
-    runs = render.slices(result["timeline"])
+    runs = cpu_gantt.slices(result["timeline"])
     assert bars["span"] == [t("en", "step.span", start=start, end=end) for _, start, end in runs]
     end = len(result["timeline"])
     short = [(name, start) for name, start, stop in runs if (stop - start) * 100 < end]
     assert list(zip(marks["name"], marks["left"])) == short and {"B", "C"} <= set(marks["name"])
-    assert gantt.plot.renderers[1].glyph.width == render.MIN_BAR >= 3
+    assert gantt.plot.renderers[1].glyph.width == cpu_gantt.MIN_BAR >= 3
     assert gantt.plot.renderers[1].glyph.width_units == "screen"
     assert gantt.plot.xaxis[0].ticker.min_interval == 1 and not gantt.plot.xaxis[0].formatter.use_scientific
     assert gantt.plot.x_range.start < 0 and gantt.plot.y_range.range_padding >= 0.5

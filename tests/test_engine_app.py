@@ -10,14 +10,15 @@ import pytest
 pytest.importorskip("panel")
 
 from app import frames
-from app.compare import CompareView, ROUTER, comparable, engine_diff
-from app.engine_views import SPAN, EngineView, axis
-from app.model import Lab, item_text
+from app.compare import CompareView, comparable
+from app.model import Lab
+from app.modes import app_mode
+from app.modes.engine.views import ROUTER, SPAN, EngineView, axis, service_diff
 from app.quiz import QuizView
 from schedulers import simulate
 from schedulers.engine import DEFAULT_SCENARIO, llm_scenario
-from schedulers.exercises import engine_exercise
 from schedulers.engine.steps import moments, service_so_far
+from schedulers.exercises import engine_exercise
 from schedulers.trace import step_aligner
 
 
@@ -37,11 +38,11 @@ def test_the_default_engine_run_is_the_cores_default_scenario():
 def test_a_bad_field_is_named_and_the_previous_run_stays():
     lab = engine_lab()
     before = lab.result
-    lab.engine_tenants[1].requests = "4/0x3"
+    lab.rows[1].requests = "4/0x3"
     assert list(lab.errors) == ["tenants[1].requests"] and "group 1 ('4/0x3'): output" in lab.errors[
         "tenants[1].requests"]
     assert lab.result is before
-    lab.engine_tenants[1].requests = "4/2x3"
+    lab.rows[1].requests = "4/2x3"
     lab.set_parameter("w_out", "0")
     assert list(lab.errors) == ["w_out"] and lab.result["tenants"][1]["requests"] == 3
     lab.set_parameter("w_out", "3/2")
@@ -123,7 +124,7 @@ def test_compare_aligns_engine_runs_and_the_router_at_the_same_moment():
             assert router["steps"][to_router(k)]["time"] <= step["iteration"]
     assert comparable(vtc, router) and comparable(vtc, fcfs) and not comparable(router, vtc)
     last = len(vtc["steps"]) - 1
-    table = engine_diff(vtc, last, router, to_router(last), "en")
+    table = service_diff(vtc, last, router, to_router(last), "en")
     assert "estimated at dispatch" in table and "320 → " in table
     lab = engine_lab()
     compare = CompareView(lab)
@@ -139,7 +140,7 @@ def test_the_quiz_loads_an_engine_exercise_into_the_editor():
     quiz = QuizView(lab)
     quiz.load("7")
     exercise = engine_exercise(7)
-    assert [row.as_text() for row in lab.engine_tenants] == [{"weight": "", **item_text(t)}
+    assert [row.as_text() for row in lab.rows] == [{"weight": "", **app_mode("engine").typed(t)}
                                                               for t in exercise["tenants"]]
     assert lab.result == simulate("engine", {**exercise, "algorithm": "vtc"})   # its slots too
     assert "python -m schedulers engine --seed 7 --algorithm vtc --slots 2" in quiz.cli_note("en")

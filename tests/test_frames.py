@@ -1,5 +1,5 @@
 """The frames the pager shows (app/frames.py), without a browser: a window's chunks put back together are exactly
-what ``render`` draws for each step, the strip's marks say what ``render.dispatch_strip`` draws, and a long run's
+what the modes' views draw for each step, the strip's marks say what ``dispatch_strip`` draws, and a long run's
 window keeps to its byte budget around the step it was asked for."""
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import pytest
 pytest.importorskip("panel")
 
 from app import frames, render
-from app.engine_views import EngineView, rule_state
 from app.model import Lab
+from app.modes.cpu import views as cpu_views
+from app.modes.engine.views import EngineView
+from app.modes.llm import views as llm_views
 from app.source import SourceView
 from schedulers import simulate
 
@@ -50,20 +52,20 @@ def test_every_step_of_a_window_is_what_render_draws(mode, scenario):
                                                + render.narration(step, "en"))
         assert shown(window, k, "source") == f'<section class="card source-view">{source.html(k)}</section>'
         if mode == "cpu":
-            assert shown(window, k, "metrics") == render.cpu_metrics(result, k, "en")
-            assert shown(window, k, "state") == ('<div class="grid">' + render.ready_queue(step, render.indexes(
-                result["tasks"]), "en") + render.remaining_bars(step, result["tasks"], "en")
-                + render.event_list(step, "en") + "</div>" + rule_state(step, result["tasks"], "en"))
+            assert shown(window, k, "metrics") == cpu_views.metrics_table(result, k, "en")
+            assert shown(window, k, "state") == ('<div class="grid">' + cpu_views.ready_queue(step, render.indexes(
+                result["tasks"]), "en") + cpu_views.remaining_bars(step, result["tasks"], "en")
+                + cpu_views.event_list(step, "en") + "</div>" + cpu_views.rule_state(step, result["tasks"], "en"))
             assert window["marks"]["time"]["values"][k] == step["time"]
         elif mode == "engine":
             engine = EngineView(result, "en")
             assert shown(window, k, "metrics") == engine.metrics(k)
             assert shown(window, k, "state") == engine.state(k)
         else:
-            assert shown(window, k, "metrics") == render.llm_metrics(result, k, "en")
-            assert shown(window, k, "state") == ('<div class="grid">' + render.tenant_queues(result, k, "en")
-                                                 + render.meters(result, k, "en") + "</div>")
-            assert shown(window, k, "fairness") == render.fairness(result, k, "en")
+            assert shown(window, k, "metrics") == llm_views.metrics_table(result, k, "en")
+            assert shown(window, k, "state") == ('<div class="grid">' + llm_views.tenant_queues(result, k, "en")
+                                                 + llm_views.meters(result, k, "en") + "</div>")
+            assert shown(window, k, "fairness") == llm_views.fairness(result, k, "en")
 
 
 @pytest.mark.parametrize("algorithm", ["sfq", "rr", "wfq"])
@@ -75,7 +77,7 @@ def test_the_strip_marks_say_what_render_draws_at_each_step(algorithm):
     base = shown(window, 0, "strip")
     assert all(shown(window, k, "strip") == base for k in range(len(result["steps"])))   # drawn once per run
     for k in range(len(result["steps"])):
-        drawn = re.findall(r'<li class="cell (\w+)"', render.dispatch_strip(result, k, "en"))
+        drawn = re.findall(r'<li class="cell (\w+)"', llm_views.dispatch_strip(result, k, "en"))
         past, now = marks["values"][k]
         assert drawn == ["current" if i == now else "past" if i < past else "future" for i in range(len(drawn))]
 
@@ -124,15 +126,15 @@ def test_the_fairness_panel_shows_what_holds_up_to_the_step():
     result = simulate("llm", {"algorithm": "sfq", "tenants": REFERENCE})
     joined = next(k for k, s in enumerate(result["steps"]) if s["kind"] == "join" and s["tenant"] == "C")
     for k in range(joined + 1):
-        panel = render.fairness(result, k, "en")
+        panel = llm_views.fairness(result, k, "en")
         assert "bar-row" not in panel and "So far no dispatch had every tenant waiting" in panel
     for k in range(joined + 1, len(result["steps"])):
-        so_far, panel = fairness_so_far(result, k), render.fairness(result, k, "en")
+        so_far, panel = fairness_so_far(result, k), llm_views.fairness(result, k, "en")
         values = re.findall(r'<span class="bar-value">([^<]*)</span>', panel)
         assert values == [render.exact_number(v, so_far["exact"]["increments"][n])
                           for n, v in so_far["increments"].items()]
         assert f"the first {so_far['dispatched']} dispatches" in panel
-    last = render.fairness(result, len(result["steps"]) - 1, "en")
+    last = llm_views.fairness(result, len(result["steps"]) - 1, "en")
     assert "t=6 … 8 (3 dispatches)" in last and "0.60 (3/5)" in last   # the whole run's, in the end
     assert "holds<span class=\"pending-mark\"" in last   # the band is the whole run's: marked *
 

@@ -82,9 +82,10 @@ def test_the_core_speaks_politely_in_every_mode():
 
 
 def test_the_apps_sentences_are_polite():
-    from app.teach_text import TEXT as TEACH
-    from app.text import TEXT
-    bad = {key: plain_endings(entry["ja"], whole=False) for table in (TEXT, TEACH) for key, entry in table.items()}
+    from app.modes import all_modes
+    from app.text import HELP, LABELS, SHORT, TEXT
+    tables = (TEXT, LABELS, SHORT, HELP, *(mode.words for mode in all_modes()))
+    bad = {key: plain_endings(entry["ja"], whole=False) for table in tables for key, entry in table.items()}
     assert {key: found for key, found in bad.items() if found} == {}
 
 

@@ -1,6 +1,7 @@
-"""A mode is one package: outside its own package (``schedulers/<mode>/``, the app's module for it) and the registry
-(``schedulers/modes.py``), no module of the core, the app, the site or ``build.py`` names a mode. A shared module asks
-the mode's object (``catalog.Mode``) and iterates the registry, so a new mode touches no file but its own.
+"""A mode is one package: outside its own packages (the core's ``schedulers/<mode>/``, the app's ``app/modes/<mode>/``)
+and the registry (``schedulers/modes.py``), no module of the core, the app, the site or ``build.py`` names a mode. A
+shared module asks the mode's object (``catalog.Mode``) and iterates the registry, so a new mode touches no file but
+its own.
 
 "Names a mode" here: a string literal that is a mode's name ("cpu", a branch ``mode == "llm"``, a key ``"engine"``),
 or a name-like literal (no blank in it) with a mode's name as one of its dotted, dashed or underscored parts
@@ -18,26 +19,10 @@ from schedulers.modes import PACKAGES
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = tuple(PACKAGES)
 SCANNED = ("schedulers/**/*.py", "app/**/*.py", "app/**/*.js", "static/**/*.py", "static/**/*.js", "build.py")
-ALLOWED = {   # where a mode may be named: its own core package, the registry (and the app's module for the mode)
+ALLOWED = {   # where a mode may be named: its own core package, the registry, and the app's package for the mode
     *(package.replace(".", "/") + "/" for package in PACKAGES.values()),
+    *(f"app/modes/{name}/" for name in PACKAGES),
     "schedulers/modes.py",
-}
-# The app side of issue 18 (house-app) is still moving these modules' mode branches into one module per mode. Each
-# line goes when its file is clean; what stays in the end is the app's per-mode modules, with a word on why.
-NOT_YET_CLEAN = {
-    "app/compare.py": "Compare's per-mode panels",
-    "app/custom.py": "the editor's per-mode hints",
-    "app/engine_views.py": "the engine's views (and CPU's CFS/EEVDF rows): to become the app's engine module",
-    "app/exports.py": "the chart per mode",
-    "app/frames.py": "lab_frames/compare_frames mode ladders",
-    "app/model.py": "parallel cpu_/llm_/engine_ parameters",
-    "app/notebook.py": "the notebook's example mode",
-    "app/query.py": "the URL grammar's per-mode rows",
-    "app/quiz.py": "the quiz's known state per mode",
-    "app/render.py": "CPU's results table",
-    "app/teach_text.py": "per-mode text keys",
-    "app/text.py": "per-mode text keys",
-    "app/ui.py": "the editor and the views per mode",
 }
 SEPARATORS = re.compile(r"[._\-/:#]")
 QUOTED = re.compile(r"""(["'`])((?:\\.|(?!\1).)*)\1""")
@@ -75,8 +60,5 @@ def test_no_shared_module_names_a_mode():
     files = scanned()
     assert "schedulers/rule.py" in files and "schedulers/trace.py" in files and "build.py" in files
     offending = {path: literals(ROOT / path) for path in files}
-    offending = {path: found for path, found in offending.items() if found}
-    named = {path: found for path, found in offending.items() if path not in NOT_YET_CLEAN}
+    named = {path: found for path, found in offending.items() if found}
     assert not named, "\n".join(f"{path}:{line}: {text!r}" for path, found in named.items() for line, text in found)
-    clean = sorted(set(NOT_YET_CLEAN) - set(offending))
-    assert not clean, f"no longer naming a mode, so take them off NOT_YET_CLEAN: {clean}"

@@ -58,7 +58,7 @@ def test_keys_buttons_and_slider_show_the_frame_python_rendered(lab, test_output
 
 
 def test_llm_steps_move_the_strip_as_render_draws_it(lab):
-    from app import render
+    from app.modes.llm import views as llm_views
     result, built = expected_frames(REFERENCE_QUERY)
     lab.open(REFERENCE_QUERY)
     expect_frame(lab.page, result, built, 0)
@@ -66,7 +66,7 @@ def test_llm_steps_move_the_strip_as_render_draws_it(lab):
     for k in range(1, len(result["steps"])):
         lab.page.keyboard.press("ArrowRight")
         seen = expect_frame(lab.page, result, built, k)
-        want = lab.page.evaluate(READ_JS, {"strip": render.dispatch_strip(result, k, "en")})
+        want = lab.page.evaluate(READ_JS, {"strip": llm_views.dispatch_strip(result, k, "en")})
         assert seen["slots"]["strip"] == want["norm"]["strip"], f"the strip at step {k + 1}"
     expect(lab.page).to_have_url(re.compile(rf"[?&]step={len(result['steps'])}(&|$)"), timeout=TIMEOUT)
 

@@ -1,7 +1,9 @@
 """The teaching features' view-models and drawings without a browser, and the lab in a notebook."""
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ElementTree
+from html import unescape
 
 import pytest
 
@@ -12,7 +14,7 @@ from app.exports import chart_svg  # noqa: E402
 from app.model import Lab  # noqa: E402
 from app.notebook import lab  # noqa: E402
 from app.quiz import QuizView, command_line  # noqa: E402
-from schedulers import simulate  # noqa: E402
+from schedulers import MODES, simulate  # noqa: E402
 from schedulers.exercises import cpu_exercise  # noqa: E402
 from schedulers.trace import step_aligner  # noqa: E402
 
@@ -32,10 +34,10 @@ def test_the_notebook_lab_is_a_servable_panel_without_a_server():
 def test_words_are_plain_text_and_the_export_note_names_the_command():
     """Panes show the word tables as text: Markdown such as backticks would reach the page literally."""
     from app.exports import ExportView
-    from app.teach_text import TEXT as TEACH
-    from app.text import TEXT
-    assert [key for table in (TEXT, TEACH) for key, entry in table.items()
-            if any("`" in v for v in entry.values())] == []
+    from app.modes import all_modes
+    from app.text import HELP, LABELS, SHORT, TEXT
+    tables = (TEXT, LABELS, SHORT, HELP, *(mode.words for mode in all_modes()))
+    assert [key for table in tables for key, entry in table.items() if any("`" in v for v in entry.values())] == []
     for lang in ("en", "ja"):
         note = ExportView(Lab(lang=lang, mode="llm")).panel().objects[0].object
         assert "python -m schedulers llm --json" in note and "`" not in note
@@ -69,10 +71,11 @@ def test_compare_aligns_by_time_and_by_dispatch_count():
 
 
 def test_quiz_scores_each_question_once_and_loads_the_cli_exercise():
-    state = Lab(cpu_algorithm="srtf")
+    state = Lab()
+    state.set_algorithm("srtf")
     quiz = QuizView(state)
     quiz.load("10")
-    assert [row.scenario() for row in state.tasks] == [
+    assert [row.scenario() for row in state.rows] == [
         {k: v for k, v in task.items()} for task in cpu_exercise(10)["tasks"]]
     first_step = state.step + 1
     quiz.answer("B")              # exercise 10 under SRTF: A runs first
@@ -97,11 +100,11 @@ def test_a_later_run_your_code_cannot_handle_shows_its_line_and_keeps_the_last_r
     assert state.algorithm == "custom" and editor.failure is None
     state.add_row()                                   # a fifth task E(0, 1): still at most three ready at once
     good = state.result
-    state.tasks[-1].arrival = "1"                     # E(1, 1): four ready at t=4
+    state.rows[-1].arrival = "1"                     # E(1, 1): four ready at t=4
     assert "policy" in state.errors and state.result is good          # the last valid run stays
     assert editor.failure.line == 2 and "AssertionError: too many" in editor.failure.problem
     assert "2 行目" in editor.failure.message["ja"]
-    state.remove_row(state.tasks[-1])                 # back to four tasks: it runs, the message goes
+    state.remove_row(state.rows[-1])                 # back to four tasks: it runs, the message goes
     assert state.errors == {} and editor.failure is None and state.result["algorithm"] == "custom"
 
 
@@ -128,3 +131,22 @@ def test_run_my_policy_runs_your_code_once_and_a_mistake_changes_nothing(monkeyp
     editor.submit()
     assert compiled == [editor.draft["cpu"]]                  # tried once, and not handed to the lab
     assert editor.failure.line == 2 and state.result is before and state.policy_code["cpu"] == TEMPLATES["cpu"]
+
+
+CATALOGUE_WORDS = re.compile(r"^\s*(@words\b|(group|label|summary|rule|keep)\s*=)")   # the menu's, not the rule
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_the_rule_panel_opens_on_the_class_its_docstring_and_its_code_in_every_mode(mode):
+    """The source panel (app/source.py) shows each rule as the student reads it: the class line, its docstring, then
+    the code that decides, with none of the catalogue's words (menu label, summary, ...) in between."""
+    from app.source import SourceView
+    state = Lab(mode=mode)
+    for algorithm in MODES[mode].algorithms:
+        state.set_algorithm(algorithm)
+        html = SourceView(state).html(0)
+        lines = [unescape(text) for text in re.findall(r'<span class="no">\d+</span>([^<]*)</span>',
+                                                       html.split('<span class="section">')[0])]
+        assert lines[0].startswith("class ") and lines[1].strip().startswith('"""'), (algorithm, lines[:2])
+        assert [line for line in lines if CATALOGUE_WORDS.match(line)] == [], algorithm
+        assert any(line.strip().startswith("def ") for line in lines), algorithm   # its deciding code follows

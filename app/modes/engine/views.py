@@ -1,6 +1,7 @@
-"""What engine mode draws: the batch slots over the iterations, the waiting queues, the virtual token counters
-(with a lift shown), each tenant's service over time, the live fairness bound and the results table; and, for CPU
-mode's CFS and EEVDF, each task's vruntime and weight at a step.
+"""Inference-engine mode's views: the batch slots over the iterations, the waiting queues, the virtual token counters
+(with a lift shown), each tenant's service over time, the live fairness bound and the results table; Compare beside
+another engine run or beside the LLM router on the same workload (``ROUTER``), the quiz's view of the past, your
+policy's preview and the exports' chart.
 
 Like ``render`` (whose helpers these use), every function takes the core's result and a step and returns escaped
 markup; none of them decides anything about scheduling. ``EngineView`` indexes one run once (the admissions up to
@@ -11,25 +12,40 @@ asks for an axis that ends at the step (``end``).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from fractions import Fraction
 from itertools import accumulate
 from typing import Any
 
+
+from schedulers import simulate
+from schedulers.engine import llm_scenario
 from schedulers.engine.policies import POLICIES
+from schedulers.llm import MODE as ROUTER_MODE
 from schedulers.engine.steps import service_so_far, span
+from schedulers.llm.steps import dispatched_so_far, normalised_so_far
 from schedulers.trace import pending
 
-from .render import bar_row, chip, colour, esc, exact, exact_number, indexes, ink, number, results_table, section
-from .text import t
+from ...compare import delta_cell, table
+from ...frames import Frames, Slot
+from ...panes import pane
+from ...render import (bar_row, chip, colour, esc, exact, exact_number, indexes, ink, number, result_columns,
+                       results_table, section)
+from ...text import label, t
+from ..views import Align, Cell, Chart, ModeViews, OtherSide, Result
 
 MAX_QUEUED = 24        # waiting requests drawn per tenant; the rest are counted
 SPAN = 80              # iterations the batch's axis spans at most (``axis``)
 MAX_SLOT_ROWS = 48     # slots drawn (up to 1,000 are allowed); the table and the exports have them all
 MAX_POINTS = 2_000     # points of all the service lines together (a longer run, or many tenants, are sampled)
 CHART_W, CHART_H = 600, 160
-ENGINE_COLUMNS = ("weight", "requests", "input_tokens", "output_tokens", "service", "counter", "mean_waiting",
-                  "mean_latency")
+
+
+def table_columns(result: Mapping[str, Any]) -> list[str]:
+    """The core's columns but service ÷ weight (the service chart shows it), and the weight only when a tenant's is
+    not 1 (as CPU mode's optional columns)."""
+    weighted = any(tenant["weight"] != 1 for tenant in result["tenants"])
+    return [c for c in result_columns(result, ("normalized",)) if c != "weight" or weighted]
 
 
 def axis(end: int, now: int) -> tuple[int, int]:
@@ -74,7 +90,7 @@ class EngineView:
         self.decoded = list(accumulate(decodes, max))   # the latest decode step up to each step, or -1
 
     def now(self, step: int) -> int:
-        """The step's time: the end of a decode iteration, else its instant (``trace.span``)."""
+        """The step's time: the end of a decode iteration, else its instant (``schedulers.engine.steps.span``)."""
         return span(self.steps[step])[1]
 
     # --- the batch ------------------------------------------------------------------------------------------
@@ -93,14 +109,14 @@ class EngineView:
 
         body = []
         for slot, (ends, orders) in enumerate(self.slot_requests[:MAX_SLOT_ROWS]):
-            bars, holds = [], t(lang, "engine.free")
+            bars, holds = [], t(lang, "batch.free")
             for k in range(bisect_right(ends, low), bisect_left(orders, admitted)):   # seen in the window, so far
                 request = self.requests_in_order[orders[k]]
                 done = ends[k] <= now
                 right = ends[k] if done else now
                 generated = right - request["admitted"]
                 fill = colour(self.where[request["tenant"]])
-                label = t(lang, "engine.request", tenant=request["tenant"], request=request["request"],
+                label = t(lang, "batch.request", tenant=request["tenant"], request=request["request"],
                           input=request["input"], generated=generated, output=request["output"])
                 tokens = f"background-size:{100 / generated:.3f}% 100%;" if generated else ""
                 left = max(request["admitted"], low)
@@ -110,27 +126,27 @@ class EngineView:
                             '</span>')
                 if not done:
                     holds = f'{request["tenant"]} #{request["request"]} {generated}/{request["output"]}'
-            body.append(f'<div class="bar-row slot-row"><span class="bar-name">{esc(t(lang, "engine.slot", slot=slot))}'
+            body.append(f'<div class="bar-row slot-row"><span class="bar-name">{esc(t(lang, "batch.slot", slot=slot))}'
                         f'</span><span class="bar-track slot-track">{"".join(bars)}'
                         f'<span class="vline" style="left:{at(now)}"></span></span>'
                         f'<span class="bar-value">{esc(holds)}</span></div>')
-        facts = [t(lang, "engine.axis", start=low, end=high, now=now)]
+        facts = [t(lang, "batch.axis", start=low, end=high, now=now)]
         if len(self.slot_requests) > MAX_SLOT_ROWS:
-            facts.append(t(lang, "engine.more.slots", count=len(self.slot_requests) - MAX_SLOT_ROWS))
+            facts.append(t(lang, "batch.more", count=len(self.slot_requests) - MAX_SLOT_ROWS))
         held = self.steps[step].get("batch_tokens")
         if held is not None:
             memory = self.result["parameters"]["memory"]
-            facts.append(t(lang, "engine.held", held=held) if memory is None
-                         else t(lang, "engine.memory", held=held, memory=memory))
+            facts.append(t(lang, "batch.held", held=held) if memory is None
+                         else t(lang, "batch.memory", held=held, memory=memory))
         legend = "".join(f'<p class="muted">{esc(fact)}</p>' for fact in facts)
-        return section(t(lang, "engine.batch"), "".join(body) + legend, "engine-batch")
+        return section(t(lang, "batch"), "".join(body) + legend, "engine-batch")
 
     # --- queues and counters --------------------------------------------------------------------------------
     def queues(self, step: int) -> str:
         lang = self.lang
         waiting = self.steps[step].get("waiting")
         if waiting is None:
-            return section(t(lang, "engine.queues"), f'<p class="muted">{esc(t(lang, "queues.compact"))}</p>')
+            return section(t(lang, "queues.tokens"), f'<p class="muted">{esc(t(lang, "queues.compact"))}</p>')
         rows = []
         for i, tenant in enumerate(self.result["tenants"]):
             indices = waiting.get(tenant["name"], [])
@@ -141,17 +157,17 @@ class EngineView:
                 boxes.append(f'<li class="req" style="background:{fill};color:{ink(fill)}" title="#{index}">'
                              f'{request["input"]}/{request["output"]}</li>')
             if len(indices) > MAX_QUEUED:
-                more = t(lang, "engine.more", count=len(indices) - MAX_QUEUED)
+                more = t(lang, "queues.more", count=len(indices) - MAX_QUEUED)
                 boxes.append(f'<li class="req more">{esc(more)}</li>')
             listing = f'<ol class="reqs">{"".join(boxes)}</ol>' if boxes else \
                 f'<span class="muted">{esc(t(lang, "queue.empty"))}</span>'
             rows.append(f'<div class="queue-row">{chip(tenant["name"], i)}{listing}</div>')
-        return section(t(lang, "engine.queues"), "".join(rows), "engine-queues")
+        return section(t(lang, "queues.tokens"), "".join(rows), "engine-queues")
 
     def counters(self, step: int) -> str:
         """Each tenant's counter as a bar; at a lift, a line marks the counter before it and a sentence says so."""
         lang, state = self.lang, self.steps[step]
-        title = t(lang, "engine.counters")
+        title = t(lang, "counters")
         values = self.counters_at(step)
         lift = state.get("lift") if state["kind"] == "lift" else None
         top = max([*values.values(), lift["before"] if lift else 0, 1])
@@ -162,11 +178,11 @@ class EngineView:
                                 "C = " + exact_number(value, exact(state, "counters", name)), marker))
         rule = POLICIES.get(self.result["algorithm"])   # the rules that admit by counter are those that lift it
         note = "" if rule is not None and rule.lifts else \
-            f'<p class="muted">{esc(t(lang, "engine.counters.unread"))}</p>'
+            f'<p class="muted">{esc(t(lang, "counters.unread"))}</p>'
         if lift:
             before, after = (exact_number(lift[k], exact(state.get("exact", {}), "lift", k))
                              for k in ("before", "after"))
-            key = "engine.lifted" if lift["raised"] else "engine.kept"
+            key = "counters.lifted" if lift["raised"] else "counters.kept"
             note += f'<p class="lift-note">{esc(t(lang, key, tenant=state["tenant"], before=before, after=after))}</p>'
         return section(title, "".join(rows) + note, "engine-counters")
 
@@ -186,7 +202,7 @@ class EngineView:
         """Each tenant's service ÷ weight at the end of every step so far, as a line over the iterations."""
         lang = self.lang
         if not self.full:
-            return section(t(lang, "engine.service"), f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>')
+            return section(t(lang, "service"), f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>')
         end = max(end if end is not None else self.iterations, 1)
         served = self.served
         top = float(max(top if top is not None else max(served[-1].values()), *served[step].values(), 1))
@@ -199,11 +215,11 @@ class EngineView:
             lines.append(f'<polyline points="{points}" fill="none" stroke="{colour(i)}" stroke-width="3"/>')
         keys = " ".join(f"{chip(name, i)} {esc(exact_number(float(served[step][name]), str(served[step][name])))}"
                         for name, i in self.where.items())
-        keys += f' <span class="muted">({esc(t(lang, "engine.service.axes", top=number(top), end=end))})</span>'
+        keys += f' <span class="muted">({esc(t(lang, "service.axes", top=number(top), end=end))})</span>'
         svg = (f'<svg class="service-chart" viewBox="-4 -4 {CHART_W + 8} {CHART_H + 8}" preserveAspectRatio="none" '
-               f'role="img" aria-label="{esc(t(lang, "engine.service"))}"><rect x="0" y="0" width="{CHART_W}" '
+               f'role="img" aria-label="{esc(t(lang, "service"))}"><rect x="0" y="0" width="{CHART_W}" '
                f'height="{CHART_H}" fill="#fafafa" stroke="#ddd"/>{"".join(lines)}</svg>')
-        return section(t(lang, "engine.service"), svg + f'<p>{keys}</p>', "engine-service")
+        return section(t(lang, "service"), svg + f'<p>{keys}</p>', "engine-service")
 
     # --- fairness -------------------------------------------------------------------------------------------
     def fairness(self, step: int) -> str:
@@ -211,7 +227,7 @@ class EngineView:
         iteration up to ``step``."""
         lang, fair = self.lang, self.result["fairness"]
         if fair["compared"] is None:
-            return section(t(lang, "fairness"), f'<p class="muted">{esc(t(lang, "engine.fairness.one"))}</p>',
+            return section(t(lang, "fairness"), f'<p class="muted">{esc(t(lang, "fairness.pair.one"))}</p>',
                            "engine-fairness")
         first, second = fair["compared"]
         bound = exact_number(fair["bound"], fair["exact"].get("bound"))
@@ -219,11 +235,11 @@ class EngineView:
         live = self.steps[last].get("fairness") if last >= 0 else None
         lines = []
         if last >= 0 and last != step:
-            lines.append(t(lang, "engine.fairness.before", t=self.steps[last]["iteration"]))
+            lines.append(t(lang, "fairness.pair.before", t=self.steps[last]["iteration"]))
         band = ""
         if live:
             within = abs(Fraction(live["exact"]["gap"])) <= Fraction(fair["exact"]["bound"])
-            lines.append(t(lang, "engine.fairness.live", since=live["since"],
+            lines.append(t(lang, "fairness.pair.live", since=live["since"],
                            gap=exact_number(live["gap"], live["exact"]["gap"]),
                            widest=exact_number(live["widest"], live["exact"]["widest"]), bound=bound,
                            status=t(lang, "holds" if within else "broken")))
@@ -234,14 +250,14 @@ class EngineView:
                     f'<p class="muted legend">−{esc(bound)} … 0 … +{esc(bound)} ({esc(first)} − {esc(second)})'
                     '</p>')
         else:
-            lines.append(t(lang, "engine.fairness.idle", bound=bound))
+            lines.append(t(lang, "fairness.pair.idle", bound=bound))
         if step == len(self.steps) - 1 and fair["interval"]:   # the end: the whole run's widest, now in the past
-            lines.append(t(lang, "engine.fairness.run", gap=exact_number(fair["max_gap"], fair["exact"]["max_gap"]),
+            lines.append(t(lang, "fairness.pair.run", gap=exact_number(fair["max_gap"], fair["exact"]["max_gap"]),
                            start=fair["interval"]["start"], end=fair["interval"]["end"], bound=bound,
                            status=t(lang, "holds" if fair["holds"] else "broken")))
-        lines.append(t(lang, "engine.fairness.bound", largest=fair["largest_input"], tokens=fair["max_batch_tokens"]))
+        lines.append(t(lang, "fairness.pair.bound", largest=fair["largest_input"], tokens=fair["max_batch_tokens"]))
         facts = "".join(f"<li>{esc(line)}</li>" for line in lines)
-        return section(t(lang, "engine.fairness", first=first, second=second), band + f'<ul class="facts">{facts}</ul>',
+        return section(t(lang, "fairness.pair", first=first, second=second), band + f'<ul class="facts">{facts}</ul>',
                        "engine-fairness")
 
     # --- the whole step and the table ------------------------------------------------------------------------
@@ -253,44 +269,96 @@ class EngineView:
         """The whole run per tenant (the weight only when one is not 1, as CPU mode's optional columns), the
         tenants with requests unfinished at ``step`` marked, and the run's summary."""
         lang, result = self.lang, self.result
-        left = pending(result, step)
-        weighted = any(tenant["weight"] != 1 for tenant in result["tenants"])
-        columns = [c for c in ENGINE_COLUMNS if c != "weight" or weighted]
+        left, columns = pending(result, step), table_columns(result)
         rows = [(tenant["name"], i, tenant["name"] in left, [number(tenant[c]) for c in columns])
                 for i, tenant in enumerate(result["tenants"])]
         summary = result["summary"]
         occupancy = exact_number(summary["occupancy"], summary["exact"]["occupancy"])
-        words = t(lang, "engine.summary", iterations=summary["iterations"], idle=summary["idle"],
+        words = t(lang, "summary.batch", iterations=summary["iterations"], idle=summary["idle"],
                   tokens=summary["tokens"], occupancy=occupancy)
         note = f'<p class="muted">{esc(words)}</p>'
-        return results_table("tenant", columns, rows, lang, note=note)
+        return results_table(result, columns, rows, lang, note=note)
 
 
-# --- CPU mode: CFS's and EEVDF's numbers -------------------------------------------------------------------
+# --- Compare, the quiz, your policy, the exports -------------------------------------------------------------
 
-def rule_state(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], lang: str) -> str:
-    """The rule's own numbers per task at this step (``Policy.trace_state``: CFS's vruntime and weight, EEVDF's
-    lag and virtual deadline too), vruntime as a bar; empty for a rule that keeps none."""
-    keys = list(step.get("exact") or {})
-    if "vruntime" not in keys:
-        return ""
-    values = {key: step[key] for key in keys}
-    top = max([*values["vruntime"].values(), 1])
-    head = "".join(f'<th scope="col">{esc(t(lang, "col." + key))}</th>' for key in keys if key != "vruntime")
-    rows, bars = [], []
-    for i, task in enumerate(tasks):
-        name = task["name"]
-        if name not in values["vruntime"]:
-            continue
-        bars.append(bar_row(name, i, values["vruntime"][name], top,
-                            "vruntime = " + exact_number(values["vruntime"][name], exact(step, "vruntime", name))))
-        cells = "".join(f'<td>{esc(exact_number(values[key].get(name), exact(step, key, name)))}</td>'
-                        for key in keys if key != "vruntime")
-        rows.append(f'<tr><th scope="row">{chip(name, i)}</th>{cells}</tr>')
-    if not bars:
-        body = f'<p class="muted">{esc(t(lang, "rule.state.none"))}</p>'
+ROUTER = "router-sfq"   # Compare's other side beyond the engine's rules: the LLM router under SFQ, same workload
+
+
+def router_run(scenario: Mapping[str, Any]) -> Result:
+    return simulate(ROUTER_MODE.name, llm_scenario(scenario))
+
+
+def service_diff(left: Result, step: int, right: Result, right_step: int, lang: str) -> str:
+    """Service ÷ weight so far on both sides at the same moment (the router's: the cost it charged at dispatch,
+    estimated from the true output), uncoloured; for two engine runs, a second table of the whole runs' mean
+    latency per tenant and widest gap, labelled so."""
+    mine = service_so_far(left, step)
+    engines = right["mode"] == left["mode"]
+    if engines:
+        theirs = service_so_far(right, right_step)
+        column = label(lang, "service") + " ÷ " + label(lang, "weight")
     else:
-        body = ("".join(bars) + f'<div class="table-wrap"><table class="metrics rule-state"><thead><tr>'
-                f'<th scope="col">{esc(t(lang, "col.task"))}</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
-                f'</table></div><p class="muted legend">{esc(t(lang, "rule.state.note"))}</p>')
-    return section(t(lang, "rule.state"), body, "rule-state")
+        theirs = normalised_so_far(right, dispatched_so_far(right, right_step))
+        column = t(lang, "compare.router.column")
+    so_far = table(t(lang, "compare.sofar"), label(lang, "tenant"), [column],
+                   [(name, [delta_cell(float(mine[name]), float(theirs[name]), None)]) for name in mine])
+    if not engines:
+        return so_far + f'<p class="muted">{esc(t(lang, "compare.router.note"))}</p>'
+    rows = [(f'{a["name"]}: {label(lang, "mean_latency")}', [delta_cell(a["mean_latency"], b["mean_latency"], True)])
+            for a, b in zip(left["tenants"], right["tenants"])]
+    gaps = left["fairness"].get("max_gap"), right["fairness"].get("max_gap")
+    if None not in gaps:
+        rows.append((t(lang, "compare.gap.service"), [delta_cell(*gaps, True)]))
+    return (so_far + table(t(lang, "compare.whole"), t(lang, "compare.metric"), [t(lang, "compare.change")], rows)
+            + f'<p class="muted">{esc(t(lang, "compare.diff"))}</p>')
+
+
+class EngineViews(ModeViews):
+    compares_with = frozenset({ROUTER_MODE.name})
+    other_sides = {ROUTER: OtherSide({"en": "LLM router: SFQ on the same workload",
+                                      "ja": "LLM ルーター: 同じ負荷で SFQ"}, router_run)}
+
+    def step_views(self, lab, stepping) -> list:
+        return [stepping.slot("state")]
+
+    def step_frames(self, result: Result, lang: str) -> Frames:
+        view = EngineView(result, lang)
+        return Frames(len(result["steps"]), {"state": view.state, "metrics": view.metrics})
+
+    def columns(self, result: Result) -> list[str]:
+        return table_columns(result)
+
+    def compare_frames(self, result: Result, owner: str, at: Align, total: int, lang: str,
+                       other: Result | None) -> Frames:
+        """Both batches on one axis: the longer run's (the router's run has no iterations)."""
+        end = max(result["summary"]["iterations"], (other or {}).get("summary", {}).get("iterations", 0))
+        view = EngineView(result, lang)
+        return Frames(total, {f"{owner}.batch": lambda k: view.batch(at(k), end)})
+
+    def compare_view(self, result: Result, owner: str, step: int, lab, stepping) -> list:
+        return [stepping.slot(f"{owner}.batch")]
+
+    def compare_diff(self, left: Result, right: Result, align: Align, lang: str) -> Slot:
+        return lambda k: f'<section class="card compare-diff">{service_diff(left, k, right, align(k), lang)}</section>'
+
+    def known_state(self, result: Result, step: int, lang: str, presenter: bool) -> list:
+        """The batch up to now, on an axis that ends now."""
+        view = EngineView(result, lang)
+        return [pane(view.batch(step, end=view.now(step)) + '<div class="grid">' + view.queues(step)
+                     + view.counters(step) + "</div>")]
+
+    def preview(self, result: Result, lang: str, presenter: bool):
+        last, view = len(result["steps"]) - 1, EngineView(result, lang)
+        return pane(view.batch(last) + view.metrics(last))
+
+    def chart(self, result: Result, lang: str) -> Chart:
+        """One row per batch slot, a cell per request in its tenant's colour."""
+        row_of = indexes(result["tenants"])
+        slots = [t(lang, "batch.slot", slot=k) for k in range(result["parameters"]["slots"])]
+        cells = [Cell(r["slot"], r["admitted"], r["finished"] + 1, r["tenant"], row_of[r["tenant"]],
+                      f'{slots[r["slot"]]} · {r["tenant"]}') for r in result["requests"]]
+        return Chart(slots, cells, result["summary"]["iterations"])
+
+
+VIEWS = EngineViews()

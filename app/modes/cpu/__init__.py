@@ -1,0 +1,64 @@
+"""CPU mode in the lab: tasks with an arrival and a burst on one CPU (``schedulers.cpu``).
+
+``MODE`` is what the view-models read (no Panel): the article's four tasks under FCFS to start with, a task in a link
+as ``name:arrival:burst`` then its optional fields (``A:0:3:deadline=7``), and Compare's FCFS beside SRTF. Its
+pictures (the Gantt chart, the ready queue, the remaining time, the events, CFS's and EEVDF's numbers) and its
+results table are ``views.py``'s.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from urllib.parse import unquote
+
+from schedulers import schema
+
+from .. import AppMode, Link
+from ...query import decode_items, encode_item, part
+
+NAME = "cpu"
+REQUIRED = schema(NAME).required   # name:arrival:burst
+OPTIONAL = schema(NAME).optional   # :deadline=... :priority=... :tickets=... :nice=...
+ARTICLE = (("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "3"))   # the article's four tasks
+
+
+def encode_tasks(rows: Sequence[Mapping[str, str]]) -> str:
+    return ",".join(encode_item(row, [part(row.get(f, "")) for f in REQUIRED], OPTIONAL) for row in rows)
+
+
+def decode_tasks(value: str) -> list[dict[str, str]]:
+    return decode_items(value, len(REQUIRED), ":".join(REQUIRED),
+                        lambda parts: {f: unquote(p) for f, p in zip(REQUIRED, parts)}, OPTIONAL)
+
+
+WORDS = {
+    "label": {"en": "CPU", "ja": "CPU"},
+    "help": {
+        "en": "Pick an algorithm, edit the tasks, then step through the run. Every step shows who runs, who waits "
+              "and why; the table always shows the whole run's results. The address bar keeps the whole setup: "
+              "copy it to share exactly this view.",
+        "ja": "アルゴリズムを選び、タスクを編集して、実行を 1 ステップずつ追ってください。"
+              "各ステップで誰が実行し誰が待つか、"
+              "その理由が表示されます。表は常に実行全体の結果です。アドレスバーに設定がすべて入るので、"
+              "コピーすればこの画面をそのまま共有できます。"},
+    "question": {"en": "Which task runs over t={t} → {next}?",
+                 "ja": "t={t} → {next} に実行されるのはどのタスクですか？"},
+    "api": {
+        "en": "Define choose(ready, running, time, state) and return a task's name. It is called at every time unit "
+              "at which a task is ready. ready: the waiting tasks in queue order (name, index, arrival, burst, "
+              "remaining, ran, waited, deadline, priority, tickets); running: the task that ran last and is not "
+              "finished, or None. Return running.name to keep it, another ready task's name to dispatch it "
+              "(preempting). state: a dict of your own. Fraction is built in; import, try and names starting with _ "
+              "are not available.",
+        "ja": "choose(ready, running, time, state) を定義し、タスク名を返してください。"
+              "実行可能なタスクがある各時刻に呼ばれます。"
+              "ready: 待ちタスク（キュー順。name, index, arrival, burst, remaining, ran, waited, deadline, priority, "
+              "tickets）。running: 直前に実行していた未完了のタスクか None。running.name を返すと続行、"
+              "別の待ちタスク名を"
+              "返すとそれを実行（横取り）します。state: 自由に使える dict。Fraction が使えます。import、try、_ "
+              "で始まる名前は"
+              "使えません。"},
+    "chart": {"en": "Timeline ({algorithm})", "ja": "タイムライン（{algorithm}）"},
+}
+
+MODE = AppMode(name=NAME, words=WORDS, algorithm="fcfs", rows=tuple(dict(zip(REQUIRED, task)) for task in ARTICLE),
+               link=Link(encode_tasks, decode_tasks), compare=("fcfs", "srtf"))

@@ -1,0 +1,225 @@
+"""CPU mode's views: the Gantt chart (``gantt.py``), the ready queue, the remaining time and the events at a step,
+CFS's and EEVDF's numbers per task, the results table; Compare's whole-run differences, the quiz's view of the past,
+your policy's preview and the exports' chart.
+
+Like ``render`` (whose helpers these use), every function takes the core's result and a step and returns escaped
+markup; none of them decides anything about scheduling.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import panel as pn
+
+from schedulers import MODES
+from schedulers.cpu.steps import span
+from schedulers.trace import pending
+
+from ...compare import delta_cell, table
+from ...frames import Frames, Mark, Slot
+from ...panes import pane
+from ...render import bar_row, chip, esc, exact, exact_number, indexes, number, result_columns, results_table, section
+from ...text import label, t
+from ..views import Align, Cell, Chart, ModeViews, Result
+from . import NAME
+from .gantt import Gantt, slices
+
+COMPARED = ("waiting", "turnaround", "response")   # Compare's columns: smaller is better
+
+
+def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) -> str:
+    running = step.get("running")
+    nothing = "running.before" if span(step)[0] is None else "running.none"
+    run_html = chip(running, where[running]) if running is not None else esc(t(lang, nothing))
+    queue = step.get("ready")
+    if queue is None:
+        listing = f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>'
+    elif queue:
+        listing = f'<ol class="queue">{"".join(f"<li>{chip(name, where[name])}</li>" for name in queue)}</ol>'
+    else:
+        listing = f'<p class="muted">{esc(t(lang, "ready.empty"))}</p>'
+    body = (f'<p><span class="label">{esc(t(lang, "running"))}:</span> {run_html}</p>'
+            f'<p class="label">{esc(t(lang, "ready"))}:</p>{listing}')
+    return section(t(lang, "running") + " / " + t(lang, "ready"), body)
+
+
+def remaining_bars(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], lang: str) -> str:
+    remaining = step.get("remaining")
+    if remaining is None:
+        return section(t(lang, "remaining"), f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>')
+    longest = max((task["burst"] for task in tasks), default=1) or 1
+    rows = [bar_row(task["name"], i, remaining.get(task["name"], task["burst"]), longest,
+                    f'{remaining.get(task["name"], task["burst"])}/{task["burst"]}') for i, task in enumerate(tasks)]
+    return section(t(lang, "remaining"), "".join(rows))
+
+
+
+def event_list(step: Mapping[str, Any], lang: str) -> str:
+    items = []
+    for event in step.get("events") or []:
+        kind, task = event.get("kind", ""), event.get("task")
+        key = f"event.{kind}"
+        try:
+            sentence = t(lang, key, task=task if task is not None else "")
+        except KeyError:
+            sentence = t(lang, "event.other", kind=kind, task=task if task is not None else "")
+        items.append(f"<li>{esc(sentence)}</li>")
+    if not items:
+        return section(t(lang, "events"), f'<p class="muted">{esc(t(lang, "events.none"))}</p>')
+    body = f'<ul class="events">{"".join(items)}</ul>'
+    return section(t(lang, "events"), body)
+
+
+def metrics_table(result: Mapping[str, Any], step: int, lang: str) -> str:
+    """Every task's figures, its optional fields when a task gives them and whether it missed its deadline (the
+    core's columns), the tasks unfinished at ``step`` marked, the averages and the run's summary."""
+    tasks, columns = result["tasks"], result_columns(result)
+    left = pending(result, step)
+
+    def cell(task: Mapping[str, Any], column: str) -> str:
+        if column == "missed":
+            return t(lang, "yes" if task.get("missed") else "no") if "deadline" in task else "—"
+        return number(task.get(column))
+
+    rows = [(task["name"], i, task["name"] in left, [cell(task, c) for c in columns]) for i, task in enumerate(tasks)]
+    averages = MODES[NAME].results.average_row(result)
+    foot = [number(averages[c]) if c in averages else "" for c in columns]
+    summary = result.get("summary") or {}
+    note = ""
+    if summary:
+        values = {k: number(summary.get(k, "—")) for k in ("makespan", "busy", "idle", "context_switches")}
+        note = f'<p class="muted">{esc(t(lang, "summary", **values))}</p>'
+    return results_table(result, columns, rows, lang, foot, note)
+
+
+def rule_state(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], lang: str) -> str:
+    """The rule's own numbers per task at this step (``Policy.trace_state``: CFS's vruntime and weight, EEVDF's
+    lag and virtual deadline too), vruntime as a bar; empty for a rule that keeps none."""
+    keys = list(step.get("exact") or {})
+    if "vruntime" not in keys:
+        return ""
+    values = {key: step[key] for key in keys}
+    top = max([*values["vruntime"].values(), 1])
+    head = "".join(f'<th scope="col">{esc(label(lang, key))}</th>' for key in keys if key != "vruntime")
+    rows, bars = [], []
+    for i, task in enumerate(tasks):
+        name = task["name"]
+        if name not in values["vruntime"]:
+            continue
+        bars.append(bar_row(name, i, values["vruntime"][name], top,
+                            "vruntime = " + exact_number(values["vruntime"][name], exact(step, "vruntime", name))))
+        cells = "".join(f'<td>{esc(exact_number(values[key].get(name), exact(step, key, name)))}</td>'
+                        for key in keys if key != "vruntime")
+        rows.append(f'<tr><th scope="row">{chip(name, i)}</th>{cells}</tr>')
+    if not bars:
+        body = f'<p class="muted">{esc(t(lang, "rule.state.none"))}</p>'
+    else:
+        body = ("".join(bars) + f'<div class="table-wrap"><table class="metrics rule-state"><thead><tr>'
+                f'<th scope="col">{esc(label(lang, "task"))}</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
+                f'</table></div><p class="muted legend">{esc(t(lang, "rule.state.note"))}</p>')
+    return section(t(lang, "rule.state"), body, "rule-state")
+
+
+def time_mark(result: Result) -> Mark:
+    """The Gantt chart's cursor at a step: the step's time."""
+    steps = result["steps"]
+    return lambda k: steps[k].get("time", k)
+
+
+def cursor_mark(owner: str) -> str:
+    """The mark a Gantt chart's cursor follows: the lab's own ``time`` on the left (the lab's step), its own mark
+    on Compare's right."""
+    return "time" if owner in ("lab", "compare.left") else f"{owner}.time"
+
+
+def whole_run_diff(left: Result, right: Result, lang: str) -> str:
+    """The whole runs' results side by side, labelled so: they do not change with the step."""
+    columns = [label(lang, m) for m in COMPARED]
+    rows = [(a["name"], [delta_cell(a[m], b[m], True) for m in COMPARED])
+            for a, b in zip(left["tasks"], right["tasks"])]
+    rows.append((t(lang, "compare.average"),
+                 [delta_cell(left["averages"][m], right["averages"][m], True) for m in COMPARED]))
+    rows.append((t(lang, "compare.switches"), [delta_cell(left["summary"]["context_switches"],
+                                                          right["summary"]["context_switches"], True), "", ""]))
+    return (table(t(lang, "compare.whole"), label(lang, "task"), columns, rows)
+            + f'<p class="muted">{esc(t(lang, "compare.diff"))}</p>')
+
+
+def gantt_pane(result: Result, step: int, owner: str, lang: str, presenter: bool, stepping,
+               **kwargs) -> pn.pane.Bokeh:
+    """The run's Gantt chart at ``step``, its cursor moved by the pager from then on (as ``owner``'s)."""
+    gantt = Gantt(result, lang, presenter)
+    gantt.move(result["steps"][step].get("time", step))
+    stepping.follow(owner, cursor_mark(owner), gantt)
+    return pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", **kwargs)
+
+
+class CpuViews(ModeViews):
+    def step_views(self, lab, stepping) -> list:
+        def timeline(result: Result | None, lang: str, presenter: bool):
+            if not result or result["mode"] != NAME:   # drawn for this mode's runs only
+                stepping.follow("lab", "", None)
+                return pane("")
+            return gantt_pane(result, lab.step, "lab", lang, presenter, stepping, css_classes=["gantt"])
+        return [pn.bind(timeline, lab.param.result, lab.param.lang, lab.param.presenter), stepping.slot("state")]
+
+    def step_frames(self, result: Result, lang: str) -> Frames:
+        steps, tasks = result["steps"], result["tasks"]
+        where = indexes(tasks)
+        slots: dict[str, Slot] = {
+            "state": lambda k: ('<div class="grid">' + ready_queue(steps[k], where, lang)
+                                + remaining_bars(steps[k], tasks, lang) + event_list(steps[k], lang) + "</div>"
+                                + rule_state(steps[k], tasks, lang)),
+            "metrics": lambda k: metrics_table(result, k, lang)}
+        return Frames(len(steps), slots, {"time": time_mark(result)})
+
+    def columns(self, result: Result) -> list[str]:
+        return result_columns(result)
+
+    def compare_frames(self, result: Result, owner: str, at: Align, total: int, lang: str,
+                       other: Result | None) -> Frames:
+        mark = cursor_mark(owner)
+        if mark == "time":   # the lab's own frames move it
+            return Frames(total, {})
+        times = time_mark(result)
+        return Frames(total, {}, {mark: lambda k: times(at(k))})
+
+    def compare_view(self, result: Result, owner: str, step: int, lab, stepping) -> list:
+        return [gantt_pane(result, step, owner, lab.lang, lab.presenter, stepping)]
+
+    def compare_diff(self, left: Result, right: Result, align: Align, lang: str) -> Slot:
+        diff = f'<section class="card compare-diff">{whole_run_diff(left, right, lang)}</section>'
+        return lambda k: diff
+
+    def known_state(self, result: Result, step: int, lang: str, presenter: bool) -> list:
+        now = result["steps"][step]
+        gantt = Gantt(result, lang, presenter)
+        gantt.move(now["time"])
+        gantt.dim.fill_alpha = 1.0    # the future is hidden, not dimmed
+        gantt.dim.level = gantt.cursor.level = "annotation"   # below the arrival marks (overlay, next)
+        gantt.plot.tools = []         # and no tooltip tells it
+        for renderer in gantt.plot.renderers:   # arrivals are known: their marks stay above the cover
+            if type(renderer.glyph).__name__ == "Scatter":
+                renderer.level = "overlay"
+        return [pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["quiz-gantt"]),
+                pane('<div class="grid">' + ready_queue(now, indexes(result["tasks"]), lang)
+                     + remaining_bars(now, result["tasks"], lang) + "</div>")]
+
+    def preview(self, result: Result, lang: str, presenter: bool):
+        gantt = Gantt(result, lang, presenter)
+        gantt.move(len(result["timeline"]))
+        return pn.Column(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width"),
+                         pane(metrics_table(result, len(result["steps"]) - 1, lang)), sizing_mode="stretch_width")
+
+    def chart(self, result: Result, lang: str) -> Chart:
+        """One row per task and one for idle time."""
+        names = [task["name"] for task in result["tasks"]]
+        row_of = {name: i for i, name in enumerate(names)}
+        cells = [Cell(row_of[name], start, end, "", row_of[name], name) if name is not None
+                 else Cell(len(names), start, end, "", None, t(lang, "chart.idle"))
+                 for name, start, end in slices(result["timeline"])]
+        return Chart([*names, t(lang, "chart.idle")], cells, len(result["timeline"]))
+
+
+VIEWS = CpuViews()
