@@ -10,6 +10,9 @@ export function render({model}) {
   const slot = {name: model.slot, box, content: null, html: null, strip: null}
   hub.slots.add(slot)
   hub.pager?.paint(slot)
-  model.on("remove", () => hub.slots.delete(slot))
+  // Shown again (an unfolded card re-attaches the slot, and the browser forgets its scroll): scrolled anew.
+  const shown = new ResizeObserver(() => hub.pager?.reveal(slot))
+  shown.observe(box)
+  model.on("remove", () => { shown.disconnect(); hub.slots.delete(slot) })
   return box
 }

@@ -72,12 +72,18 @@ export function render({model, view}) {
     }
     slot.strip = [past, now]
   }
-  // A height-limited slot (the rule's source) scrolls the step's first marked line into its view, not the page.
+  // A height-limited slot (the rule's source) scrolls the step's highlighted lines into its view, not the page: the run
+  // of them from the first, whole when it fits (its first line a third of the way down, where there is room), else
+  // from the top. Where the run is in view already (or fills two thirds of it) the slot stays put. A slot not on
+  // screen (a folded card) is scrolled when it is shown again (reveal).
   function inView(box) {
-    const mark = box.querySelector(".mark")
-    if (!mark) return
-    const top = mark.offsetTop, bottom = top + mark.offsetHeight
-    if (top < box.scrollTop || bottom > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - box.clientHeight / 3)
+    const mark = box.querySelector(".mark"), height = box.clientHeight
+    if (!mark || !height) return
+    let end = mark
+    while (end.nextElementSibling?.classList.contains("mark")) end = end.nextElementSibling
+    const top = mark.offsetTop, bottom = end.offsetTop + end.offsetHeight
+    if (top < box.scrollTop || Math.min(bottom, top + height * 2 / 3) > box.scrollTop + height)
+      box.scrollTop = Math.max(0, Math.min(top, Math.max(bottom - height, top - height / 3)))
   }
   function paint(slot) {
     const w = win()
@@ -219,7 +225,8 @@ export function render({model, view}) {
   document.addEventListener("keydown", onKey)
   // While a prerender steps alone, <html> says so (the static site's boot lets the step controls through).
   if (drawn.length && mine) document.documentElement.classList.add("lab-stepping")
-  const pager = {paint: (slot) => { paint(slot); cursors() }}
+  const pager = {paint: (slot) => { paint(slot); cursors() },
+                 reveal: (slot) => { if (slot.name === "source") inView(slot.box) }}
   hub.pager = pager
   model.on("window", () => { cache = new Map(); awaiting = false; for (const s of hub.slots) s.content = null; show(); tell() })
   model.on("target", () => { // Python's jump (a link, the quiz, a shorter run); its acks of our steps are ignored

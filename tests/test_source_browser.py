@@ -102,9 +102,6 @@ def step_to(lab: Lab, marks: list[int | None], at: int, k: int) -> dict:
     return source.evaluate(MARK_JS)
 
 
-@pytest.mark.xfail(strict=True, reason="the pager scrolls the source slot only when the first highlighted line is "
-                                      "outside it, so a deciding method can sit on its last visible line with its body "
-                                      "cut off; needs pager JS to keep the highlighted run in view (house-app report)")
 def test_the_deciding_method_is_in_view_as_far_as_it_fits(browser, lab_url):
     """MLFQ at 1366 px: stepping on to its expiry, ``expire`` (line 346 today) must not be left on the panel's last
     line with its body below the fold."""
@@ -119,9 +116,6 @@ def test_the_deciding_method_is_in_view_as_far_as_it_fits(browser, lab_url):
     assert all(block for _, block in seen), seen
 
 
-@pytest.mark.xfail(strict=True, reason="the pager scrolls the source slot only when its frame changes: unfolding the "
-                                      "card re-attaches the slot (scrollTop 0); needs pager JS to scroll it again "
-                                      "when the slot is shown (see the house-app report)")
 def test_the_highlighted_line_is_in_view_when_the_folded_panel_is_opened(browser, lab_url):
     """Presenter mode folds the panel: stepping meanwhile, then unfolding it, shows the step's line."""
     heading, marks = first_marks(RUNS["cpu-mlfq"])
