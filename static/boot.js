@@ -246,15 +246,25 @@
     if (entered) edit.entered = input.value
     mark({stage: 'waiting', action: `edit ${field.cls}`})
   }
+  // A field's change event does not leave its shadow root: Enter and leaving the field (the two that enter it) do.
   window.addEventListener('input', (event) => record(event, false), true)
-  window.addEventListener('change', (event) => record(event, true), true)
+  window.addEventListener('keydown', (event) => { if (event.key === 'Enter') record(event, true) }, true)
   // The field being typed in when Python's page replaces the prerendered one (which takes the focus with it).
+  // Python's page is on its way ('render'): the prerendered one goes, and the focus it loses is no reader's doing.
   let typingIn = null
+  let takingOver = false
   window.addEventListener('focusin', (event) => {
+    if (takingOver) return
     const input = event.composedPath()[0]
     typingIn = document.body.dataset.labBoot !== 'ready' && input instanceof Element && typed(input) ? fieldOf(input) : null
   }, true)
-  window.addEventListener('focusout', () => { if (document.body.dataset.labBoot !== 'ready') typingIn = null }, true)
+  window.addEventListener('focusout', (event) => {
+    if (takingOver || document.body.dataset.labBoot === 'ready') return
+    typingIn = null
+    const input = event.composedPath()[0]
+    const field = input instanceof Element && typed(input) && fieldOf(input)
+    if (field && edits.some((edit) => edit.cls === field.cls && edit.index === field.index)) record(event, true)
+  }, true)
   window.addEventListener('lab-run-shown', () => {
     for (const edit of edits) {
       const input = fieldAt(edit)
@@ -373,7 +383,7 @@
   // --- the worker's messages: those early.js kept, then the rest as they come ---
   function onMessage(msg) {
     if (msg.type === 'progress') showStage(msg)
-    else if (msg.type === 'render') mark({stage: 'render'})
+    else if (msg.type === 'render') { takingOver = true; mark({stage: 'render'}) }
     else if (msg.type === 'bytecode') Object.assign(window.labBoot, {bytecode: msg})
     else if (msg.type === 'error') showError(msg.msg)
     else if (msg.type === 'location?') {   // Python builds its page from the address: what is shown settles first

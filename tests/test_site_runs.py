@@ -17,6 +17,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
 import site_support  # noqa: E402
+from benchmarks import MODE_BUTTONS  # noqa: E402
 from pager_support import expect_frame, expected_frames  # noqa: E402
 from schedulers import algorithms  # noqa: E402
 from schedulers.modes import MODES  # noqa: E402
@@ -26,7 +27,6 @@ from app.model import Lab  # noqa: E402
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 30_000   # ms: a run's file fetched and drawn on a loaded 2-core machine
-MODE_BUTTONS = {"cpu": "CPU", "llm": "LLM router", "engine": "Inference engine"}
 STEPPING = re.compile(r"\blab-stepping\b")
 
 
@@ -202,10 +202,10 @@ def test_a_short_link_opens_from_its_prerender(browser, cdn_site_url, test_outpu
 
 
 def test_an_edit_made_before_python_waits_for_it_and_is_then_applied(visitor, cdn_site_url, test_output):
-    """With Pyodide (the stand-in): SRTF picked in the page's menu and Compare opened before Python is ready, then
+    """With Pyodide (the stand-in): SRTF picked in the page's menu and two steps taken before Python is ready, then
     C's burst typed and entered, and B's typed without Enter; the page says the edit waits. Once Python has taken
-    over: SRTF, Compare, the step reached, C's burst entered (the run is the core's for it) and B's text still in its
-    field, focused, not entered."""
+    over: SRTF, the step reached, C's burst entered (the run is the core's for it) and B's text still in its field,
+    not entered, and the field still has the focus: what the reader types next goes on there."""
     context, outside = visitor()
     page = context.new_page()
     page.goto(cdn_site_url + "index.html")
@@ -227,6 +227,8 @@ def test_an_edit_made_before_python_waits_for_it_and_is_then_applied(visitor, cd
     expect(page.locator("[data-slot=counter] .counter")).to_contain_text(f"step 3/{total}", timeout=TIMEOUT)
     expect(page.locator(".field-burst input").nth(2)).to_have_value("3")
     expect(page.locator(".field-burst input").nth(1)).to_have_value("6")
+    page.keyboard.type("0")   # the reader types on: into the field that had the focus, B's
+    expect(page.locator(".field-burst input").nth(1)).to_have_value("60")
     expect(page.locator("table.metrics tfoot")).to_contain_text(f"{lab.result['averages']['waiting']:.2f}",
                                                                 timeout=TIMEOUT)
     expect(page).to_have_url(re.compile(r"algorithm=srtf&tasks=A:0:7,B:1:4,C:2:3,D:4:3&step=3"), timeout=TIMEOUT)
