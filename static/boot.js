@@ -250,17 +250,18 @@
   window.addEventListener('input', (event) => record(event, false), true)
   window.addEventListener('keydown', (event) => { if (event.key === 'Enter') record(event, true) }, true)
   // The field being typed in when Python's page replaces the prerendered one (which takes the focus with it).
-  // Python's page is on its way ('render'): the prerendered one goes, and the focus it loses is no reader's doing.
+  // Python's page is on its way ('render'): the prerendered one goes, and the focus with it. The field being typed in
+  // at that moment is taken note of (to give it the focus back), and the focus it loses is no reader's doing.
   let typingIn = null
   let takingOver = false
-  window.addEventListener('focusin', (event) => {
-    if (takingOver) return
-    const input = event.composedPath()[0]
-    typingIn = document.body.dataset.labBoot !== 'ready' && input instanceof Element && typed(input) ? fieldOf(input) : null
-  }, true)
+  function takeOver() {
+    takingOver = true
+    let el = document.activeElement
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement
+    typingIn = el && typed(el) ? fieldOf(el) : null
+  }
   window.addEventListener('focusout', (event) => {
     if (takingOver || document.body.dataset.labBoot === 'ready') return
-    typingIn = null
     const input = event.composedPath()[0]
     const field = input instanceof Element && typed(input) && fieldOf(input)
     if (field && edits.some((edit) => edit.cls === field.cls && edit.index === field.index)) record(event, true)
@@ -383,7 +384,7 @@
   // --- the worker's messages: those early.js kept, then the rest as they come ---
   function onMessage(msg) {
     if (msg.type === 'progress') showStage(msg)
-    else if (msg.type === 'render') { takingOver = true; mark({stage: 'render'}) }
+    else if (msg.type === 'render') { takeOver(); mark({stage: 'render'}) }
     else if (msg.type === 'bytecode') Object.assign(window.labBoot, {bytecode: msg})
     else if (msg.type === 'error') showError(msg.msg)
     else if (msg.type === 'location?') {   // Python builds its page from the address: what is shown settles first

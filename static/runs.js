@@ -104,13 +104,14 @@
     for (const el of deepQueryAll('[data-lab-prerendered]')) delete el.dataset.labPrerendered
   }
 
-  // Python's page is drawn from the address, which has no view: Compare, if that was on screen, is opened again.
+  // Python's page is drawn from the address, which has no view: Compare, if that was on screen, is opened again,
+  // once Panel's handler has linked the page to Python (the rest of its step, as boot.js replays what it kept).
   new MutationObserver(() => {
     if (!ready() || state.view !== 'compare') return
     state.view = 'lab'
-    deepQuery('.teach-tab-compare button')?.click()
+    const tab = deepQueryAll('.teach-tab-compare')[0]   // Panel draws the button in its component's shadow root
+    setTimeout(() => (tab?.shadowRoot || tab)?.querySelector('button')?.click(), 0)
   }).observe(body, {attributes: true, attributeFilter: ['data-lab-boot']})
-  const deepQuery = (selector) => deepQueryAll(selector)[0] || null
   function deepQueryAll(selector, scope = document) {
     const found = [...scope.querySelectorAll(selector)]
     for (const el of scope.querySelectorAll('*')) if (el.shadowRoot) found.push(...deepQueryAll(selector, el.shadowRoot))
