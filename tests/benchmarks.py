@@ -600,12 +600,12 @@ def site_without_python(browser, url: str) -> dict[str, Any]:
 
 
 SWITCH_TARGET_MS = 300   # a pick in the page's menus to its run on screen, Python never started (issue 19)
-# In the page: from each real pick (the menu's change, a button's click: the event's timeStamp) to the animation
-# frame after runs.js has embedded the run it asked for, in ms.
+# In the page: from each real pick (the menu's input event, a button's click: the event's timeStamp; a change event
+# does not leave the menu's shadow root) to the animation frame after runs.js has embedded the run it asked for, in ms.
 SWITCH_TIMES_JS = """() => {
   window.__switches = []
   let started = null
-  for (const type of ['change', 'click']) addEventListener(type, (e) => { started = e.timeStamp }, true)
+  for (const type of ['input', 'click']) addEventListener(type, (e) => { started = e.timeStamp }, true)
   addEventListener('lab-run-shown', (e) => {
     const since = started
     requestAnimationFrame(() => window.__switches.push({...e.detail, ms: performance.now() - since}))
@@ -617,11 +617,12 @@ MODE_BUTTONS = {"cpu": "CPU", "llm": "LLM router", "engine": "Inference engine"}
 def site_switch_times(browser, url: str) -> list[dict[str, Any]]:
     """index.html with every outside request aborted (Python never starts): every algorithm of every mode picked
     in the algorithm menu, each mode by its button, Compare and the language, each timed from the real pick to its
-    run on screen; the first time each run's file is fetched, then again from the browser's cache."""
-    from site_support import route_like_a_visitor
+    run on screen; the first time each run's file is fetched, then again from the browser's cache. Only outside
+    requests are routed (aborted): a route for the site's own would hold each of its requests until this process
+    answers it, a delay no visitor has."""
     from schedulers.modes import MODES
     context = browser.new_context(viewport={"width": 1366, "height": 900})
-    route_like_a_visitor(context, None)
+    context.route(re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.abort("internetdisconnected"))
     page = context.new_page()
     page.goto(url + "index.html")
     page.wait_for_function("document.documentElement.classList.contains('lab-stepping')", timeout=120_000)
