@@ -6,8 +6,10 @@
 //   - keeps what the visitor does before the lab is ready: a click on a button of the prerendered lab, or a step key
 //     (← → Space Home End), is shown as waiting and done once the lab is ready. When the prerender's pager steps its
 //     run alone (app/pager.py marks <html> with `lab-stepping`), the step controls work at once, the boot display
-//     moves to a corner and stops veiling the page, and only what needs Python waits (a click on any other button
-//     is kept, a field is not entered), dimmed and said so; Python that cannot start leaves stepping working;
+//     moves to a corner and stops veiling the page, and only what needs Python waits, said so: a click on any other
+//     button is kept; what is typed in a text field is kept and entered once the lab is ready (in the same field,
+//     Enter or leaving it included), so no keystroke is lost; a menu is not opened. The menus runs.js answers (the
+//     prerendered runs: `data-lab-prerendered`) work at once. Python that cannot start leaves stepping working;
 //   - on a prepared example (`labSite.example`), starts Python (early.js's `labStartPython`) only when the reader
 //     does something that needs it: until then the page is `dormant`, without a boot display;
 //   - records when each stage began (`window.labBoot.timeline`, milliseconds since navigation), for the benchmarks;
@@ -35,9 +37,15 @@
       dropped: (what) => `${what} was not done: the lab, now ready, has no such control here.`,
       stepping: 'You can step through this run now. Editing, switching algorithm, mode or language and the other ' +
                 'views wait for Python, which is starting.',
+      steppingRuns: 'You can step through this run and switch algorithm, mode, language and Compare now. Editing and ' +
+                    'the other views wait for Python, which is starting.',
       steppingOnly: 'You can step through this run. Editing, switching algorithm, mode or language and the other ' +
                     'views need Python, which could not start:',
+      steppingOnlyRuns: 'You can step through this run and switch algorithm, mode, language and Compare. Editing and ' +
+                        'the other views need Python, which could not start:',
       editing: 'Not ready yet: editing waits for Python, which is starting.',
+      typing: 'Not ready yet: editing waits for Python, which is starting. What you type is kept and entered as ' +
+              'soon as the lab is ready.',
       noPython: 'That needs Python, which could not start (see above); stepping through this run still works.',
     },
     ja: {
@@ -52,9 +60,14 @@
       dropped: (what) => `${what}は実行しませんでした（準備ができた画面にその操作がありません）。`,
       stepping: 'この実行はもうステップ送りできます。編集、アルゴリズム・モード・言語の切り替え、ほかのビューは、' +
                 '起動中の Python を待ちます。',
+      steppingRuns: 'この実行のステップ送りと、アルゴリズム・モード・言語・比較の切り替えはもう使えます。編集とほかの' +
+                    'ビューは、起動中の Python を待ちます。',
       steppingOnly: 'この実行はステップ送りできます。編集、アルゴリズム・モード・言語の切り替え、ほかのビューには ' +
                     'Python が必要ですが、起動できませんでした:',
+      steppingOnlyRuns: 'この実行のステップ送りと、アルゴリズム・モード・言語・比較の切り替えは使えます。編集とほかの' +
+                        'ビューには Python が必要ですが、起動できませんでした:',
       editing: 'まだ準備中です。編集は起動中の Python を待ちます。',
+      typing: 'まだ準備中です。編集は起動中の Python を待ちます。入力した内容は保持し、準備ができしだい反映します。',
       noPython: 'この操作には Python が必要ですが、起動できませんでした（上記）。この実行のステップ送りはそのまま使えます。',
     },
   }
@@ -93,7 +106,9 @@
   function draw() {
     const words = text()
     box.querySelector('.lab-boot-title').textContent = words.title
-    box.querySelector('.lab-boot-stepping').textContent = !stepping() ? '' : failed ? words.steppingOnly : words.stepping
+    const runs = site.runs ? 'Runs' : ''   // the prerendered runs' menus work too (runs.js)
+    box.querySelector('.lab-boot-stepping').textContent = !stepping() ? ''
+      : words[(failed ? 'steppingOnly' : 'stepping') + runs]
     list.querySelectorAll('li').forEach((item, i) => {
       item.textContent = words.stages[i]
       item.className = i < current ? 'done' : i === current ? (failed ? 'failed' : 'active') : ''
@@ -185,15 +200,99 @@
     return found
   }
 
-  // The prerender's pager steps alone: its controls go on, every other control waits for Python (the pager keeps
-  // what it does to itself; a click on the page's other buttons is kept, a field is not entered).
+  // The prerender's pager steps alone: its controls go on, and so do the menus of the prerendered runs (runs.js) and
+  // typing (kept, below); every other control waits for Python (a click on a button is kept, a menu is not opened).
   const stepping = () => root.classList.contains('lab-stepping')
   const FIELD = /^(INPUT|SELECT|TEXTAREA)$/
+  const typed = (el) => el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' && /^(text|search|number|)$/.test(el.type))
   function waitsForPython(event) {
     if (document.body.dataset.labBoot === 'ready' || !stepping()) return null
     const path = event.composedPath()
-    if (path.some((el) => el.classList && el.classList.contains('step-pager'))) return null
-    return path.find((el) => el.tagName === 'BUTTON' || FIELD.test(el.tagName || '')) || null
+    if (path.some((el) => el.classList?.contains('step-pager') || el.dataset?.labPrerendered !== undefined)) {
+      return null
+    }
+    const control = path.find((el) => el.tagName === 'BUTTON' || FIELD.test(el.tagName || '')) || null
+    if (control && typed(control) && !failed) {   // typed now, entered once the lab is ready
+      window.labStartPython()
+      waitingNote.textContent = text().typing
+      return null
+    }
+    return control
+  }
+
+  // What is typed before the lab is ready: each field's text (by its component's class and its place among the
+  // fields of that class) and whether it was entered (Enter, or leaving the field), in the order it happened. The
+  // page's document may be replaced meanwhile (runs.js shows another run): the text goes into the new one's field.
+  const edits = []
+  function fieldOf(input) {
+    const cls = componentClass(input)
+    const index = cls ? deepQueryAll(`.${CSS.escape(cls)}`).flatMap((host) => deepQueryAll('input, textarea', host.shadowRoot || host))
+      .indexOf(input) : -1
+    return index < 0 ? null : {cls, index}
+  }
+  function fieldAt({cls, index}) {
+    return deepQueryAll(`.${CSS.escape(cls)}`).flatMap((host) => deepQueryAll('input, textarea', host.shadowRoot || host))[index]
+  }
+  function record(event, entered) {
+    if (document.body.dataset.labBoot === 'ready' || !stepping()) return
+    const input = event.composedPath()[0]
+    if (!(input instanceof Element) || !typed(input)) return
+    const field = fieldOf(input)
+    if (!field) return
+    const last = edits[edits.length - 1]
+    const edit = last && last.cls === field.cls && last.index === field.index ? last : {...field, entered: null}
+    if (edit !== last) edits.push(edit)
+    edit.value = input.value
+    if (entered) edit.entered = input.value
+    mark({stage: 'waiting', action: `edit ${field.cls}`})
+  }
+  // A field's change event does not leave its shadow root: Enter and leaving the field (the two that enter it) do.
+  window.addEventListener('input', (event) => record(event, false), true)
+  window.addEventListener('keydown', (event) => { if (event.key === 'Enter') record(event, true) }, true)
+  // The field being typed in when Python's page replaces the prerendered one (which takes the focus with it).
+  // Python's page is on its way ('render'): the prerendered one goes, and the focus with it. The field being typed in
+  // at that moment is taken note of (to give it the focus back), and the focus it loses is no reader's doing.
+  let typingIn = null
+  let takingOver = false
+  function takeOver() {
+    takingOver = true
+    let el = document.activeElement
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement
+    typingIn = el && typed(el) ? fieldOf(el) : null
+  }
+  window.addEventListener('focusout', (event) => {
+    if (takingOver || document.body.dataset.labBoot === 'ready') return
+    const input = event.composedPath()[0]
+    const field = input instanceof Element && typed(input) && fieldOf(input)
+    if (field && edits.some((edit) => edit.cls === field.cls && edit.index === field.index)) record(event, true)
+  }, true)
+  window.addEventListener('lab-run-shown', () => {
+    for (const edit of edits) {
+      const input = fieldAt(edit)
+      if (input) input.value = edit.value
+    }
+  })
+  // Into Python's page, in order, as the browser sends them: the text entered and the field's change, then the text
+  // typed since; the field being typed in gets the focus back, the caret at the end.
+  function enterEdits() {
+    const send = (input, value, type) => {
+      input.value = value
+      input.dispatchEvent(new Event(type, {bubbles: true, composed: true}))
+    }
+    for (const edit of edits.splice(0)) {
+      const input = fieldAt(edit)
+      if (!input) continue
+      if (edit.entered !== null) {
+        send(input, edit.entered, 'input')
+        send(input, edit.entered, 'change')
+      }
+      if (edit.value !== edit.entered) send(input, edit.value, 'input')
+    }
+    const input = typingIn && fieldAt(typingIn)
+    if (input) {
+      input.focus()
+      input.setSelectionRange?.(input.value.length, input.value.length)
+    }
   }
   for (const type of ['pointerdown', 'mousedown', 'click', 'focusin']) {
     window.addEventListener(type, (event) => {
@@ -211,7 +310,7 @@
   }
   // What waits is dimmed while Python starts (each component draws in its own shadow root: its host is styled).
   function dimWaiting() {
-    if (!stepping() || document.body.dataset.labBoot !== 'starting') return
+    if (!stepping() || document.body.dataset.labBoot !== 'starting' || site.runs) return   // with runs: menus work
     for (const el of deepQueryAll('.lab-header, .editor, .teach-tabs')) el.style.opacity = '0.45'
   }
   new MutationObserver(() => { draw(); dimWaiting() }).observe(root, {attributes: true, attributeFilter: ['class']})
@@ -233,6 +332,7 @@
   }, true)
 
   function replay() {
+    enterEdits()
     const dropped = []
     for (const action of pending.splice(0)) {
       if (action.kind === 'key') {
@@ -284,9 +384,14 @@
   // --- the worker's messages: those early.js kept, then the rest as they come ---
   function onMessage(msg) {
     if (msg.type === 'progress') showStage(msg)
-    else if (msg.type === 'render') mark({stage: 'render'})
+    else if (msg.type === 'render') { takeOver(); mark({stage: 'render'}) }
     else if (msg.type === 'bytecode') Object.assign(window.labBoot, {bytecode: msg})
     else if (msg.type === 'error') showError(msg.msg)
+    else if (msg.type === 'location?') {   // Python builds its page from the address: what is shown settles first
+      Promise.resolve(window.labRunsSettle?.()).then(() => {
+        pyodideWorker.postMessage({type: 'location', location: JSON.stringify(window.location)})
+      })
+    }
     else if (msg.type === 'fetched' && 'serviceWorker' in navigator) {
       navigator.serviceWorker.ready.then((registration) => {
         registration.active?.postMessage({type: 'cache', urls: msg.urls})

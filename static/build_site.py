@@ -53,6 +53,7 @@ from typing import NamedTuple
 
 # static/, this script's folder, is first on sys.path: the adapter is imported as a top-level module.
 import panel_adapter
+import prerendered_runs
 from panel_adapter import PYODIDE_CDN, PYODIDE_VERSION
 
 HERE = Path(__file__).resolve().parent
@@ -69,7 +70,8 @@ TRIM_PREFIXES = ("bokeh/server/static/", "panel/dist/panel.", "panel/dist/bundle
 TRIM_SUFFIXES = (".map", ".ts", ".tsbuildinfo", ".woff", ".woff2", ".ttf", ".eot")
 KEEP_IN_TRIMMED_DIRS = (".css",)  # Panel checks some bundled stylesheets exist before it links them
 # static/'s files that are templates or code of the build, not assets of the site (site_worker/ goes into lab.js).
-BUILD_FILES = {"build_site.py", "panel_adapter.py", "worker.js", "early.js", "service-worker.js"}
+BUILD_FILES = {"build_site.py", "panel_adapter.py", "prerendered_runs.py", "worker.js", "early.js",
+               "service-worker.js"}
 TEXT_SUFFIXES = {".html", ".js", ".mjs", ".css", ".json", ".txt", ".svg", ".webmanifest"}
 
 
@@ -288,8 +290,6 @@ def copy_pyodide(dist: PyodideDist, lock: dict, packages: list[str], out: Path, 
 # Panel resolves its resources only under an absolute CDN URL, so the build renders with this one and then writes
 # the site's own (relative, or under --base-url) into the page.
 BUILD_PANEL_ROOT = "https://panel.schedlab-build.invalid/"
-# The prerendered views besides the default one, as the query that shows them (the page picks one before it paints).
-PRERENDERS = {"ja": "lang=ja"}
 # Prepared embeds (``--example NAME=QUERY`` replaces them): ``example-NAME.html``, the embed page prerendered with
 # the link's run, which steps at once and starts Python only when the reader needs it (early.js).
 ARTICLE_TASKS = "tasks=A:0:7,B:1:4,C:2:1,D:4:3"
@@ -301,17 +301,26 @@ EXAMPLE_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,40}$")
 
 
 class Prerenders(NamedTuple):
-    """The page's prerendered document (the id of its JSON script) and the other views' documents, by language."""
+    """The page's prerendered document (the id of its JSON script), the other languages' documents (escaped for the
+    page), and each language's controls (``prerendered_runs.controls``; none on a prepared example's page)."""
     json_id: str
     documents: dict[str, str]
+    controls: dict[str, dict]
 
 
 def convert_app(app: Path) -> tuple[str, Prerenders]:
-    """Panel's prerendered page for the app, and the prerenders of the other languages."""
+    """Panel's prerendered page for the app, its document replaced by the build's own prerender of the default run
+    (whose controls the build knows), and that run in the other languages, which the page takes before it paints
+    when its language is another."""
     html = panel_adapter.convert(app)
-    rendered = {lang: panel_adapter.prerender(app, html, query) for lang, query in PRERENDERS.items()}
-    [json_id] = {json_id for json_id, _ in rendered.values()}
-    return html, Prerenders(json_id, {lang: document for lang, (_, document) in rendered.items()})
+    documents, controls = {}, {}
+    own, *others = prerendered_runs.languages()
+    for lang in (own, *others):
+        with panel_adapter.Prerendered(app, html, "" if lang == own else f"lang={lang}") as view:
+            documents[lang] = panel_adapter.escaped(view.document_json())
+            controls[lang] = prerendered_runs.controls(view)
+    html = panel_adapter.with_document(html, view.json_id, documents.pop(own))
+    return html, Prerenders(view.json_id, documents, controls)
 
 
 BOKEH_CDN = re.compile(r"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-([0-9.]+)(?:\.min)?\.js")
@@ -345,12 +354,13 @@ def in_languages(texts: dict[str, str]) -> str:
 
 
 def page(html: str, app: Path, base: str, embed: bool, prerenders: Prerenders, panel_root: str,
-         example: str | None = None) -> str:
+         runs: dict | None = None, example: str | None = None) -> str:
     """Panel's page plus the site's boot: the worker started first thing in the head (``early.js``, which also picks
     the prerender of the page's language), the boot display, and the footer (not on the embed page, which reports
     its height instead). A prepared example names its query: its worker starts when the reader needs Python."""
     site = {"embed": embed, "base": base, "example": example,
-            "prerender": {"json": prerenders.json_id, "langs": list(prerenders.documents)}}
+            "prerender": {"json": prerenders.json_id, "langs": list(prerenders.documents)},
+            "runs": {**runs, "controls": prerenders.controls} if runs else None}
     early = f"window.labSite = {json.dumps(site)};\n" + (HERE / "early.js").read_text(encoding="utf-8")
     html = panel_adapter.adopt_worker(html, app, early)
     html = html.replace(BUILD_PANEL_ROOT, panel_root)
@@ -360,7 +370,8 @@ def page(html: str, app: Path, base: str, embed: bool, prerenders: Prerenders, p
         f'<a id="lab-embed-link" href="{base}embed.html">{in_languages(EMBED_LINK)}</a></footer>\n')
     others = "".join(f'<script type="application/json" id="lab-prerender-{lang}">{text}</script>\n'
                      for lang, text in prerenders.documents.items())
-    tail = f'{footer}{others.replace(BUILD_PANEL_ROOT, panel_root)}<script src="{base}boot.js"></script>\n'
+    scripts = "".join(f'<script src="{base}{name}"></script>\n' for name in ["boot.js", *["runs.js"] * bool(runs)])
+    tail = f'{footer}{others.replace(BUILD_PANEL_ROOT, panel_root)}{scripts}'
     html = html.replace("</head>", head + "</head>", 1)
     html = html.replace("<body>", '<body class="lab-embed">' if embed else "<body>", 1)
     return html.replace("</body>", tail + "</body>", 1)
@@ -398,23 +409,33 @@ def copy_panel_assets(texts: list[str], panel_prefix: str, out: Path) -> None:
                     wanted.add(posixpath.normpath(posixpath.join(posixpath.dirname(rel), ref.split("?")[0])))
 
 
+def site_texts(out: Path):
+    """(file, text, suffix, folder its references are relative to) for every text file the site serves, and for each
+    prerendered run's document, which the page embeds (as its own: its references are the page's)."""
+    import gzip
+    for path in sorted(out.rglob("*")):
+        rel = path.relative_to(out).as_posix()
+        if not path.is_file() or rel.startswith("pyodide/"):
+            continue
+        if rel.startswith(f"{prerendered_runs.FOLDER}/"):
+            yield rel, gzip.decompress(path.read_bytes()).decode(), ".json", out
+        elif path.suffix in TEXT_SUFFIXES:
+            yield rel, path.read_text(encoding="utf-8", errors="replace"), path.suffix, path.parent
+
+
 def check_site(out: Path, base: str, allowed_remote: tuple[str, ...], panel_root: str) -> list[str]:
-    """Every local src/href/url() in the built HTML/CSS, and every Panel asset URL in the pages' data, exists;
-    nothing remote but Pyodide's CDN; no machine paths."""
+    """Every local src/href/url() in the built HTML/CSS, and every Panel asset URL in the pages' data (the prerendered
+    runs' too), exists; nothing remote but Pyodide's CDN; no machine paths."""
     problems = []
     machine = re.compile(r"(?<![\w.])/(?:work|root|tmp|home)/")
     panel_url = re.compile(re.escape(panel_root) + r"[^\"'\s)\\]+")
-    for path in sorted(out.rglob("*")):
-        rel = path.relative_to(out).as_posix()
-        if not path.is_file() or path.suffix not in TEXT_SUFFIXES or rel.startswith("pyodide/"):
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
+    for rel, text, suffix, folder in site_texts(out):
         if machine.search(text):
             problems.append(f"{rel}: contains an absolute machine path ({machine.search(text).group()})")
-        if path.suffix not in (".html", ".css"):
+        if suffix not in (".html", ".css") and not rel.startswith(f"{prerendered_runs.FOLDER}/"):
             continue
-        refs = [a or b for a, b in REFERENCE.findall(text)]
-        if path.suffix == ".html":
+        refs = [a or b for a, b in REFERENCE.findall(text)] if suffix != ".json" else []
+        if suffix != ".css":
             refs += panel_url.findall(text)
         for ref in refs:
             if ref.startswith(("data:", "mailto:", "javascript:", "blob:", "about:", "#")):
@@ -426,16 +447,17 @@ def check_site(out: Path, base: str, allowed_remote: tuple[str, ...], panel_root
                     problems.append(f"{rel}: refers to {ref} (remote)")
                 continue
             else:
-                target = path.parent / ref.split("?")[0]
+                target = folder / ref.split("?")[0]
             if not target.resolve().is_file():
                 problems.append(f"{rel}: refers to {ref}, which is not in the site")
     return problems
 
 
 def measure(out: Path) -> dict:
-    """Sizes in bytes: the site's own assets (everything but pyodide/), split by kind, and Pyodide's files."""
+    """Sizes in bytes: the site's own assets (everything but pyodide/), split by kind, with index.html's own, and
+    Pyodide's files. Wheels and the prerendered runs are compressed already: their gzipped size is their size."""
     import gzip
-    sizes = {"wheels": 0, "javascript_css": 0, "pages_and_other": 0, "pyodide": 0}
+    sizes = {"wheels": 0, "prerendered_runs": 0, "javascript_css": 0, "pages_and_other": 0, "pyodide": 0}
     own_gzip = 0
     for path in out.rglob("*"):
         if not path.is_file():
@@ -445,13 +467,15 @@ def measure(out: Path) -> dict:
         if top == "pyodide":
             sizes["pyodide"] += size
             continue
-        kind = ("wheels" if path.suffix == ".whl" else "javascript_css" if path.suffix in (".js", ".css")
-                else "pages_and_other")
+        kind = ("wheels" if path.suffix == ".whl" else "prerendered_runs" if top == prerendered_runs.FOLDER
+                else "javascript_css" if path.suffix in (".js", ".css") else "pages_and_other")
         sizes[kind] += size
-        data = path.read_bytes()
-        own_gzip += len(gzip.compress(data, 6)) if path.suffix != ".whl" else size
-    sizes["own_total"] = sizes["wheels"] + sizes["javascript_css"] + sizes["pages_and_other"]
+        own_gzip += size if kind in ("wheels", "prerendered_runs") else len(gzip.compress(path.read_bytes(), 6))
+    sizes["own_total"] = sum(sizes[kind] for kind in ("wheels", "prerendered_runs", "javascript_css",
+                                                      "pages_and_other"))
     sizes["own_total_gzip"] = own_gzip
+    index = (out / "index.html").read_bytes()
+    sizes["index_html"], sizes["index_html_gzip"] = len(index), len(gzip.compress(index, 6))
     return sizes
 
 
@@ -463,10 +487,13 @@ def content_version(out: Path) -> str:
 
 
 def write_service_worker(out: Path, version: str, remote_index: str | None) -> None:
-    precache = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
-                      if p.is_file() and p.name not in ("build-info.json",))
+    """The service worker, with what it fetches at install: every file but the prerendered runs, which it keeps as
+    the page fetches them (a reader picks a few of them, never all)."""
+    precache = sorted(rel for rel in (p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+                      if rel != "build-info.json" and not rel.startswith(f"{prerendered_runs.FOLDER}/"))
     text = (HERE / "service-worker.js").read_text()
-    config = {"version": version, "precache": ["./", *precache], "remote": remote_index}
+    config = {"version": version, "precache": ["./", *precache], "remote": remote_index,
+              "runs": f"{prerendered_runs.FOLDER}/"}
     (out / "service-worker.js").write_text(text.replace("/*SITE*/null", json.dumps(config, separators=(",", ":"))))
 
 
@@ -538,7 +565,7 @@ def example_page(html: str, app: Path, base: str, query: str, panel_root: str) -
     json_id, english = panel_adapter.prerender(app, html, query)
     _, japanese = panel_adapter.prerender(app, html, f"{query}&lang=ja")
     own = panel_adapter.with_document(html, json_id, english)
-    return page(own, app, base, True, Prerenders(json_id, {"ja": japanese}), panel_root, example=query)
+    return page(own, app, base, True, Prerenders(json_id, {"ja": japanese}, {}), panel_root, example=query)
 
 
 def build(args: argparse.Namespace) -> dict:
@@ -573,8 +600,10 @@ def build(args: argparse.Namespace) -> dict:
         (out / "lab.js").write_text(panel_adapter.render_worker((HERE / "worker.js").read_text(encoding="utf-8")),
                                     encoding="utf-8")
         html = localise_bokeh(html, base, out)
+        runs = prerendered_runs.prerender_all(app, html, out, (BUILD_PANEL_ROOT, panel_root))
         for name, embed in (("index.html", False), ("embed.html", True)):
-            (out / name).write_text(page(html, app, base, embed, prerenders, panel_root), encoding="utf-8")
+            (out / name).write_text(page(html, app, base, embed, prerenders, panel_root, runs["index"]),
+                                    encoding="utf-8")
         for name, query in examples.items():
             (out / f"example-{name}.html").write_text(example_page(html, app, base, query, panel_root),
                                                       encoding="utf-8")
@@ -583,7 +612,8 @@ def build(args: argparse.Namespace) -> dict:
     for asset in sorted(HERE.iterdir()):  # the site's own assets: static/ but for the build's own files
         if asset.is_file() and asset.name not in BUILD_FILES:
             shutil.copyfile(asset, out / asset.name)
-    copy_panel_assets([(out / "index.html").read_text(encoding="utf-8")], panel_root, out)
+    copy_panel_assets([text for rel, text, _, _ in site_texts(out) if rel == "index.html"
+                       or rel.startswith(f"{prerendered_runs.FOLDER}/")], panel_root, out)
 
     missing = copy_pyodide(dist, lock, packages, out, args.allow_incomplete,
                            runtime_files(dist, args.pyodide_standin)) if dist else []
@@ -606,7 +636,8 @@ def build(args: argparse.Namespace) -> dict:
         raise BuildError("the built site is broken:\n  " + "\n  ".join(problems))
     info = {"version": version, "pyodide": {"index_url": index_url, "self_contained": bool(dist),
                                              "missing": missing, "packages": packages},
-            "wheels": [w.name for w in shipped], "sizes": measure(out)}
+            "wheels": [w.name for w in shipped], "sizes": measure(out),
+            "runs": {"index_bytes": len(json.dumps(runs["index"]).encode()), "files": runs["sizes"]}}
     (out / "build-info.json").write_text(json.dumps(info, indent=1) + "\n")
     return info
 

@@ -9,7 +9,23 @@
 //   - it sets the page's language (`lang=` in the query, else the browser's, as the app decides) before the first
 //     paint, and puts the prerender of that language in place before BokehJS embeds it (Panel's prerender script
 //     reads it at DOMContentLoaded, after this listener);
+//   - a link to one of the prerendered runs (`labSite.runs`: every algorithm of every mode on its default scenario,
+//     static/prerendered_runs.py) opens from that run's file: fetched now, and embedded in place of the page's own
+//     document (BokehJS's embed waits for it); the address takes the run's own link, as Python would write it;
+//     runs.js then answers the page's menus (`window.labRuns` is what it needs: the fetch, the run shown);
 //   - it marks the page as starting: boot.css dims it until the lab can really be used.
+// A prerendered run's file (static/prerendered_runs.py): gzipped JSON, unpacked here. Resolves to {run, view, lang,
+// link, controls, doc}; rejects with the reason when it cannot be had.
+window.labFetchRun = async (run, view, lang) => {
+  const url = new URL(`${window.labSite.base || './'}${window.labSite.runs.folder}/${run}.${view}.${lang}.json.gz`,
+                      window.location.href).href
+  const response = await fetch(url)
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`)
+  const text = await new Response(response.body.pipeThrough(new DecompressionStream('gzip'))).text()
+  navigator.serviceWorker?.ready.then((registration) => registration.active?.postMessage({type: 'cache', urls: [url]}))
+  return JSON.parse(text)
+}
+
 (function () {
   'use strict'
   const site = window.labSite
@@ -58,10 +74,14 @@
   }
   window.labWorker = worker
   window.labEarlyMessages = early
-  // A link to another run than the prerender's needs Python to show anything: start it now. The prerender's own run
+  // A link to a run the page has no prerender of needs Python to show anything: start it now. A prerendered run
   // steps without it: start Python once its pager can step (app/pager.py marks <html> with lab-stepping), so that
   // Pyodide's download and compilation do not slow the first paint and the first step (5 s at the latest).
-  const ownRun = window.location.search.replace(/^\?/, '').split('&').some((p) => p && !/^(step|lang)=/.test(p))
+  const runs = site.runs
+  const setup = window.location.search.replace(/^\?/, '').split('&').filter((p) => p && !/^(step|lang)=/.test(p))
+    .join('&')
+  const prerendered = runs ? runs.queries[setup] : undefined
+  const ownRun = setup !== '' && prerendered === undefined
   if (site.example) {
     // started by boot.js when the reader needs it
   } else if (ownRun) {
@@ -74,11 +94,49 @@
     setTimeout(() => { watch.disconnect(); window.labStartPython() }, 5000)
   }
 
-  if (site.prerender.langs.includes(lang)) {
+  if (runs) pickRun(prerendered)
+  else if (site.prerender.langs.includes(lang)) takeLanguage()
+
+  function takeLanguage() {
     document.addEventListener('DOMContentLoaded', () => {
       const own = document.getElementById(site.prerender.json)
       const translated = document.getElementById(`lab-prerender-${lang}`)
       if (own && translated) own.textContent = translated.textContent
+    }, {once: true})
+  }
+
+  // The run the page opens with: the page's own (in its language, from the page), or another run's file. BokehJS's
+  // first embed (Panel's prerender script, at DOMContentLoaded) is wrapped: it waits for that file (the page's own
+  // document if the file cannot be had), and keeps what runs.js needs to embed another run (the render items) and
+  // to hook the page's menus (`embedded`, the views).
+  function pickRun(run) {
+    let embedded
+    const state = {run: runs.own, view: 'lab', lang, picked: {}, file: null, render: null,
+                   embedded: new Promise((resolve) => { embedded = resolve })}
+    window.labRuns = state
+    if (run !== undefined && run !== runs.own) {
+      state.run = run
+      state.file = window.labFetchRun(run, 'lab', lang)
+      const kept = window.location.search.replace(/^\?/, '').split('&').filter((p) => /^(step|lang)=/.test(p))
+      history.replaceState(history.state, '', `?${[runs.links[run], ...kept].join('&')}${window.location.hash}`)
+    } else if (site.prerender.langs.includes(lang)) {
+      takeLanguage()
+    }
+    document.addEventListener('DOMContentLoaded', () => {
+      const embed = window.Bokeh.embed.embed_items
+      window.Bokeh.embed.embed_items = (docs, items) => {
+        window.Bokeh.embed.embed_items = embed
+        state.render = items
+        const done = (async () => {
+          const file = state.file && await state.file.catch(() => null)
+          if (file) return embed(file.doc, items)
+          state.run = runs.own   // no file (none asked for, or it could not be had): the page's own run
+          const translated = lang !== 'en' && document.getElementById(`lab-prerender-${lang}`)
+          return embed(state.file && translated ? translated.textContent : docs, items)
+        })()
+        embedded(done)
+        return done
+      }
     }, {once: true})
   }
 })()

@@ -13,8 +13,9 @@ build on any Panel but ``PANEL_VERSION``, the one these lines were read against:
 - ``LATER_PACKAGES``: the Pyodide packages the first page does not import, loaded once the lab is ready.
 - ``adopt_worker``: Panel's handler script (``pyodide_handler.js``) creates the worker itself, after BokehJS has
   loaded; the site creates it first thing in the page's head and hands it over.
-- ``prerender``: the prerendered document as a link's query shows it (``?lang=ja``), rendered as Panel's conversion
-  renders (``MockSessionContext``, ``state._on_load``), and mapped onto the ids of the page's own prerender;
+- ``Prerendered`` (and ``prerender``): the prerendered document as a link's query shows it (``?lang=ja``), rendered
+  as Panel's conversion renders (``MockSessionContext``, ``state._on_load``), kept live so that the build can act
+  on its Panel objects (``state._views``) and write it again, and mapped onto the ids of the page's own prerender;
   ``with_document`` puts one in place of the page's own (a prepared example's page).
 - ``panel_dist``: Panel's JS/CSS inside the installed package, which the site ships.
 
@@ -29,6 +30,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from site_worker import pandas_later  # the worker's own module: static/, this folder, is on sys.path
@@ -196,44 +198,95 @@ def adopt_worker(page: str, app: Path, early_script: str) -> str:
 PRERENDER_JSON = re.compile(r'<script type="application/json" id="([^"]+)">\s*(\{.*?\})\s*</script>', re.S)
 
 
-def prerender(app: Path, page: str, query: str) -> tuple[str, str]:
-    """The page's prerendered document as ``?query`` shows it, ready to replace the page's own before BokehJS
-    embeds it: returns (the id of the page's JSON script, the replacement, escaped as Panel escapes its own).
-
-    Rendered as Panel's conversion renders, with ``state.location.search`` set before the app's onload callbacks
-    run, and with Bokeh's unique ids instead of its simple ones ("p1234"), so that none can be one of the page's;
-    then its document id and root ids become the page's (the page's render items name those).
-    """
-    from bokeh.document import Document
-    from bokeh.embed.util import standalone_docs_json_and_render_items
-    from bokeh.settings import settings
-    from panel.io.application import build_single_handler_application
-    from panel.io.document import MockSessionContext
-    from panel.io.state import set_curdoc, state
+def page_document(page: str) -> tuple[str, str, dict]:
+    """Panel's page's prerendered document: (the id of its JSON script, its document id, the document)."""
     found = PRERENDER_JSON.findall(page)
     if len(found) != 1:
         raise AdapterError("Panel's page no longer holds its prerendered document in one JSON script")
     [(json_id, page_json)] = found
-    [(page_docid, page_doc)] = json.loads(html.unescape(page_json)).items()
-    document = Document()
-    document._session_context = lambda: MockSessionContext(document=document)
-    settings.simple_ids.set_value(False)
-    try:
-        with set_curdoc(document):
-            build_single_handler_application(str(app.absolute())).initialize_document(document)
-            state.location.search = f"?{query}"
+    [(docid, document)] = json.loads(html.unescape(page_json)).items()
+    return json_id, docid, document
+
+
+class Prerendered:
+    """The app's document as ``?query`` shows it, rendered as Panel's conversion renders, and kept live: its Panel
+    objects can be found (``find``) and acted on (``act``: a click, a language), and the document written again
+    after each (``document_json``), always as the page's own document would be (its document and root ids).
+
+    Rendered with ``state.location.search`` set before the app's onload callbacks run (``state._on_load``), with
+    Bokeh's unique ids instead of its simple ones ("p1234"), so that none can be one of the page's; the page's
+    Panel object is the one Panel registered for the document's first root (``state._views``)::
+
+        with Prerendered(app, page, "mode=cpu&algorithm=srtf") as view:
+            text = view.document_json()
+    """
+
+    def __init__(self, app: Path, page: str, query: str) -> None:
+        self.app, self.query = app, query
+        self.json_id, self.page_docid, self.page_doc = page_document(page)
+
+    def __enter__(self) -> Prerendered:
+        from bokeh.document import Document
+        from bokeh.settings import settings
+        from panel.io.application import build_single_handler_application
+        from panel.io.document import MockSessionContext
+        from panel.io.state import state
+        self.document = document = Document()
+        document._session_context = lambda: MockSessionContext(document=document)
+        settings.simple_ids.set_value(False)
+
+        def load() -> None:
+            build_single_handler_application(str(self.app.absolute())).initialize_document(document)
+            state.location.search = f"?{self.query}"
             state._on_load(None)
-            docs_json, _ = standalone_docs_json_and_render_items(document, suppress_callback_warning=True)
-    finally:
+        self.act(load)
+        self.root = state._views[document.roots[0].ref["id"]][0]
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from bokeh.settings import settings
         settings.simple_ids.unset_value()
-    [doc] = docs_json.values()
-    roots, page_roots = doc["roots"], page_doc["roots"]
-    if [r["name"] for r in roots] != [r["name"] for r in page_roots]:
-        raise AdapterError(f"the page as ?{query} shows it has other roots than the page itself")
-    text = json.dumps({page_docid: doc}, ensure_ascii=False, separators=(",", ":"))
-    for root, page_root in zip(roots, page_roots):  # unique ids: where the string is, the id is
-        text = text.replace(json.dumps(root["id"]), json.dumps(page_root["id"]))
-    return json_id, html.escape(text, quote=False)
+
+    def act(self, action: Callable[[], object]) -> None:
+        """Run ``action`` (a change to the app's objects) as Panel runs a callback of this document's."""
+        from panel.io.state import set_curdoc
+        with set_curdoc(self.document):
+            action()
+
+    def find(self, kind: type, test: Callable[[object], bool] = lambda _: True) -> list:
+        """The Panel objects of ``kind`` on the page that pass ``test`` (Panel's ``select``)."""
+        return [found for found in self.root.select(kind) if test(found)]
+
+    def model_id(self, viewable) -> str:
+        """The id of ``viewable``'s Bokeh model in this document."""
+        return viewable._models[self.document.roots[0].ref["id"]][0].id
+
+    def document_json(self) -> str:
+        """The document as JSON, its ids the page's (the page's render items name those)."""
+        from bokeh.embed.util import standalone_docs_json_and_render_items
+        from panel.io.state import set_curdoc
+        with set_curdoc(self.document):
+            docs_json, _ = standalone_docs_json_and_render_items(self.document, suppress_callback_warning=True)
+        [doc] = docs_json.values()
+        roots, page_roots = doc["roots"], self.page_doc["roots"]
+        if [r["name"] for r in roots] != [r["name"] for r in page_roots]:
+            raise AdapterError(f"the page as ?{self.query} shows it has other roots than the page itself")
+        text = json.dumps({self.page_docid: doc}, ensure_ascii=False, separators=(",", ":"))
+        for root, page_root in zip(roots, page_roots):  # unique ids: where the string is, the id is
+            text = text.replace(json.dumps(root["id"]), json.dumps(page_root["id"]))
+        return text
+
+
+def prerender(app: Path, page: str, query: str) -> tuple[str, str]:
+    """The page's prerendered document as ``?query`` shows it, ready to replace the page's own before BokehJS
+    embeds it: returns (the id of the page's JSON script, the replacement, escaped as Panel escapes its own)."""
+    with Prerendered(app, page, query) as view:
+        return view.json_id, escaped(view.document_json())
+
+
+def escaped(document_json: str) -> str:
+    """A document's JSON as the page's JSON script holds it (escaped as Panel escapes its own)."""
+    return html.escape(document_json, quote=False)
 
 
 def with_document(page: str, json_id: str, document: str) -> str:

@@ -1,9 +1,10 @@
 // The lab's service worker: after the first visit the site works offline.
-// The build replaces SITE with {version, precache, remote}: version is a hash of the site's content, so a new build
-// is a new service worker; it caches the new files and deletes the old cache when it takes over. Without a local
-// Pyodide (remote = its CDN), the runtime and packages the lab loads are cached too: as they go through here, and on
-// the first visit (whose Python worker starts before this service worker controls anything) from the list of what
-// that worker fetched, which the page sends once the lab is ready.
+// The build replaces SITE with {version, precache, remote, runs}: version is a hash of the site's content, so a new
+// build is a new service worker; it caches the new files and deletes the old cache when it takes over. The
+// prerendered runs (SITE.runs, a folder: one file per run the reader may pick) are not fetched at install: each is
+// kept once the page has fetched it. Without a local Pyodide (remote = its CDN), the runtime and packages the lab
+// loads are cached too. Both as they go through here, and on the first visit (whose page and Python worker start
+// before this service worker controls anything) from the lists of what they fetched, which the page sends.
 const SITE = /*SITE*/null
 const CACHE = `schedlab-${SITE.version}`
 const RUNTIME = 'schedlab-pyodide'          // Pyodide from its CDN: versioned URLs, cached as first fetched
@@ -11,10 +12,16 @@ const BYTECODE = 'schedlab-bytecode'        // the lab's Python worker keeps its
 const ENTRY = /(\/|\.html|lock\.json|lab\.js|boot\.js)$/  // network first (fresh after an update), cache when offline
 const NETWORK_WAIT_MS = 4000
 
-async function cacheRemote(urls) {  // best effort: offline use is a bonus of the CDN build, not a condition
-  const cache = await caches.open(RUNTIME)
-  const remote = urls.filter((url) => SITE.remote && url.startsWith(SITE.remote))
-  await Promise.allSettled(remote.map(async (url) => (await cache.match(url)) || cache.add(url)))
+// What the page says it fetched: Pyodide's files from its CDN into RUNTIME, the site's prerendered runs into CACHE.
+// Best effort: offline use is a bonus, not a condition.
+async function keep(urls) {
+  const runs = new URL(SITE.runs, self.location).href
+  const into = async (name, wanted) => {
+    const cache = await caches.open(name)
+    await Promise.allSettled(wanted.map(async (url) => (await cache.match(url)) || cache.add(url)))
+  }
+  await Promise.all([into(RUNTIME, urls.filter((url) => SITE.remote && url.startsWith(SITE.remote))),
+                     into(CACHE, urls.filter((url) => url.startsWith(runs)))])
 }
 
 self.addEventListener('install', (event) => {
@@ -26,7 +33,7 @@ self.addEventListener('install', (event) => {
 
 self.addEventListener('message', (event) => {
   if (event.data && event.data.type === 'cache' && Array.isArray(event.data.urls)) {
-    event.waitUntil(cacheRemote(event.data.urls))
+    event.waitUntil(keep(event.data.urls))
   }
 })
 

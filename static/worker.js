@@ -13,8 +13,9 @@
 //   - the code Python compiles while the lab starts is kept (Cache Storage) for the next visit, whose imports
 //     then skip compiling (site_worker/bytecode.py), and so is the standard library that Python's own start
 //     imports, compiled, which the next visit's loadPyodide takes as its stdLibURL;
-//   - the page's URL arrives before the app runs (a 'location' message from the page's head), so the app builds
-//     its widgets from the query (mode, algorithm, scenario, step) exactly as under `panel serve`.
+//   - the page's URL arrives before the app runs (a 'location' message from the page's head, asked for again with
+//     'location?' right before the app builds its page: the page's menus may have changed it), so the app builds its
+//     widgets from the query (mode, algorithm, scenario, step) exactly as under `panel serve`.
 
 const PYTHON = /*PYTHON*/null
 
@@ -22,6 +23,8 @@ const FETCH_TIMEOUT_MS = 30000      // no answer (or no new bytes) for this long
 const PYODIDE_TIMEOUT_MS = 180000   // the whole of loadPyodide, which fetches its runtime itself
 const PACKAGES_TIMEOUT_MS = 300000  // all Pyodide packages (pandas is the largest, about 5 MB)
 const SETTLE_MS = 2000              // after the first render, before the work that waits until the lab is ready
+const LOCATION_WAIT_MS = 5000       // for the page's answer to 'location?' (it answers at once, or after a run it
+                                    // is putting on screen)
 
 const WORKER_HOME = '/schedlab'        // where the worker's own modules are written, first on sys.path
 
@@ -303,10 +306,15 @@ async function startApp(pyodide, lock) {
     python.panel_protocol.import_module(module)
   }
   part(parts.length - 2)
-  // The page sends its URL first thing; wait (briefly) for it so that the app sees the query as it builds.
-  for (let waited = 0; pageLocation === null && waited < 2000; waited += 20) {
+  // The page's URL as it is now (its menus may have changed it since it sent it first thing: runs.js), so that the
+  // app builds what the page shows; the page answers once nothing it shows changes any more (briefly waited for).
+  const earlier = pageLocation
+  pageLocation = null
+  self.postMessage({type: 'location?'})
+  for (let waited = 0; pageLocation === null && waited < LOCATION_WAIT_MS; waited += 20) {
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
+  pageLocation ??= earlier
   python.panel_protocol.build_page(pageLocation, lock.app.module)
   part(parts.length - 1)
   const [docs_json, render_items, root_ids] = await python.panel_protocol.write_doc()

@@ -599,6 +599,67 @@ def site_without_python(browser, url: str) -> dict[str, Any]:
     return figures
 
 
+SWITCH_TARGET_MS = 300   # a pick in the page's menus to its run on screen, Python never started (issue 19)
+# In the page: from each real pick (the menu's input event, a button's click: the event's timeStamp; a change event
+# does not leave the menu's shadow root) to the animation frame after runs.js has embedded the run it asked for, in ms.
+SWITCH_TIMES_JS = """() => {
+  window.__switches = []
+  let started = null
+  for (const type of ['input', 'click']) addEventListener(type, (e) => { started = e.timeStamp }, true)
+  addEventListener('lab-run-shown', (e) => {
+    const since = started
+    requestAnimationFrame(() => window.__switches.push({...e.detail, ms: performance.now() - since}))
+  })
+}"""
+MODE_BUTTONS = {"cpu": "CPU", "llm": "LLM router", "engine": "Inference engine"}
+
+
+def site_switch_times(browser, url: str) -> list[dict[str, Any]]:
+    """index.html with every outside request aborted (Python never starts): every algorithm of every mode picked
+    in the algorithm menu, each mode by its button, Compare and the language, each timed from the real pick to its
+    run on screen; the first time each run's file is fetched, then again from the browser's cache. Only outside
+    requests are routed (aborted): a route for the site's own would hold each of its requests until this process
+    answers it, a delay no visitor has."""
+    from schedulers.modes import MODES
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    context.route(re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.abort("internetdisconnected"))
+    page = context.new_page()
+    page.goto(url + "index.html")
+    page.wait_for_function("document.documentElement.classList.contains('lab-stepping')", timeout=120_000)
+    page.evaluate(SWITCH_TIMES_JS)
+    picks = 0
+
+    def shown(action) -> None:
+        nonlocal picks
+        action()
+        picks += 1
+        page.wait_for_function("([n]) => window.__switches.length >= n", arg=[picks], timeout=60_000)
+
+    def choose(mode: str, name: str) -> None:
+        shown(lambda: page.locator(".editor select").first.select_option(label=algorithms(mode)[name].label["en"]))
+
+    def press(label: str) -> None:
+        shown(lambda: page.get_by_role("button", name=label, exact=True).click())
+
+    for fetched in ("first", "again"):
+        for mode in MODES:
+            if page.evaluate("window.labRuns.run").split("-")[0] != mode:
+                press(MODE_BUTTONS[mode])
+            for name in algorithms(mode):
+                if page.evaluate("window.labRuns.run") != f"{mode}-{name}":
+                    choose(mode, name)
+        press(MODE_BUTTONS["cpu"])
+        choose("cpu", "fcfs")
+        shown(lambda: page.locator(".teach-tab-compare button").click())
+        press("日本語")
+        press("English")
+        shown(lambda: page.locator(".teach-tab-lab button").click())
+        page.evaluate("window.__switches.forEach((s) => { s.fetched = s.fetched || %s })" % json.dumps(fetched))
+    times = [{**switch, "ms": round(switch["ms"], 1)} for switch in page.evaluate("window.__switches")]
+    context.close()
+    return times
+
+
 def site_visit(page, url: str) -> dict[str, Any]:
     """One boot: its timeline (ms since navigation) and breakdown, with the Python worker's CPU seconds in each part;
     the first contentful paint; the CPU seconds Chromium's threads used until the lab was ready; the first answered
@@ -625,6 +686,23 @@ def site_visit(page, url: str) -> dict[str, Any]:
             "breakdown": [(what, end - start) for what, start, end in parts],
             "worker_cpu": [(what, clock.between(origin + start / 1000, origin + end / 1000))
                            for what, start, end in parts]}
+
+
+def print_switches(switches: list[dict[str, Any]], runs: dict[str, Any]) -> None:
+    """The pick-to-shown times, by run, view and language (first fetch / from the cache), and the run files' sizes."""
+    print(f"switch to a prerendered run, Python never started (pick -> shown, ms; target <= {SWITCH_TARGET_MS}):",
+          flush=True)
+    by_run: dict[str, dict[str, float]] = {}
+    for switch in switches:
+        by_run.setdefault(f"{switch['run']} {switch['view']} {switch['lang']}", {})[switch["fetched"]] = switch["ms"]
+    for run, times in by_run.items():
+        print(f"  {run:<36} first {times.get('first', '-'):>7}  again {times.get('again', '-'):>7}", flush=True)
+    worst = max(switch["ms"] for switch in switches)
+    print(f"  slowest {worst:.0f} ms, median {statistics.median(s['ms'] for s in switches):.0f} ms: "
+          f"{'met' if worst <= SWITCH_TARGET_MS else 'MISSED'}", flush=True)
+    sizes = sorted(size["gzip"] for size in runs["files"].values())
+    print(f"prerendered runs: {len(sizes)} files, {sizes[0]:,}-{sizes[-1]:,} bytes each (gzipped, as shipped), "
+          f"{sum(sizes) / 1e6:.2f} MB in all; the page's index of them {runs['index_bytes']:,} bytes", flush=True)
 
 
 def part_site() -> dict[str, Any]:
@@ -657,6 +735,7 @@ def part_site() -> dict[str, Any]:
             contextlib.redirect_stderr(io.StringIO()):  # the stand-in's server logs the 404 of pyodide.asm.mjs
         browser = playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
         without = site_without_python(browser, url)
+        switches = site_switch_times(browser, url)
         for run in range(SITE_VISITS):
             context = browser.new_context(viewport={"width": 1366, "height": 900})
             context.add_init_script(FIRST_STEP_JS)
@@ -675,7 +754,8 @@ def part_site() -> dict[str, Any]:
     figures: dict[str, Any] = {"sizes": sizes, "pyodide": "real 314.0.7" if real else f"stand-in {standin}",
                                "load_average": os.getloadavg(), "visits": visits, "targets_ms": SITE_TARGETS_MS,
                                "first_visit_requests": len(requests), "frames_bytes": frames_bytes,
-                               "without_python": without, "steps_in_pyodide": in_pyodide}
+                               "without_python": without, "steps_in_pyodide": in_pyodide, "switches": switches,
+                               "runs": info["runs"]}
     median = lambda values: sorted(values)[len(values) // 2]  # noqa: E731
     print(f"{'part of the boot (median of ' + str(SITE_VISITS) + ')':<48} {'cold ms':>8} {'worker s':>8} "
           f"{'repeat ms':>9} {'worker s':>8}", flush=True)
@@ -708,6 +788,7 @@ def part_site() -> dict[str, Any]:
         print(f"step time, {where}: " + "; ".join(f"{action} p50 {row['p50_ms']} ms, p95 {row['p95_ms']} ms"
                                                  for action, row in times.items())
               + f" (target p95 <= {APP_TARGET_P95_MS} ms)", flush=True)
+    print_switches(switches, info["runs"])
     print("the frames the prerendered pages carry (bytes of JSON): " + "; ".join(
         f"{name} " + ", ".join(f"{lang} {size:,}" for lang, size in langs.items())
         for name, langs in frames_bytes.items()), flush=True)
