@@ -30,6 +30,10 @@ from .render import IDLE_COLOUR, colour, esc, ink
 from .text import algorithm_label, t
 
 ROW_HEIGHT, LEFT, TOP, UNIT_MAX, UNIT_MIN, WIDTH = 30, 110, 44, 40, 4, 960
+# A cell's fill as the chart's ``Cell.look`` says: solid, pale with its outline (a CPU task's I/O), or half-strength
+# with a dashed outline (a switch into the task).
+LOOKS = {"solid": 'stroke="#fff"', "pale": 'fill-opacity="0.3" stroke="#555" stroke-dasharray="3 2"',
+         "hatched": 'fill-opacity="0.6" stroke="#333" stroke-dasharray="1 2"'}
 
 
 def algorithm_title(result: Mapping[str, Any], lang: str) -> str:
@@ -60,11 +64,12 @@ def chart_svg(result: Mapping[str, Any], lang: str) -> str:
     for cell in chart.cells:
         fill = IDLE_COLOUR if cell.colour is None else colour(cell.colour)
         x, y, wide = LEFT + unit * cell.start, TOP + cell.row * ROW_HEIGHT + 4, unit * (cell.end - cell.start)
-        out.append(f'<rect x="{x}" y="{y}" width="{wide}" height="{ROW_HEIGHT - 8}" fill="{fill}" stroke="#fff">'
+        out.append(f'<rect x="{x}" y="{y}" width="{wide}" height="{ROW_HEIGHT - 8}" fill="{fill}" {LOOKS[cell.look]}>'
                    f'<title>{escape(cell.who)} [{cell.start}, {cell.end})</title></rect>')
         if cell.text and unit >= 14:
+            on = ink(fill) if cell.look == "solid" else "#000"   # a pale fill reads black text
             out.append(f'<text x="{x + wide / 2}" y="{y + ROW_HEIGHT / 2}" font-size="11" '
-                       f'text-anchor="middle" fill="{ink(fill)}">{escape(cell.text)}</text>')
+                       f'text-anchor="middle" fill="{on}">{escape(cell.text)}</text>')
     axis_y = TOP + ROW_HEIGHT * len(names)
     step = next(s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 10**4, 10**5, 10**6) if end / s <= 20)
     out.append(f'<line x1="{LEFT}" x2="{LEFT + unit * end}" y1="{axis_y}" y2="{axis_y}" stroke="#333"/>')

@@ -37,16 +37,26 @@ def number(text: str) -> object:
     return int(text) if INTEGER.match(text) else text
 
 
-def parameter_value(text: str) -> object:
-    """A parameter as typed: ``2`` is a number, ``1, 2, 4`` (commas or spaces) a list, as MLFQ's quanta."""
+SWITCHES = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+
+
+def parameter_value(text: str, kind: str = "integer") -> object:
+    """A parameter as typed: ``2`` is a number, ``1, 2, 4`` (commas or spaces) a list, as MLFQ's quanta; a
+    ``boolean`` field's ``true``/``false`` (a link's, a checkbox's) is the JSON value. Anything else goes to the
+    core as it is, which names the field."""
+    if kind == "boolean":
+        return SWITCHES.get(text.strip().lower(), text)
     items = query.split_costs(text)
     return [number(item) for item in items] if len(items) > 1 or "," in text else number(text)
 
 
 def parameter_text(value: object) -> str:
-    """How the core's value of a parameter is shown in its field: ``1, 2, 4`` for a list, empty for none."""
+    """How the core's value of a parameter is shown in its field: ``1, 2, 4`` for a list, ``true``/``false`` for a
+    flag, empty for none."""
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, (list, tuple)):
         return ", ".join(str(item) for item in value)
     return str(value)
@@ -131,8 +141,8 @@ def parameters_read(mode: str, algorithm: str) -> tuple[str, ...]:
 def scenario_for(mode: str, algorithm: str, parameters: dict[str, str], rows: list[Row]) -> dict[str, object]:
     """What the core is asked to run: the algorithm, the parameters it reads (those typed), and the rows."""
     scenario: dict[str, object] = {"algorithm": algorithm}
-    scenario.update({name: parameter_value(parameters[name]) for name in parameters_read(mode, algorithm)
-                     if parameters.get(name, "").strip()})
+    scenario.update({name: parameter_value(parameters[name], schema(mode).field(name).type)
+                     for name in parameters_read(mode, algorithm) if parameters.get(name, "").strip()})
     scenario[schema(mode).items] = [row.scenario() for row in rows]
     return scenario
 

@@ -16,7 +16,7 @@ from schedulers import schema
 from schedulers.custom import CUSTOM, TEMPLATES
 
 from . import render
-from .model import MAX_ROWS, LabView, Row
+from .model import MAX_ROWS, LabView, Row, parameter_value
 from .modes import app_mode, names, views_of
 from .pager import Stepping
 from .panes import SCALED, pane
@@ -103,11 +103,7 @@ class LabUI(LabView):
         parts = [select, pane(f'<p class="muted">{render.esc(info.summary.get(lang, "")) if info else ""}</p>'),
                  self._error_pane(lambda field: field == "algorithm")]
         for name in lab.used_parameters():
-            box = TextField(label=label(lang, name), value=lab.parameters.get(name, ""), width=160,
-                            css_classes=[f"param-{name}"],
-                            description=field_help(lang, name))
-            pn.bind(lab.set_parameter, name, box, watch=True)
-            parts += [box, self._error_pane(lambda field, name=name: field == name)]
+            parts += [self._parameter(name), self._error_pane(lambda field, name=name: field == name)]
         reads = info.item_fields if info else ()
         listing = schema(lab.mode).items
         parts.append(pane(f"<h2>{render.esc(t(lang, listing))}</h2>"))
@@ -122,6 +118,22 @@ class LabUI(LabView):
                   self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
                                         and field not in lab.used_parameters())]
         return pn.Column(*parts, sizing_mode="stretch_width", css_classes=["editor"])
+
+    def _parameter(self, name: str):
+        """A parameter's widget: a checkbox for a flag (its text ``true``, or empty for the default), else a text
+        field."""
+        lab, lang = self.lab, self.lab.lang
+        if schema(lab.mode).field(name).type == "boolean":
+            box = pn.widgets.Checkbox(name=label(lang, name), value=parameter_value(lab.parameters.get(name, ""),
+                                                                                    "boolean") is True,
+                                      css_classes=[f"param-{name}"], stylesheets=SCALED)
+            pn.bind(lambda on: lab.set_parameter(name, "true" if on else ""), box, watch=True)
+            return pn.Column(box, pane(f'<p class="muted">{render.esc(field_help(lang, name) or "")}</p>'),
+                             sizing_mode="stretch_width", margin=0)
+        box = TextField(label=label(lang, name), value=lab.parameters.get(name, ""), width=160,
+                        css_classes=[f"param-{name}"], description=field_help(lang, name))
+        pn.bind(lab.set_parameter, name, box, watch=True)
+        return box
 
     def _row_editor(self, row: Row, index: int, reads: tuple[str, ...]):
         lab, lang = self.lab, self.lab.lang

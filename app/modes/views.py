@@ -20,13 +20,15 @@ Align = Callable[[int], int]   # the lab's step -> the step of a Compare side to
 @dataclass(frozen=True)
 class Cell:
     """One stretch of the exports' chart (``exports.chart_svg``): a row, [start, end), the text drawn in it, the
-    colour of the task or tenant (None: idle) and whose it is, for its tooltip."""
+    colour of the task or tenant (None: idle), whose it is, for its tooltip, and how it is filled: "solid", "pale"
+    (a CPU task's I/O) or "hatched" (a switch into it)."""
     row: int
     start: int
     end: int
     text: str
     colour: int | None
     who: str
+    look: str = "solid"
 
 
 @dataclass(frozen=True)

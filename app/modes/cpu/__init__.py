@@ -1,7 +1,8 @@
 """CPU mode in the lab: tasks with an arrival and a burst on one CPU (``schedulers.cpu``).
 
 ``MODE`` is what the view-models read (no Panel): the article's four tasks under FCFS to start with, a task in a link
-as ``name:arrival:burst`` then its optional fields (``A:0:3:deadline=7``), and Compare's FCFS beside SRTF. Its
+as ``name:arrival:burst`` then its optional fields and its CPU and I/O bursts when it has them
+(``A:0:3:deadline=7``, ``A:0:3:bursts=3%202%203``), and Compare's FCFS beside SRTF. Its
 pictures (the Gantt chart, the ready queue, the remaining time, the events, CFS's and EEVDF's numbers) and its
 results table are ``views.py``'s.
 """
@@ -17,7 +18,8 @@ from ...query import decode_items, encode_item, part
 
 NAME = "cpu"
 REQUIRED = schema(NAME).required   # name:arrival:burst
-OPTIONAL = schema(NAME).optional   # :deadline=... :priority=... :tickets=... :nice=...
+# :deadline=... :priority=... :tickets=... :nice=..., then the fields that replace a required one (:bursts=...)
+OPTIONAL = (*schema(NAME).optional, *(f.name for f in schema(NAME).item_fields if f.instead_of))
 ARTICLE = (("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "3"))   # the article's four tasks
 
 

@@ -1,36 +1,87 @@
 """CPU mode's timeline: the Bokeh Gantt chart of a run, one row per task (and idle), whose cursor and dimmed future
 the pager moves at each step (``Gantt.move`` here; in the page, by the ids ``Stepping.follow`` gives it).
 
-Names are user text: they reach Bokeh only as data fields of plain-text tooltips and as axis label overrides
-(drawn on the canvas as text), never as markup.
+A task's row shows its CPU bursts solid and its I/O hatched and pale; a run with switch cost has a row of its own
+for the switches (each in the colour of the task switched to, hatched). Both come from the core's result as they
+are: the timeline's ``{"switch": NAME}`` entries, and each I/O stretch from the event that starts it (``IO_START``,
+with the time it ``until``s).
+
+Names are user text: they reach Bokeh only as data fields of plain-text tooltips, legend labels and axis label
+overrides (drawn on the canvas as text), never as markup.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
 from bokeh.models import (BasicTicker, BasicTickFormatter, BoxAnnotation, ColumnDataSource, CustomJS,
-                          FactorRange, HoverTool, Span)
+                          FactorRange, HoverTool, Legend, LegendItem, Span)
 from bokeh.plotting import figure
 from bokeh.transform import dodge
 
 from ...render import IDLE_COLOUR, colour, indexes
 from ...text import t
 
+IO_START = "io"   # the core's event: a task leaves the CPU for I/O until ``until``
+SWITCH = "switch"   # a timeline entry {"switch": NAME}: the CPU switching into NAME
 
-def slices(timeline: Sequence[str | None]) -> list[tuple[str | None, int, int]]:
-    """Runs of the same entry in the timeline: (task or None for idle, start, end)."""
-    runs: list[tuple[str | None, int, int]] = []
+
+@dataclass(frozen=True)
+class Stretch:
+    """[start, end) of one kind: "run" (``task`` on the CPU), "idle", "switch" (into ``task``) or "io" (``task``
+    blocked)."""
+    kind: str
+    task: str | None
+    start: int
+    end: int
+
+
+def slices(timeline: Sequence[Any]) -> list[tuple[Any, int, int]]:
+    """Runs of the same entry in the timeline: (a task's name, None for idle or {"switch": NAME}, start, end)."""
+    runs: list[tuple[Any, int, int]] = []
     start = 0
-    for name, run in groupby(timeline):
+    for entry, run in groupby(timeline):
         end = start + sum(1 for _ in run)
-        runs.append((name, start, end))
+        runs.append((entry, start, end))
         start = end
     return runs
 
 
+def io_stretches(result: Mapping[str, Any]) -> list[Stretch]:
+    """Every I/O stretch of the run, as the events that start them say (each event once: a step repeats none)."""
+    return [Stretch("io", event["task"], event["time"], event["until"])
+            for step in result["steps"] for event in step.get("events") or () if event.get("kind") == IO_START]
+
+
+def stretches(result: Mapping[str, Any]) -> list[Stretch]:
+    """The timeline's stretches (runs, idle, switches), then the I/O ones."""
+    cpu = [Stretch(SWITCH, entry[SWITCH], start, end) if isinstance(entry, Mapping) else
+           Stretch("idle" if entry is None else "run", entry, start, end)
+           for entry, start, end in slices(result["timeline"])]
+    return cpu + io_stretches(result)
+
+
+def has_switch_row(result: Mapping[str, Any]) -> bool:
+    return any(isinstance(entry, Mapping) for entry in result["timeline"])
+
+
 MIN_BAR = 4   # pixels: the narrowest a slice is drawn
+# How each kind of stretch is drawn: runs solid; I/O pale and hatched on the task's row; switches hatched.
+KINDS = ("run", SWITCH, "io")   # idle is drawn with the runs
+LOOKS: dict[str, dict[str, Any]] = {"run": {"alpha": 1.0, "hatch": " "}, SWITCH: {"alpha": 0.55, "hatch": "/"},
+                                    "io": {"alpha": 0.25, "hatch": "x"}}
+TOOLTIPS = {"run": "gantt.slice", SWITCH: "gantt.switch", "io": "gantt.io"}
+
+
+def unique(label: str, taken: Mapping[str, int]) -> str:
+    """A row label no task has (a task may be called "idle")."""
+    while label in taken:
+        label += " "
+    return label
+
+
 # The Gantt chart's tick count for its width: one label per ``label`` pixels, at most ``most`` (one per time unit).
 TICKS_JS = "ticker.desired_num_ticks = Math.max(2, Math.min(most, Math.floor(cb_obj.inner_width / label)))"
 
@@ -41,40 +92,47 @@ class Gantt:
     def __init__(self, result: Mapping[str, Any], lang: str, presenter: bool) -> None:
         tasks = result["tasks"]
         where = indexes(tasks)
-        idle = t(lang, "idle")
-        while idle in where:  # a task may be called "idle": the idle row's label must still be unique
-            idle += " "
-        keys = [task["name"] for task in tasks] + [idle]  # drawn on the canvas as text, never markup
+        idle, switching = unique(t(lang, "idle"), where), unique(t(lang, "gantt.switch.row"), where)
+        # drawn on the canvas as text, never markup; the switch row only when switches take time
+        keys = [task["name"] for task in tasks] + ([switching] if has_switch_row(result) else []) + [idle]
         self.end = max(len(result["timeline"]), 1)
-        data: dict[str, list] = {k: [] for k in ("left", "right", "middle", "row", "fill", "name", "span")}
-        for name, start, end in slices(result["timeline"]):
-            data["left"].append(start)
-            data["right"].append(end)
-            data["row"].append(name if name is not None else idle)
-            data["fill"].append(colour(where[name]) if name is not None else IDLE_COLOUR)
-            data["name"].append(name if name is not None else t(lang, "idle"))
-            data["span"].append(t(lang, "step.span", start=start, end=end))
-            data["middle"].append((start + end) / 2)
+        kinds: dict[str, dict[str, list]] = {}
+        for stretch in stretches(result):
+            drawn_as = "run" if stretch.kind == "idle" else stretch.kind   # idle in the runs' bars, as ever
+            data = kinds.setdefault(drawn_as, {k: [] for k in ("left", "right", "middle", "row", "fill", "name",
+                                                                  "span")})
+            data["left"].append(stretch.start)
+            data["right"].append(stretch.end)
+            data["middle"].append((stretch.start + stretch.end) / 2)
+            data["row"].append(idle if stretch.kind == "idle" else switching if stretch.kind == SWITCH
+                               else stretch.task)
+            data["fill"].append(IDLE_COLOUR if stretch.task is None else colour(where[stretch.task]))
+            data["name"].append(t(lang, "idle") if stretch.task is None else stretch.task)
+            data["span"].append(t(lang, "step.span", start=stretch.start, end=stretch.end))
         font = "18pt" if presenter else "11pt"
-        height = 60 + (64 if presenter else 40) * len(keys)
+        legended = [kind for kind in KINDS if kind in kinds]
+        if len(legended) < 2:   # runs alone need no legend: a run without I/O or switch cost looks as it always did
+            legended = []
+        height = 60 + (64 if presenter else 40) * len(keys) + ((48 if presenter else 32) if legended else 0)
         # Padding above the first row (half a row): its arrival marker sits on the row's top edge.
         rows = FactorRange(*reversed(keys), range_padding=0.5, range_padding_units="absolute")
         # ... and room left of t=0 (a fortieth of the run: wider than half a marker at 280 px), for a marker there.
         plot = figure(y_range=rows, x_range=(-self.end / 40, self.end), height=height,
                       sizing_mode="stretch_width", toolbar_location=None, tools="",
                       x_axis_label=t(lang, "gantt.time"), title=t(lang, "gantt"))
-        bars = plot.hbar(y="row", left="left", right="right", height=0.72, fill_color="fill",
-                         line_color="white", source=ColumnDataSource(data))
-        # Every slice at least MIN_BAR pixels wide, however long the run: a one-unit slice of a million-unit run
-        # would otherwise be a fraction of a pixel (a slice of a hundredth of the run or more is wide enough).
-        short = ColumnDataSource({k: [v for v, left, right in zip(values, data["left"], data["right"])
-                                      if (right - left) * 100 < self.end] for k, values in data.items()})
-        least = plot.rect(x="middle", y="row", width=MIN_BAR, width_units="screen", height=0.72, fill_color="fill",
-                          line_alpha=0, source=short)
-        # Tooltips as (label, @field) pairs: Bokeh shows field values as text, so a name stays a name.
-        plot.add_tools(HoverTool(renderers=[bars, least], tooltips=[(t(lang, "gantt.task"), "@name"),
-                                                                    (t(lang, "gantt.slice"), "@span")]))
-        arrivals = ColumnDataSource({"x": [task["arrival"] for task in tasks], "row": keys[:-1],
+        legend = []
+        for kind in (kind for kind in KINDS if kind in kinds):
+            drawn = self._bars(plot, kinds[kind], **LOOKS[kind])
+            # Tooltips as (label, @field) pairs: Bokeh shows field values as text, so a name stays a name.
+            plot.add_tools(HoverTool(renderers=drawn, tooltips=[(t(lang, "gantt.task"), "@name"),
+                                                                (t(lang, TOOLTIPS[kind]), "@span")]))
+            if kind in legended:
+                legend.append(LegendItem(label=t(lang, f"gantt.legend.{kind}"), renderers=drawn[:1]))
+        if legend:
+            plot.add_layout(Legend(items=legend, orientation="horizontal", label_text_font_size=font,
+                                   glyph_width=28 if presenter else 20, border_line_alpha=0, margin=0, padding=2),
+                            "above")
+        arrivals = ColumnDataSource({"x": [task["arrival"] for task in tasks], "row": keys[:len(tasks)],
                                      "fill": [colour(i) for i in range(len(tasks))]})
         plot.scatter(x="x", y=dodge("row", 0.42, range=plot.y_range), marker="inverted_triangle",
                      size=16 if presenter else 11, fill_color="fill", line_color="black", source=arrivals)
@@ -101,6 +159,19 @@ class Gantt:
         plot.ygrid.grid_line_color = None
         plot.min_border_left = 10
         self.plot = plot
+
+    def _bars(self, plot, data: dict[str, list], alpha: float, hatch: str) -> list:
+        """One kind's bars, and every slice narrower than a hundredth of the run again as a MIN_BAR-pixel mark (a
+        one-unit slice of a million-unit run would otherwise be a fraction of a pixel)."""
+        looks = {"height": 0.72, "fill_color": "fill", "fill_alpha": alpha, "hatch_pattern": hatch,
+                 "hatch_color": "fill", "hatch_alpha": 0.9}
+        bars = plot.hbar(y="row", left="left", right="right", line_color="white", source=ColumnDataSource(data),
+                         **looks)
+        short = ColumnDataSource({k: [v for v, left, right in zip(values, data["left"], data["right"])
+                                      if (right - left) * 100 < self.end] for k, values in data.items()})
+        least = plot.rect(x="middle", y="row", width=MIN_BAR, width_units="screen", line_alpha=0, source=short,
+                          **looks)
+        return [bars, least]
 
     def move(self, time: int) -> None:
         self.cursor.location = time

@@ -1,6 +1,6 @@
-"""CPU mode's views: the Gantt chart (``gantt.py``), the ready queue, the remaining time and the events at a step,
-CFS's and EEVDF's numbers per task, the results table; Compare's whole-run differences, the quiz's view of the past,
-your policy's preview and the exports' chart.
+"""CPU mode's views: the Gantt chart (``gantt.py``), the ready queue, the tasks blocked in I/O, the remaining time and
+the events at a step, CFS's and EEVDF's numbers per task, the results table; Compare's whole-run differences, the
+quiz's view of the past, your policy's preview and the exports' chart.
 
 Like ``render`` (whose helpers these use), every function takes the core's result and a step and returns escaped
 markup; none of them decides anything about scheduling.
@@ -23,7 +23,7 @@ from ...render import bar_row, chip, esc, exact, exact_number, indexes, number, 
 from ...text import label, t
 from ..views import Align, Cell, Chart, ModeViews, Result
 from . import NAME
-from .gantt import Gantt, slices
+from .gantt import SWITCH, Gantt, has_switch_row, stretches
 
 COMPARED = ("waiting", "turnaround", "response")   # Compare's columns: smaller is better
 
@@ -44,6 +44,25 @@ def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) ->
     return section(t(lang, "running") + " / " + t(lang, "ready"), body)
 
 
+def has_io(result: Result) -> bool:
+    """Some task of the run blocks for I/O (its ``bursts`` say so): the views show who is blocked."""
+    return any(task.get("io") for task in result["tasks"])
+
+
+def blocked_list(step: Mapping[str, Any], where: Mapping[str, int], lang: str) -> str:
+    """The tasks in I/O at this step, each with the time it returns to the ready queue (the core's ``blocked``)."""
+    blocked = step.get("blocked")
+    if blocked is None:
+        listing = f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>'
+    elif blocked:
+        listing = "".join(f'<li>{chip(name, where[name])} <span class="until">{esc(t(lang, "blocked.until", t=back))}'
+                          f'</span></li>' for name, back in blocked.items())
+        listing = f'<ul class="queue blocked">{listing}</ul>'
+    else:
+        listing = f'<p class="muted">{esc(t(lang, "blocked.none"))}</p>'
+    return section(t(lang, "blocked"), listing, "blocked-card")
+
+
 def remaining_bars(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], lang: str) -> str:
     remaining = step.get("remaining")
     if remaining is None:
@@ -60,8 +79,9 @@ def event_list(step: Mapping[str, Any], lang: str) -> str:
     for event in step.get("events") or []:
         kind, task = event.get("kind", ""), event.get("task")
         key = f"event.{kind}"
+        values = {name: value for name, value in event.items() if name not in ("kind", "task")}
         try:
-            sentence = t(lang, key, task=task if task is not None else "")
+            sentence = t(lang, key, **values, task=task if task is not None else "")
         except KeyError:
             sentence = t(lang, "event.other", kind=kind, task=task if task is not None else "")
         items.append(f"<li>{esc(sentence)}</li>")
@@ -90,7 +110,17 @@ def metrics_table(result: Mapping[str, Any], step: int, lang: str) -> str:
     if summary:
         values = {k: number(summary.get(k, "—")) for k in ("makespan", "busy", "idle", "context_switches")}
         note = f'<p class="muted">{esc(t(lang, "summary", **values))}</p>'
+    if "switch_time" in result:
+        switching = t(lang, "summary.switching", switches=result["switches"], switch_time=result["switch_time"],
+                      utilisation=percent(result["utilisation"]))
+        note += f'<p class="muted switching">{esc(switching)}</p>'
     return results_table(result, columns, rows, lang, foot, note)
+
+
+def percent(share: float) -> str:
+    """A share of time as a teacher writes it: 80%, 66.7%."""
+    value = 100 * share
+    return f"{value:.0f}%" if abs(value - round(value)) < 0.05 else f"{value:.1f}%"
 
 
 def rule_state(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], lang: str) -> str:
@@ -142,6 +172,12 @@ def whole_run_diff(left: Result, right: Result, lang: str) -> str:
                  [delta_cell(left["averages"][m], right["averages"][m], True) for m in COMPARED]))
     rows.append((t(lang, "compare.switches"), [delta_cell(left["summary"]["context_switches"],
                                                           right["summary"]["context_switches"], True), "", ""]))
+    if "switch_time" in left and "switch_time" in right:   # the price of switching, and what is left for the tasks
+        rows.append((t(lang, "compare.switch_time"), [delta_cell(left["switch_time"], right["switch_time"], True),
+                                                      "", ""]))
+        shares = (percent(left["utilisation"]), percent(right["utilisation"]))
+        rows.append((t(lang, "compare.utilisation"), [delta_cell(100 * left["utilisation"],
+                                                                 100 * right["utilisation"], False, shares), "", ""]))
     return (table(t(lang, "compare.whole"), label(lang, "task"), columns, rows)
             + f'<p class="muted">{esc(t(lang, "compare.diff"))}</p>')
 
@@ -165,10 +201,11 @@ class CpuViews(ModeViews):
         return [pn.bind(timeline, lab.param.result, lab.param.lang, lab.param.presenter), stepping.slot("state")]
 
     def step_frames(self, result: Result, lang: str) -> Frames:
-        steps, tasks = result["steps"], result["tasks"]
+        steps, tasks, io = result["steps"], result["tasks"], has_io(result)
         where = indexes(tasks)
         slots: dict[str, Slot] = {
             "state": lambda k: ('<div class="grid">' + ready_queue(steps[k], where, lang)
+                                + (blocked_list(steps[k], where, lang) if io else "")
                                 + remaining_bars(steps[k], tasks, lang) + event_list(steps[k], lang) + "</div>"
                                 + rule_state(steps[k], tasks, lang)),
             "metrics": lambda k: metrics_table(result, k, lang)}
@@ -193,7 +230,7 @@ class CpuViews(ModeViews):
         return lambda k: diff
 
     def known_state(self, result: Result, step: int, lang: str, presenter: bool) -> list:
-        now = result["steps"][step]
+        now, where = result["steps"][step], indexes(result["tasks"])
         gantt = Gantt(result, lang, presenter)
         gantt.move(now["time"])
         gantt.dim.fill_alpha = 1.0    # the future is hidden, not dimmed
@@ -203,7 +240,8 @@ class CpuViews(ModeViews):
             if type(renderer.glyph).__name__ == "Scatter":
                 renderer.level = "overlay"
         return [pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["quiz-gantt"]),
-                pane('<div class="grid">' + ready_queue(now, indexes(result["tasks"]), lang)
+                pane('<div class="grid">' + ready_queue(now, where, lang)
+                     + (blocked_list(now, where, lang) if has_io(result) else "")
                      + remaining_bars(now, result["tasks"], lang) + "</div>")]
 
     def preview(self, result: Result, lang: str, presenter: bool):
@@ -213,13 +251,25 @@ class CpuViews(ModeViews):
                          pane(metrics_table(result, len(result["steps"]) - 1, lang)), sizing_mode="stretch_width")
 
     def chart(self, result: Result, lang: str) -> Chart:
-        """One row per task and one for idle time."""
+        """One row per task (its I/O pale, marked "I/O"), one for the switches when they take time, one for idle."""
         names = [task["name"] for task in result["tasks"]]
         row_of = {name: i for i, name in enumerate(names)}
-        cells = [Cell(row_of[name], start, end, "", row_of[name], name) if name is not None
-                 else Cell(len(names), start, end, "", None, t(lang, "chart.idle"))
-                 for name, start, end in slices(result["timeline"])]
-        return Chart([*names, t(lang, "chart.idle")], cells, len(result["timeline"]))
+        extra = [t(lang, "chart.switch")] if has_switch_row(result) else []
+        idle = len(names) + len(extra)
+
+        def cell(stretch) -> Cell:
+            if stretch.kind == "idle":
+                return Cell(idle, stretch.start, stretch.end, "", None, t(lang, "chart.idle"))
+            who, colour = stretch.task, row_of[stretch.task]
+            if stretch.kind == SWITCH:
+                return Cell(len(names), stretch.start, stretch.end, "", colour,
+                            t(lang, "chart.switch.into", task=who), "hatched")
+            if stretch.kind == "io":
+                return Cell(colour, stretch.start, stretch.end, t(lang, "chart.io"), colour,
+                            f"{who} ({t(lang, 'chart.io')})", "pale")
+            return Cell(colour, stretch.start, stretch.end, "", colour, who)
+        return Chart([*names, *extra, t(lang, "chart.idle")], [cell(s) for s in stretches(result)],
+                     len(result["timeline"]))
 
 
 VIEWS = CpuViews()
