@@ -18,11 +18,11 @@ from schedulers import ScenarioError, algorithms, simulate
 from schedulers.trace import step_aligner
 
 from . import render
-from .model import LabView, parameter_text, scenario_for
+from .model import LabView, parameter_text, parameters_sent, scenario_for
 from .modes import app_mode, views_of
 from .panes import pane
 from .render import esc
-from .text import pick, t
+from .text import label, pick, t
 from .textfield import TextField
 
 
@@ -73,7 +73,18 @@ class CompareView(LabView):
 
     def __init__(self, lab=None, **params) -> None:
         super().__init__(lab, **params)
+        self._take_offer()
         self.run()
+
+    @param.depends("lab.offer", watch=True)
+    def _take_offer(self) -> None:
+        """A preset's run beside the lab's (RR q=4 beside q=1): its algorithm and parameters become the right
+        side's."""
+        offer = self.lab.offer
+        if offer is None:
+            return
+        parameters = {name: parameter_text(value) for name, value in offer.items() if name != "algorithm"}
+        self.param.update(other={**self.other, self.lab.mode: offer["algorithm"]}, other_parameters=parameters)
 
     @property
     def algorithm(self) -> str:
@@ -122,9 +133,9 @@ class CompareView(LabView):
         pn.bind(self.set_algorithm, select, watch=True)
         widgets = [select]
         info = catalog.get(self.algorithm)
-        for name in info.parameters if info else ():
+        for name in parameters_sent(lab.mode, self.algorithm) if info else ():
             used = (self.result or {}).get("parameters", {}).get(name)   # the core's default shows as a hint
-            box = TextField(label=name, value=self.other_parameters.get(name, ""), width=120,
+            box = TextField(label=label(lang, name), value=self.other_parameters.get(name, ""), width=120,
                             css_classes=[f"compare-param-{name}"], placeholder=parameter_text(used))
             pn.bind(self.set_parameter, name, box, watch=True)
             widgets.append(box)

@@ -13,6 +13,7 @@ This module imports no Panel (a test checks it): the views import the models, ne
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import cache
 
 import param
@@ -42,12 +43,26 @@ SWITCHES = {"true": True, "yes": True, "on": True, "1": True, "false": False, "n
 
 def parameter_value(text: str, kind: str = "integer") -> object:
     """A parameter as typed: ``2`` is a number, ``1, 2, 4`` (commas or spaces) a list, as MLFQ's quanta; a
-    ``boolean`` field's ``true``/``false`` (a link's, a checkbox's) is the JSON value. Anything else goes to the
-    core as it is, which names the field."""
-    if kind == "boolean":
+    ``flag`` field's ``true``/``false`` (a link's, a checkbox's) is the JSON value; a ``text`` field's
+    ``name=value`` pairs (commas between) a mapping (CPU's conventions given flag by flag), else the text. Anything
+    else goes to the core as it is, which names the field."""
+    if kind == "flag":
         return SWITCHES.get(text.strip().lower(), text)
+    if kind == "text":
+        return pairs_value(text) if "=" in text else text.strip()
     items = query.split_costs(text)
     return [number(item) for item in items] if len(items) > 1 or "," in text else number(text)
+
+
+def pairs_value(text: str) -> dict[str, str]:
+    """``a=1, b=x`` -> {"a": "1", "b": "x"}: the values stay text (the core reads ``true`` as a flag)."""
+    pairs = (item.partition("=") for item in text.split(",") if item.strip())
+    return {key.strip(): value.strip() for key, _, value in pairs}
+
+
+def pairs_text(mapping: Mapping[str, object]) -> str:
+    """{"a": True, "b": "x"} -> ``a=true,b=x``: how a mapping the core used is shown (``pairs_value`` reads it)."""
+    return ",".join(f"{key}={parameter_text(value)}" for key, value in mapping.items())
 
 
 def parameter_text(value: object) -> str:
@@ -57,6 +72,8 @@ def parameter_text(value: object) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, Mapping):
+        return pairs_text(value)
     if isinstance(value, (list, tuple)):
         return ", ".join(str(item) for item in value)
     return str(value)
@@ -138,11 +155,18 @@ def parameters_read(mode: str, algorithm: str) -> tuple[str, ...]:
     return tuple(name for name in first.parameters if all(name in other.parameters for other in others))
 
 
+def parameters_sent(mode: str, algorithm: str) -> tuple[str, ...]:
+    """The parameters the core is given for a run of ``algorithm``: those it reads, then those of the run itself,
+    which the schema marks as read by no rule in particular (CPU's switch_cost and conventions)."""
+    own = parameters_read(mode, algorithm)
+    return (*own, *(f.name for f in schema(mode).parameters if not f.read_by and f.name not in own))
+
+
 def scenario_for(mode: str, algorithm: str, parameters: dict[str, str], rows: list[Row]) -> dict[str, object]:
     """What the core is asked to run: the algorithm, the parameters it reads (those typed), and the rows."""
     scenario: dict[str, object] = {"algorithm": algorithm}
     scenario.update({name: parameter_value(parameters[name], schema(mode).field(name).type)
-                     for name in parameters_read(mode, algorithm) if parameters.get(name, "").strip()})
+                     for name in parameters_sent(mode, algorithm) if parameters.get(name, "").strip()})
     scenario[schema(mode).items] = [row.scenario() for row in rows]
     return scenario
 
@@ -196,6 +220,8 @@ class Lab(param.Parameterized):
     errors = param.Dict(default={}, doc="field -> problem for the current input, empty when it ran")
     notices = param.List(default=[], doc="(field, problem) pairs ignored from the URL; the app's own problems "
                                          "are a dict language -> text")
+    offer = param.Dict(default=None, allow_None=True, doc="the run a preset asks Compare to show beside the lab's "
+                                                          "(its algorithm and parameters), until Compare takes it")
 
     def __init__(self, **params):
         self.states = {name: ModeState(app_mode(name)) for name in names()}
@@ -237,13 +263,16 @@ class Lab(param.Parameterized):
     def used_parameters(self) -> tuple[str, ...]:
         return parameters_read(self.mode, self.algorithm)
 
+    def sent_parameters(self) -> tuple[str, ...]:
+        return parameters_sent(self.mode, self.algorithm)
+
     def scenario(self) -> dict[str, object]:
         return scenario_for(self.mode, self.algorithm, self.parameters, self.rows)
 
     def setup(self) -> dict[str, object]:
         """The current inputs as text, in the shape ``query.encode`` takes."""
         return {"mode": self.mode, "algorithm": self.algorithm,
-                "parameters": {k: v for k, v in self.parameters.items() if k in self.used_parameters()},
+                "parameters": {k: v for k, v in self.parameters.items() if k in self.sent_parameters()},
                 schema(self.mode).items: [row.as_text() for row in self.rows]}
 
     def link(self) -> str:
@@ -285,7 +314,7 @@ class Lab(param.Parameterized):
             self._show(previous[0] if previous else None, errors={error.field: error.problem})
             return
         for name, value in result.get("parameters", {}).items():  # show the values the core used (not their
-            if name in self.used_parameters() and not self.parameters.get(name, "").strip():   # exact forms)
+            if name in self.sent_parameters() and not self.parameters.get(name, "").strip():   # exact forms)
                 self.parameters[name] = parameter_text(value)  # in place: the same run, no second one
         self._valid[self.mode] = (result, self.setup())
         self._show(result, errors={})
@@ -314,6 +343,19 @@ class Lab(param.Parameterized):
             self.policy_code = {**self.policy_code, self.mode: code}
             self.state.algorithm = CUSTOM
         return None
+
+    def use_preset(self, key: str) -> None:
+        """Load one of the mode's presets: its algorithm, parameters (no others) and rows, in one run; the run it
+        compares with is offered to Compare."""
+        preset = app_mode(self.mode).presets[key]
+        items, mode = schema(self.mode).items, app_mode(self.mode)
+        scenario = dict(preset.scenario)
+        rows = rows_from_text(self.mode, [mode.typed(item) for item in scenario.pop(items)])
+        parameters = {name: parameter_text(value) for name, value in scenario.items()
+                      if name in {field.name for field in schema(self.mode).parameters}}
+        self.state.param.update(algorithm=scenario.get("algorithm", mode.algorithm), parameters=parameters,
+                                rows=rows)
+        self.offer = dict(preset.compare) if preset.compare is not None else None
 
     def set_parameter(self, name: str, text: str) -> None:
         self.state.parameters = {**self.parameters, name: text}
@@ -349,7 +391,7 @@ class Lab(param.Parameterized):
     # --- restoring a shared link ------------------------------------------------------------------------
     def restore(self, search: str) -> None:
         """Apply a URL query; parts that cannot be read or that the core rejects are noted and ignored."""
-        known = {p for mode in self.states for a in algorithms(mode).values() for p in a.parameters}
+        known = {field.name for mode in self.states for field in schema(mode).parameters}
         setup, problems = query.decode(search, known)
         mode = setup.get("mode", self.mode)
         if mode not in self.states:

@@ -45,6 +45,17 @@ TEACH_CSS = """
 code.cli { background: #f3f3f3; padding: 0.1em 0.3em; border-radius: 3px; }
 """
 STYLESHEETS = [CSS, TEACH_CSS]
+# A folding card (the rule's, CPU's conventions): a header that reads as the lab's card titles do, and a fold mark
+# as large as its text (Panel's own chevron, a 12 px icon, does not show with the bootstrap design; the mark follows
+# the icon Panel swaps in).
+FOLDING = """
+.card-header { background: #f6f8fa; color: #212529; padding: 0.35em 0.6em; font-size: inherit; }
+.card-title { font-size: 1em; font-weight: 600; }
+.card-button { width: auto; height: auto; margin-right: 0.4em; }
+.card-button svg { display: none; }
+.card-button:has(.icon-tabler-chevron-down)::before { content: "▾"; }
+.card-button:has(.icon-tabler-chevron-right)::before { content: "▸"; }
+"""
 # Panel's bootstrap buttons size their text in rem (the page root); in em they follow presenter mode.
 SCALED = [".bk-btn { --bs-btn-font-size: 0.95em; --bs-btn-padding-x: 0.6em; --bs-btn-padding-y: 0.3em; }"]
 

@@ -137,7 +137,7 @@ class QuizView(LabView):
         if [row.as_text() for row in lab.rows] != [row.as_text() for row in exercise_rows(lab.mode, exercise)] or \
                 any(lab.parameters.get(k) != str(v) for k, v in exercise.items() if k != schema(lab.mode).items):
             return ""   # edited since: no longer the seeded exercise
-        parameters = {k: v for k, v in lab.parameters.items() if k in lab.used_parameters() and v.strip()}
+        parameters = {k: v for k, v in lab.parameters.items() if k in lab.sent_parameters() and v.strip()}
         command = command_line(lab.mode, self.exercise, lab.algorithm, parameters)
         return f'<p class="muted">{esc(t(lang, "quiz.cli", command=""))}<code class="cli">{esc(command)}</code></p>'
 

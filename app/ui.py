@@ -19,28 +19,21 @@ from . import render
 from .model import MAX_ROWS, LabView, Row, parameter_value
 from .modes import app_mode, names, views_of
 from .pager import Stepping
-from .panes import SCALED, pane
+from .panes import FOLDING, SCALED, pane
 from .teach import Teaching
-from .text import LANGUAGES, TEXT, field_help, label, t
+from .text import LANGUAGES, TEXT, field_help, label, pick, t
 from .textfield import TextField
 
 ITEM_LISTS = "|".join(schema(mode).items for mode in names())   # tasks|tenants: where a row's error is
 FIELD_ERROR = re.compile(rf"^(?P<list>{ITEM_LISTS})\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
 # A row's fields in the editor, in pixels (others 64): wide enough for their whole value (a burst of 990000), narrow
 # enough that an LLM tenant's row (name, cost, count, costs, join, weight, ✕) stays on one line at 1920 px.
-WIDTHS = {"name": 96, "costs": 120, "arrival": 84, "burst": 84, "requests": 200}
+WIDTHS = {"name": 96, "costs": 120, "arrival": 84, "burst": 84, "bursts": 120, "requests": 200}
 
 
-# The rule's card: a header that reads as the lab's card titles do, and a fold mark as large as its text (Panel's
-# own chevron, a 12 px icon, does not show with the bootstrap design; the mark follows the icon Panel swaps in).
-FOLDING = """
-.card-header { background: #f6f8fa; color: #212529; padding: 0.35em 0.6em; font-size: inherit; }
-.card-title { font-size: 1em; font-weight: 600; }
-.card-button { width: auto; height: auto; margin-right: 0.4em; }
-.card-button svg { display: none; }
-.card-button:has(.icon-tabler-chevron-down)::before { content: "▾"; }
-.card-button:has(.icon-tabler-chevron-right)::before { content: "▸"; }
-"""
+def head(field: str) -> str:
+    """The parameter a field of an error names: ``conventions`` of ``conventions.boost_order``."""
+    return re.split(r"[\[.]", field, maxsplit=1)[0]
 
 
 def placeholder(field) -> str:
@@ -100,10 +93,14 @@ class LabUI(LabView):
                                    sizing_mode="stretch_width")
         pn.bind(lab.set_algorithm, select, watch=True)
         info = catalog.get(lab.algorithm)
-        parts = [select, pane(f'<p class="muted">{render.esc(info.summary.get(lang, "")) if info else ""}</p>'),
+        summary = render.esc(info.summary.get(lang, "")) if info else ""
+        parts = [*self._presets(), select, pane(f'<p class="muted">{summary}</p>'),
                  self._error_pane(lambda field: field == "algorithm")]
-        for name in lab.used_parameters():
-            parts += [self._parameter(name), self._error_pane(lambda field, name=name: field == name)]
+        own = views_of(lab.mode).own_parameters
+        for name in lab.sent_parameters():
+            if name not in own:
+                parts += [self._parameter(name), self._error_pane(lambda field, name=name: field == name)]
+        parts += views_of(lab.mode).editor_cards(lab, self._error_pane)
         reads = info.item_fields if info else ()
         listing = schema(lab.mode).items
         parts.append(pane(f"<h2>{render.esc(t(lang, listing))}</h2>"))
@@ -116,22 +113,45 @@ class LabUI(LabView):
         limit = t(lang, "limit.full", limit=MAX_ROWS, what=listing)
         parts += [add, pane(f'<p class="muted row-limit" role="status">{render.esc(limit)}</p>' if full else ""),
                   self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
-                                        and field not in lab.used_parameters())]
+                                        and field not in lab.sent_parameters() and head(field) not in own)]
         return pn.Column(*parts, sizing_mode="stretch_width", css_classes=["editor"])
+
+    def _presets(self) -> list:
+        """The mode's presets, one menu: choosing one loads it, and opens Compare when it compares two runs."""
+        lab, lang = self.lab, self.lab.lang
+        presets = app_mode(lab.mode).presets
+        if not presets:
+            return []
+        options = {t(lang, "presets.choose"): "", **{pick(preset.words["label"], lang): key
+                                                       for key, preset in presets.items()}}
+        menu = pn.widgets.Select(label=t(lang, "presets"), options=options, value="", sizing_mode="stretch_width",
+                                 css_classes=["presets"])
+
+        def chosen(key: str) -> None:
+            if key:
+                lab.use_preset(key)
+                if presets[key].compare is not None:
+                    self.teaching.view = "compare"
+        pn.bind(chosen, menu, watch=True)
+        summaries = "".join(f'<li><strong>{render.esc(pick(p.words["label"], lang))}</strong>: '
+                            f'{render.esc(pick(p.words["summary"], lang))}</li>' for p in presets.values())
+        return [menu, pane(f'<details class="muted presets-help"><summary>{render.esc(t(lang, "presets.what"))}'
+                           f'</summary><ul>{summaries}</ul></details>')]
 
     def _parameter(self, name: str):
         """A parameter's widget: a checkbox for a flag (its text ``true``, or empty for the default), else a text
         field."""
         lab, lang = self.lab, self.lab.lang
-        if schema(lab.mode).field(name).type == "boolean":
-            box = pn.widgets.Checkbox(name=label(lang, name), value=parameter_value(lab.parameters.get(name, ""),
-                                                                                    "boolean") is True,
+        if schema(lab.mode).field(name).type == "flag":
+            box = pn.widgets.Checkbox(label=label(lang, name), value=parameter_value(lab.parameters.get(name, ""),
+                                                                                    "flag") is True,
                                       css_classes=[f"param-{name}"], stylesheets=SCALED)
             pn.bind(lambda on: lab.set_parameter(name, "true" if on else ""), box, watch=True)
             return pn.Column(box, pane(f'<p class="muted">{render.esc(field_help(lang, name) or "")}</p>'),
                              sizing_mode="stretch_width", margin=0)
         box = TextField(label=label(lang, name), value=lab.parameters.get(name, ""), width=160,
-                        css_classes=[f"param-{name}"], description=field_help(lang, name))
+                        css_classes=[f"param-{name}"], description=field_help(lang, name),
+                        placeholder=placeholder(schema(lab.mode).field(name)))
         pn.bind(lab.set_parameter, name, box, watch=True)
         return box
 

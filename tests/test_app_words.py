@@ -28,10 +28,15 @@ def given(field) -> object:
 
 
 def every_optional(mode: str, scenario: dict) -> dict:
-    """The scenario with every optional one-value field of the schema given in every item."""
+    """The scenario with every optional one-value field of the schema given in every item, and every list of
+    integers that replaces required fields (a tenant's costs, a task's bursts: CPU, I/O, CPU) given three items."""
     fields = [schema(mode).field(name) for name in schema(mode).optional]
+    lists = [f for f in schema(mode).item_fields if f.instead_of and f.type == "integers"
+             and all(schema(mode).field(name).required for name in f.instead_of)]
     items = schema(mode).items
-    return {**scenario, items: [{**item, **{f.name: given(f) for f in fields}} for item in scenario[items]]}
+    return {**scenario, items: [{**{k: v for k, v in item.items() if not any(k in f.instead_of for f in lists)},
+                                 **{f.name: given(f) for f in fields}, **{f.name: [given(f)] * 3 for f in lists}}
+                                for item in scenario[items]]}
 
 
 def runs(mode: str):

@@ -41,6 +41,16 @@ class Link:
 
 
 @dataclass(frozen=True)
+class Preset:
+    """A ready-made setup the editor offers (a lesson: CPU's MLFQ gaming, the price of a switch): its words
+    (``label``, ``summary``, by language), the scenario as the core reads it, and the run Compare shows beside it
+    (its ``algorithm`` and parameters; None: none)."""
+    words: Words
+    scenario: Mapping[str, Any]
+    compare: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
 class AppMode:
     """One mode as the lab's view-models see it (``MODE`` of ``app/modes/<name>/``)."""
     name: str                                 # the core's name: links, JSON and the command line say it
@@ -54,6 +64,7 @@ class AppMode:
     compare: tuple[str, str]                  # Compare's default: the second beside the first, else the first
     item_text: Mapping[str, Callable[[Any], str]] = field(default_factory=dict)   # field -> how a core's value
                                               # of it (a seeded exercise's) is typed, where str() is not it
+    presets: Mapping[str, Preset] = field(default_factory=dict)   # key (links, CSS) -> a setup the editor offers
 
     def typed(self, item: Mapping[str, Any]) -> dict[str, str]:
         """A core scenario's item (a seeded exercise's) as the editor's text."""

@@ -50,6 +50,13 @@ class ModeViews(ABC):
 
     compares_with: frozenset[str] = frozenset()   # the other modes whose runs Compare can show beside this one's
     other_sides: Mapping[str, OtherSide] = {}     # algorithm-like key -> a run Compare offers beyond the menu
+    own_parameters: frozenset[str] = frozenset()  # parameters its ``editor_cards`` draw, not the editor's fields
+
+    # --- the editor ---------------------------------------------------------------------------------------
+    def editor_cards(self, lab, errors: Callable[[Callable[[str], bool]], Any]) -> list:
+        """What the editor shows for ``own_parameters`` (CPU's conventions card), under the other parameters;
+        ``errors(owns)`` is the editor's pane of the core's messages for the fields ``owns`` accepts."""
+        return []
 
     # --- step through -------------------------------------------------------------------------------------
     @abstractmethod

@@ -2,7 +2,8 @@
 
 ``MODE`` is what the view-models read (no Panel): the article's four tasks under FCFS to start with, a task in a link
 as ``name:arrival:burst`` then its optional fields and its CPU and I/O bursts when it has them
-(``A:0:3:deadline=7``, ``A:0:3:bursts=3%202%203``), and Compare's FCFS beside SRTF. Its
+(``A:0:3:deadline=7``, ``A:0:3:bursts=3%2C2%2C3``), Compare's FCFS beside SRTF, and the core's presets (MLFQ gamed
+with I/O, the price of a switch). Its
 pictures (the Gantt chart, the ready queue, the remaining time, the events, CFS's and EEVDF's numbers) and its
 results table are ``views.py``'s.
 """
@@ -12,8 +13,10 @@ from collections.abc import Mapping, Sequence
 from urllib.parse import unquote
 
 from schedulers import schema
+from schedulers.cpu.presets import PRESETS, versus
+from schedulers.cpu.scenario import format_bursts
 
-from .. import AppMode, Link
+from .. import AppMode, Link, Preset
 from ...query import decode_items, encode_item, part
 
 NAME = "cpu"
@@ -62,5 +65,13 @@ WORDS = {
     "chart": {"en": "Timeline ({algorithm})", "ja": "タイムライン（{algorithm}）"},
 }
 
+def preset(name: str) -> Preset:
+    """One of the core's presets (``schedulers.cpu.presets``), Compare's other run its ``versus``."""
+    words, scenario = PRESETS[name], PRESETS[name]["scenario"]
+    other = {key: value for key, value in versus(name).items() if key != "tasks"} if "versus" in words else None
+    return Preset({"label": words["title"], "summary": words["lesson"]}, scenario, other)
+
+
 MODE = AppMode(name=NAME, words=WORDS, algorithm="fcfs", rows=tuple(dict(zip(REQUIRED, task)) for task in ARTICLE),
-               link=Link(encode_tasks, decode_tasks), compare=("fcfs", "srtf"))
+               link=Link(encode_tasks, decode_tasks), compare=("fcfs", "srtf"),
+               item_text={"bursts": format_bursts}, presets={name: preset(name) for name in PRESETS})

@@ -24,7 +24,7 @@ from bokeh.transform import dodge
 from ...render import IDLE_COLOUR, colour, indexes
 from ...text import t
 
-IO_START = "io"   # the core's event: a task leaves the CPU for I/O until ``until``
+IO_START = "block"   # the core's event: a task leaves the CPU for I/O until ``until``
 SWITCH = "switch"   # a timeline entry {"switch": NAME}: the CPU switching into NAME
 
 

@@ -23,15 +23,18 @@ from ...render import bar_row, chip, esc, exact, exact_number, indexes, number, 
 from ...text import label, t
 from ..views import Align, Cell, Chart, ModeViews, Result
 from . import NAME
+from .conventions import FIELD, ConventionsCard
 from .gantt import SWITCH, Gantt, has_switch_row, stretches
 
 COMPARED = ("waiting", "turnaround", "response")   # Compare's columns: smaller is better
 
 
 def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) -> str:
-    running = step.get("running")
+    running, switching = step.get("running"), step.get("switch")
     nothing = "running.before" if span(step)[0] is None else "running.none"
     run_html = chip(running, where[running]) if running is not None else esc(t(lang, nothing))
+    if switching is not None:   # the CPU spends this slice switching into a task
+        run_html = f'{esc(t(lang, "running.switch"))} {chip(switching, where[switching])}'
     queue = step.get("ready")
     if queue is None:
         listing = f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>'
@@ -50,13 +53,14 @@ def has_io(result: Result) -> bool:
 
 
 def blocked_list(step: Mapping[str, Any], where: Mapping[str, int], lang: str) -> str:
-    """The tasks in I/O at this step, each with the time it returns to the ready queue (the core's ``blocked``)."""
+    """The tasks in I/O at this step, each with the time it returns to the ready queue (the core's ``blocked``, in
+    the order they return)."""
     blocked = step.get("blocked")
     if blocked is None:
         listing = f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>'
     elif blocked:
-        listing = "".join(f'<li>{chip(name, where[name])} <span class="until">{esc(t(lang, "blocked.until", t=back))}'
-                          f'</span></li>' for name, back in blocked.items())
+        listing = "".join(f'<li>{chip(entry["task"], where[entry["task"]])} <span class="until">'
+                          f'{esc(t(lang, "blocked.until", t=entry["until"]))}</span></li>' for entry in blocked)
         listing = f'<ul class="queue blocked">{listing}</ul>'
     else:
         listing = f'<p class="muted">{esc(t(lang, "blocked.none"))}</p>'
@@ -70,7 +74,11 @@ def remaining_bars(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], 
     longest = max((task["burst"] for task in tasks), default=1) or 1
     rows = [bar_row(task["name"], i, remaining.get(task["name"], task["burst"]), longest,
                     f'{remaining.get(task["name"], task["burst"])}/{task["burst"]}') for i, task in enumerate(tasks)]
-    return section(t(lang, "remaining"), "".join(rows))
+    # With I/O the core's remaining time is the current CPU burst's (what SJF and SRTF read), a row's burst the
+    # task's CPU time in all.
+    note = f'<p class="muted legend">{esc(t(lang, "remaining.io"))}</p>' if any(task.get("io") for task in tasks) \
+        else ""
+    return section(t(lang, "remaining"), "".join(rows) + note)
 
 
 
@@ -110,8 +118,8 @@ def metrics_table(result: Mapping[str, Any], step: int, lang: str) -> str:
     if summary:
         values = {k: number(summary.get(k, "—")) for k in ("makespan", "busy", "idle", "context_switches")}
         note = f'<p class="muted">{esc(t(lang, "summary", **values))}</p>'
-    if "switch_time" in result:
-        switching = t(lang, "summary.switching", switches=result["switches"], switch_time=result["switch_time"],
+    if "switch_time" in result:   # the switches are counted in the summary's sentence already
+        switching = t(lang, "summary.switching", switch_time=result["switch_time"],
                       utilisation=percent(result["utilisation"]))
         note += f'<p class="muted switching">{esc(switching)}</p>'
     return results_table(result, columns, rows, lang, foot, note)
@@ -192,6 +200,11 @@ def gantt_pane(result: Result, step: int, owner: str, lang: str, presenter: bool
 
 
 class CpuViews(ModeViews):
+    own_parameters = frozenset({FIELD})
+
+    def editor_cards(self, lab, errors) -> list:
+        return [ConventionsCard(lab, errors).card] if FIELD in lab.sent_parameters() else []
+
     def step_views(self, lab, stepping) -> list:
         def timeline(result: Result | None, lang: str, presenter: bool):
             if not result or result["mode"] != NAME:   # drawn for this mode's runs only
