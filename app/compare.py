@@ -14,7 +14,7 @@ from typing import Any
 import panel as pn
 import param
 
-from schedulers import ScenarioError, algorithms, simulate
+from schedulers import ScenarioError, algorithms, schema, simulate
 from schedulers.trace import step_aligner
 
 from . import render
@@ -135,8 +135,10 @@ class CompareView(LabView):
         info = catalog.get(self.algorithm)
         for name in parameters_sent(lab.mode, self.algorithm) if info else ():
             used = (self.result or {}).get("parameters", {}).get(name)   # the core's default shows as a hint
-            box = TextField(label=label(lang, name), value=self.other_parameters.get(name, ""), width=120,
-                            css_classes=[f"compare-param-{name}"], placeholder=parameter_text(used))
+            default = schema(lab.mode).field(name).default
+            box = TextField(label=label(lang, name), value=self.other_parameters.get(name, ""), width=160,
+                            css_classes=[f"compare-param-{name}"],
+                            placeholder=parameter_text(used if used is not None else default))
             pn.bind(self.set_parameter, name, box, watch=True)
             widgets.append(box)
         return pn.FlexBox(*widgets, align_items="end")
@@ -171,5 +173,5 @@ class CompareView(LabView):
         return pn.Column(*parts, sizing_mode="stretch_width")
 
     def panel(self):
-        return pn.Column(pane(f'<h2>{esc(t(self.lab.lang, "compare.title"))}</h2>'), self.controls, self.views,
-                         sizing_mode="stretch_width")
+        title = pn.bind(lambda lang: f'<h2>{esc(t(lang, "compare.title"))}</h2>', self.lab.param.lang)
+        return pn.Column(pane(title), self.controls, self.views, sizing_mode="stretch_width")

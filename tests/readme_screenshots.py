@@ -14,13 +14,16 @@ SHOTS = {
     "presenter-1920x1080.png": "cpu-en-presenter-1920x1080.png",   # test_presenter_mode_fits_a_projector
     "presenter-llm-ja-1920x1080.png": "llm-ja-presenter-1920x1080.png",
     "large-time.png": "time-axis-million-1366.png",                # test_the_time_axis_reads_at_every_scale
+    "cpu-io.png": "cpu-io-en-1366.png",                            # tests/test_cpu_io_browser.py
+    "cpu-switch-compare.png": "cpu-switch-compare-rr-switch-cost-1366.png",
 }
 
 
 def main(output: Path) -> int:
     missing = [name for name in SHOTS.values() if not (output / name).exists()]
     if missing:
-        print(f"not in {output}: {', '.join(missing)}; run python3 build.py test tests/test_app_browser.py first",
+        print(f"not in {output}: {', '.join(missing)}; run python3 build.py test tests/test_app_browser.py "
+              "tests/test_cpu_io_browser.py first",
               file=sys.stderr)
         return 1
     for image, source in SHOTS.items():

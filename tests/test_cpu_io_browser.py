@@ -129,6 +129,18 @@ def test_the_switch_cost_preset_compares_two_quanta_with_switches_on_their_own_r
         f"{left['switch_time']} → {right['switch_time']}")
     expect(table).to_contain_text("CPU utilisation")
     lab.shot(test_output, f"cpu-switch-compare-{key}-1366")
+    # In Japanese and presenter mode: the same table in its words, both charts with their switch row.
+    lab.page.get_by_role("button", name="日本語").click()
+    expect(lab.page.locator(".compare-diff table")).to_contain_text("切り替えの時間", timeout=TIMEOUT)
+    lab.page.get_by_role("button", name=PRESENTER["ja"]).click()
+    expect(lab.page.locator(".editor")).to_be_hidden(timeout=TIMEOUT)
+    expect_true(lab.page, f"() => {{ const shown = ({CHARTS_JS})(); return shown.length === 2 && "
+                "shown.every((chart) => chart.rows.includes('切り替え')) }", None,
+                "Compare's charts in Japanese have no switch row")
+    lab.shot(test_output, f"cpu-switch-compare-{key}-ja-presenter-1366")
+    lab.page.get_by_role("button", name=PRESENTER["ja"]).click()
+    lab.page.get_by_role("button", name="English").click()
+    expect(lab.page.locator(".editor")).to_be_visible(timeout=TIMEOUT)
     lab.page.locator(".teach-tab-lab button").click()
     expect(lab.page.locator("p.switching")).to_contain_text(f"time switching {left['switch_time']}",
                                                             timeout=TIMEOUT)
