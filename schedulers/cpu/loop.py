@@ -599,8 +599,10 @@ def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Convent
             running = chosen
             if record:
                 events.append(event("dispatch", running, t))
+            if last_ran is not None and running is not last_ran:
+                switches += 1
             if switch_cost and last_ran is not None and running is not last_ran:
-                switch_end, switches = t + switch_cost, switches + 1
+                switch_end = t + switch_cost
                 if switch_end > MAX_HORIZON:
                     raise ScenarioError("switch_cost", f"the run would pass the documented horizon of {MAX_HORIZON} "
                                                        f"time units with its switches")
