@@ -73,7 +73,7 @@ class Schema:
         return asdict(self)
 
 
-PYTHON_TYPES = {"text": str, "integer": int, "number": Fraction, "integers": tuple, "records": tuple}
+PYTHON_TYPES = {"text": str, "integer": int, "number": Fraction, "integers": tuple, "records": tuple, "flag": bool}
 
 
 def record(name: str, fields: Iterable[Field], first: Iterable[tuple[str, type]] = (), **options: Any) -> type:
@@ -108,6 +108,7 @@ class Column:
     name: str                          # the row's key
     averaged: bool = False             # the average row gives its mean
     optional: bool = False             # a column only when some row has it (an optional field given, CPU's missed)
+    text: bool = True                  # in the mode's text table (the rule's inputs may be left to the JSON and CSV)
 
 
 def mean_row(rows: Sequence[Mapping[str, Any]], keys: Iterable[str]) -> dict[str, Any]:

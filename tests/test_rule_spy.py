@@ -38,7 +38,8 @@ from schedulers.llm.scenario import read as read_llm
 from schedulers.rule import asked, rule_source
 from schedulers.trace import resumes_quantum
 
-CPU_HOOKS = ("key", "choose", "preempts", "quantum", "admit", "expire", "complete", "at_instant", "start", "streak")
+CPU_HOOKS = ("key", "choose", "preempts", "quantum", "admit", "expire", "complete", "at_instant", "start", "streak",
+             "block", "wake")
 LLM_HOOKS = ("arrive", "pick", "charge", "leave", "idle_reset")
 ENGINE_HOOKS = ("join", "pick", "admit", "generate", "finish", "charge")
 NOT_DECIDING = {"engine": set(),

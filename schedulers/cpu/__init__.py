@@ -21,10 +21,10 @@ from .custom import CUSTOM_POLICY
 from .loop import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, queue_kind, schedule
 from .lines import LINES
 from .policies import RULES, Policy, make_policy
-from .scenario import MAX_SCAN_WORK, PARAMETERS, SCENARIO_FIELDS, TASK, Task, check_horizon, read_parameters, \
-    read_tasks
+from .scenario import CONVENTIONS, MAX_SCAN_WORK, PARAMETERS, SCENARIO_FIELDS, TASK, Task, check_horizon, \
+    read_parameters, read_tasks
 from .steps import STEPS
-from .text import TEXT_NEEDS_STEPS, render_text
+from .text import TEXT_NEEDS_STEPS, text_renderer
 
 __all__ = ["ALGORITHMS", "MODE", "Policy", "SCHEMA", "render_text", "run"]
 
@@ -33,10 +33,14 @@ SCHEMA = with_readers("cpu", "tasks", TASK, PARAMETERS, SCENARIO_FIELDS, ALGORIT
 OPTIONAL = SCHEMA.optional
 # A result's task rows (``result`` below): the task's own numbers, its metrics (averaged in ``averages``), then the
 # optional fields the scenario gave and, with a deadline, whether it was missed.
+# With I/O a row's ``burst`` is the task's CPU time in all, and ``cpu``/``io`` follow the metrics. The text table
+# shows the deadline with its miss, not the other rules' inputs.
 RESULTS = Results("tasks", "task", (
     *map(Column, ("name", "arrival", "burst", "completion")),
     *(Column(name, averaged=True) for name in ("turnaround", "waiting", "response")),
-    *(Column(name, optional=True) for name in (*OPTIONAL, "missed"))), averages=lambda result: result["averages"])
+    *(Column(name, optional=True, text=name in ("cpu", "io", "deadline"))
+      for name in ("cpu", "io", *OPTIONAL)), Column("missed", optional=True)),
+    averages=lambda result: result["averages"])
 
 
 def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | None = None) -> dict[str, Any]:
@@ -56,11 +60,18 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
         policy = make_policy(algorithm, parameters)
     else:
         algorithm = policy.name or type(policy).__name__
-    makespan = check_horizon(tasks)
+    makespan = check_horizon(tasks)   # with I/O, a bound on it
     check_scan_work(policy, tasks, makespan)
-    cells = (makespan + 1) * len(tasks)   # a full trace's snapshots: every task at every step
-    level = COMPACT if trace == "compact" else trace_level(trace is not False, cells, FULL_TRACE_CELLS)
-    return result(algorithm, policy, tasks, makespan, *schedule(tasks, policy, level))
+    switch_cost = parameters.switch_cost
+    # A full trace's snapshots, every task at every step; a switch may come with each dispatch, and there are at most
+    # as many dispatches as time units run, arrivals and returns.
+    steps = makespan + 1 + switch_cost * (makespan + len(tasks) + sum(task.blocks_left for task in tasks))
+    level = COMPACT if trace == "compact" else trace_level(trace is not False, steps * len(tasks), FULL_TRACE_CELLS)
+    timeline, recorded, switches = schedule(tasks, policy, level, parameters.conventions, switch_cost,
+                                            "conventions" in scenario)
+    extra = "switch_cost" in scenario or any(task.bursts is not None for task in tasks)
+    return result(algorithm, policy, tasks, len(timeline), timeline, recorded,
+                  (switches, switch_cost) if extra else None)
 
 
 def check_scan_work(policy: Policy, tasks: list[Task], makespan: int) -> None:
@@ -82,11 +93,24 @@ def check_scan_work(policy: Policy, tasks: list[Task], makespan: int) -> None:
 
 
 def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, timeline: list[str | None],
-           trace: Trace) -> dict[str, Any]:
+           trace: Trace, switched: tuple[int, int] | None = None) -> dict[str, Any]:
+    """The JSON result. ``switched``: (switches, switch cost), given when the scenario has I/O or a switch cost: the
+    rows then carry ``cpu`` and ``io``, and the result ``switches``, ``switch_time`` and ``utilisation``."""
     given = [name for name in OPTIONAL if any(map(is_not, map(attrgetter(name), tasks), repeat(None)))]
-    rows = [{"name": task.name, "arrival": task.arrival, "burst": task.burst, "completion": task.completion,
-             "turnaround": task.completion - task.arrival, "waiting": task.completion - task.arrival - task.burst,
-             "response": task.first_run - task.arrival} for task in tasks]
+    io = any(task.bursts is not None for task in tasks)
+    if io:
+        rows = []
+        for task in tasks:
+            cpu, io_time = task.cpu, task.io
+            rows.append({"name": task.name, "arrival": task.arrival, "burst": cpu, "completion": task.completion,
+                         "turnaround": task.completion - task.arrival,
+                         "waiting": task.completion - task.arrival - cpu - io_time,
+                         "response": task.first_run - task.arrival, "cpu": cpu, "io": io_time})
+    else:
+        rows = [{"name": task.name, "arrival": task.arrival, "burst": task.burst, "completion": task.completion,
+                 "turnaround": task.completion - task.arrival,
+                 "waiting": task.completion - task.arrival - task.burst,
+                 "response": task.first_run - task.arrival} for task in tasks]
     if given:
         for task, row in zip(tasks, rows):
             for optional in given:
@@ -96,24 +120,32 @@ def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, tim
             if task.deadline is not None:
                 row["missed"] = task.completion > task.deadline
     # Sums of the tasks' own numbers, in C: the same totals as the rows'.
-    arrivals, busy = sum(map(attrgetter("arrival"), tasks)), sum(map(attrgetter("burst"), tasks))
+    arrivals = sum(map(attrgetter("arrival"), tasks))
+    busy = sum(row["cpu"] for row in rows) if io else sum(map(attrgetter("burst"), tasks))
+    in_io = sum(row["io"] for row in rows) if io else 0
     turnaround = sum(map(attrgetter("completion"), tasks)) - arrivals
-    totals = {"turnaround": turnaround, "waiting": turnaround - busy,
+    totals = {"turnaround": turnaround, "waiting": turnaround - busy - in_io,
               "response": sum(map(attrgetter("first_run"), tasks)) - arrivals}
     misses = sum(row.get("missed", False) for row in rows) if "deadline" in given else 0
     averages = {key: Fraction(total, len(tasks)) for key, total in totals.items()}
     utilisation = Fraction(busy, makespan)
-    return {
+    switches, cost = switched or (0, 0)
+    out = {
         "mode": "cpu", "algorithm": algorithm, "parameters": policy.parameters(),
         "timeline": timeline, "tasks": rows,
         "averages": {key: json_number(value) for key, value in averages.items()},
-        "summary": {"makespan": makespan, "busy": busy, "idle": makespan - busy,
-                    "utilisation": json_number(utilisation), "context_switches": context_switches(timeline),
+        "summary": {"makespan": makespan, "busy": busy, "idle": makespan - busy - switches * cost,
+                    "utilisation": json_number(utilisation), "context_switches": context_switches(timeline, cost > 0),
                     "deadline_misses": misses},
         "exact": {"averages": {key: str(value) for key, value in averages.items()}, "utilisation": str(utilisation)},
         "trace": trace_note(trace, makespan),
         "steps": trace.steps,
     }
+    if switched is not None:
+        out.update(switches=switches, switch_time=switches * cost, utilisation=json_number(utilisation))
+    if trace.conventions is not CONVENTIONS["lab"] or trace.told:
+        out["conventions"] = {"name": trace.conventions.name, **trace.conventions.flags()}
+    return out
 
 
 def trace_note(trace: Trace, makespan: int) -> dict[str, Any]:
@@ -127,6 +159,7 @@ def trace_note(trace: Trace, makespan: int) -> dict[str, Any]:
     return note(trace.level, FULL_TRACE_CELLS, notes, max_steps=MAX_COMPACT_STEPS, truncated=trace.truncated)
 
 
+render_text = text_renderer(RESULTS)
 MODE = Mode("cpu", "single CPU, integer time", ALGORITHMS, SCHEMA, run=run, render_text=render_text,
             exercise=cpu_exercise, text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS, steps=STEPS, lines=LINES,
             custom=CUSTOM_POLICY)

@@ -18,13 +18,13 @@ The sandbox, its limits and its errors are ``schedulers.custom``'s.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import make_dataclass
 from typing import Any
 
 from ..custom import CUSTOM, Custom, PolicyCodeError, Program, at, checked_name, lines_at
 from ..narration import Messages
 from .policies import Policy
-from .scenario import Task, read_tasks
+from .scenario import TASK, TASK_FIELDS, Task, read_tasks
 
 PARAMETERS = ("ready", "running", "time", "state")
 MESSAGES: Messages = {
@@ -38,8 +38,8 @@ TEMPLATE = '''def choose(ready, running, time, state):
     """Return the name of the task to run over [time, time+1).
 
     ready:   waiting tasks, in the order they joined the queue
-             (each has name, index, arrival, burst, remaining,
-             ran, waited, deadline, priority, tickets)
+             (name, index, arrival, burst, bursts, remaining, ran,
+             waited, cpu, io, deadline, priority, tickets, nice)
     running: the task that ran last and is not finished, or None
     state:   a dict of your own, kept between calls
     """
@@ -49,20 +49,15 @@ TEMPLATE = '''def choose(ready, running, time, state):
 '''
 
 
-@dataclass(frozen=True, slots=True)
-class TaskView:
-    """A task as your ``choose`` sees it (read-only). ``waited``: time spent in the ready queue so far;
-    ``ran``: time it has run; ``deadline``/``priority``/``tickets``: None when the scenario gives none."""
-    name: str
-    index: int            # input position: the last tie-break of every built-in rule
-    arrival: int
-    burst: int
-    remaining: int
-    ran: int
-    waited: int
-    deadline: int | None
-    priority: int | None
-    tickets: int | None
+# What a task shows your ``choose``: its input position, every field of TASK (a new field follows by itself), then the
+# loop's numbers for it.
+VIEW_NUMBERS = (("remaining", int), ("ran", int), ("waited", int), ("cpu", int), ("io", int))
+TaskView = make_dataclass("TaskView", [("index", int), *((f.name, Any) for f in TASK), *VIEW_NUMBERS],
+                          frozen=True, slots=True)
+TaskView.__doc__ = """A task as your ``choose`` sees it (read-only): ``index``, its input position (the last tie-break
+of every built-in rule); its fields as the scenario gives them (None when not given; ``bursts`` only for a task that
+does I/O, whose ``burst`` and ``remaining`` are those of its current CPU burst); ``ran``, the CPU time it has run;
+``waited``, the time it spent in the ready queue so far; ``cpu`` and ``io``, the CPU and I/O time it needs in all."""
 
 
 def policy(program: Program, scenario: Mapping[str, Any]) -> Policy:
@@ -71,9 +66,10 @@ def policy(program: Program, scenario: Mapping[str, Any]) -> Policy:
     names = [task.name for task in read_tasks(scenario.get("tasks"))]   # checked again by the run
 
     def view(task: Task, now: int) -> TaskView:
-        ran = task.burst - task.remaining
-        return TaskView(task.name, task.index, task.arrival, task.burst, task.remaining, ran,
-                        now - task.arrival - ran, task.deadline, task.priority, task.tickets)
+        ran = task.ran
+        given = {name: getattr(task, name) for name in TASK_FIELDS}
+        return TaskView(index=task.index, **given, remaining=task.remaining, ran=ran,
+                        waited=now - task.arrival - ran - task.io_done, cpu=task.cpu, io=task.io)
 
     class YourPolicy(Policy):
         name = CUSTOM
@@ -95,9 +91,11 @@ def policy(program: Program, scenario: Mapping[str, Any]) -> Policy:
             self.present.append(task)
 
         def choose(self, ready: Sequence[Task], now: int) -> Task:
-            self.present = [task for task in self.present if task.remaining]
+            self.present = [task for task in self.present if task.completion is None]
+            # the running task: present, not waiting and not in I/O
+            ready_or_blocked = [task for task in self.present if task.io_until is None]
             waiting = set(ready)
-            running = next((task for task in self.present if task not in waiting), None)
+            running = next((task for task in ready_or_blocked if task not in waiting), None)
             ordered = sorted(ready, key=lambda task: task.queued)
             answer = program.call(now, tuple(view(task, now) for task in ordered),
                                   view(running, now) if running else None, now, self.memory)

@@ -21,7 +21,7 @@ from .scenario import read_parameters
 
 USES = {"initial": ("start",), "dispatch": ("choose", "key", "quantum"), "preempt": ("preempts", "key"),
         "continue": ("preempts", "key"), "arrive": ("admit",), "expire": ("expire",), "demote": ("expire",),
-        "boost": ("at_instant",), "complete": ("complete",)}
+        "boost": ("at_instant",), "complete": ("complete",), "block": ("block",), "return": ("wake",)}
 
 
 def policy(algorithm: str, parameters: Mapping[str, Any] | None) -> Policy:

@@ -1,10 +1,14 @@
-"""The one event loop every CPU rule runs in: time, arrivals, the ready queue, quanta, and the step trace.
+"""The one event loop every CPU rule runs in: time, arrivals, I/O, the ready queue, quanta, switches, the step trace.
 
-At every decision instant t, in this order (the contract's):
-  1. tasks whose arrival is t join the ready queue, in input order;
+At every decision instant t, in this order (the contract's, under the "lab" conventions):
+  1. tasks whose arrival is t, and tasks whose I/O ends at t, join the ready queue, in input order;
   2. a task whose quantum expired at t returns to the tail;
   3. rule-specific work (MLFQ's boost);
   4. the rule decides what runs over [t, t+1): keep the running task, preempt it, dispatch, or idle.
+Under other conventions (``scenario.Conventions``) the requeue (2) comes first, and the boost (3) before the joins;
+under "ostep" the arrivals join before the returns, and returns among themselves in the order they blocked. A CPU
+burst that is not a task's last blocks it at its end for its I/O burst; a dispatch of a task other than the one that
+ran last first takes ``switch_cost`` units, uninterrupted, and the rule decides again at its end.
 
 The loop jumps from instant to instant (an arrival, a completion, a quantum's end, a boost) and runs the
 chosen task for the whole stretch; ``timeline`` still gets one entry per time unit. Step k (k >= 1) is the
@@ -21,10 +25,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import ScenarioError
 from ..narration import fill, join, say
 from ..recording import COMPACT, FULL, NONE, put
 from .policies import Policy
-from .scenario import Task
+from .scenario import CONVENTIONS, MAX_HORIZON, Conventions, Task
 
 FULL_TRACE_CELLS = 200_000   # steps x tasks with full snapshots (ready queue, every remaining time)
 MAX_COMPACT_STEPS = 50_000   # steps kept in the compact trace (only the steps where something happens)
@@ -48,7 +53,44 @@ MESSAGES = {
     "expire": {"en": "{task}'s quantum expires at t={t}.", "ja": "{task}のクォンタムがt={t}に切れます。"},
     "demote": {"en": "{task} has used its allotment and moves down to level {level}.",
                "ja": "{task}は割り当てを使い切り、レベル{level}に下がります。"},
+    "block": {"en": "{task} starts I/O until t={until}.", "ja": "{task}はt={until}までI/Oを行います。"},
+    "return": {"en": "{task} returns from I/O.", "ja": "{task}がI/Oから戻ります。"},
+    "switch": {"en": "The switch to {task} takes until t={until}.",
+               "ja": "{task}への切り替えにt={until}までかかります。"},
+    "switching": {"en": "t={t}: switching to {task} until t={until}.",
+                  "ja": "t={t}: t={until}まで{task}への切り替え中です。"},
+    "switched": {"en": "t={t}: the switch is over: {task} ({detail}) runs: {rule}.",
+                 "ja": "t={t}: 切り替えが終わり、{task}（{detail}）を実行します: {rule}。"},
+    # When a convention (scenario.Conventions) decides the order at an instant, the sentence names it.
+    "arrival_before_requeue": {
+        "en": "{arrived} arrived as {task}'s quantum ended: by the convention arrival_before_requeue ({name}), "
+              "{task} goes behind it.",
+        "ja": "{task}のクォンタムが切れたときに{arrived}が到着しました。規約 arrival_before_requeue（{name}）により"
+              "{task}はその後ろに並びます。"},
+    "requeue_before_arrival": {
+        "en": "{arrived} arrived as {task}'s quantum ended: by the convention arrival_before_requeue = false "
+              "({name}), {task} goes ahead of it.",
+        "ja": "{task}のクォンタムが切れたときに{arrived}が到着しました。規約 arrival_before_requeue = false（{name}）"
+              "により{task}がその前に並びます。"},
+    "boost_after_arrivals": {
+        "en": "The boost comes after this instant's arrivals (convention boost_after_arrivals, {name}).",
+        "ja": "ブーストはこの時刻の到着の後に行います（規約 boost_after_arrivals、{name}）。"},
+    "boost_before_arrivals": {
+        "en": "The boost comes before this instant's arrivals, which queue behind every boosted task "
+              "(convention boost_after_arrivals = false, {name}).",
+        "ja": "ブーストはこの時刻の到着より前に行い、到着はブーストされた全タスクの後ろに並びます"
+              "（規約 boost_after_arrivals = false、{name}）。"},
+    "boost_order": {"en": "The boost gathers the levels {order} (convention boost_order, {name}).",
+                    "ja": "ブーストはレベルを{order}の順に集めます（規約 boost_order、{name}）。"},
+    "arrival_before_return": {
+        "en": "Arrivals join before tasks returning from I/O at the same instant ({name}).",
+        "ja": "同時刻では到着がI/Oから戻るタスクより先に並びます（{name}）。"},
 }
+CONVENTION_NAME = {"en": "the lab's own setting", "ja": "ラボ独自の設定"}   # a mapping that is no preset
+BOOST_ORDER_WORDS = {"top-first": {"en": "top first", "ja": "上から"},
+                     "bottom-first": {"en": "top level, then bottom up", "ja": "最上位、次に下から"}}
+SAID_AT_START = frozenset({"return", "switch"})   # events whose sentence comes with the decision's
+LAB = CONVENTIONS["lab"]
 
 
 class HeapQueue:
@@ -346,8 +388,13 @@ class Trace:
     level: str
     tasks: list[Task]
     policy: Policy
+    conventions: Conventions = LAB
+    io: bool = False                    # some task does I/O: full steps list the blocked tasks
+    told: bool = False                  # the scenario chose its conventions: the sentences name them
     steps: list[dict[str, Any]] = field(default_factory=list)
     truncated: bool = False
+    returns: list[tuple[int, int, Task]] = field(default_factory=list)   # heap: (return time, order, task)
+    blocks: int = 0                     # I/O bursts started: the order of returns at one instant under "ostep"
     rule: dict[str, str] = field(init=False)   # the rule's two sentences (its words), for the explanations
     keep: dict[str, str] = field(init=False)
 
@@ -355,8 +402,27 @@ class Trace:
         values = self.policy.parameters()   # the words are templates of the rule's parameters (RR's q)
         self.rule, self.keep = fill(self.policy.rule, **values), fill(self.policy.keep, **values)
 
+    def start_io(self, task: Task, now: int) -> list[dict[str, Any]]:
+        """``task``'s CPU burst ended at ``now`` and another follows: it is blocked over [now, now + io), its next
+        CPU burst becomes current, and the rule updates its state. Returns the events."""
+        io = task.bursts[task.phase + 1]
+        task.cpu_done += task.burst
+        task.io_done += io
+        task.phase += 2
+        task.blocks_left -= 1
+        task.burst = task.remaining = task.bursts[task.phase]
+        task.io_until = now + io
+        heapq.heappush(self.returns, (now + io, self.blocks if self.conventions.ostep else task.index, task))
+        self.blocks += 1
+        return [event("block", task, now, until=now + io), *self.policy.block(task, now)]
+
+    def name(self) -> dict[str, str]:
+        """The conventions, as a sentence names them: the preset's name, or that they are a setting of one's own."""
+        return CONVENTION_NAME if self.conventions.name is None else \
+            {"en": f'"{self.conventions.name}"', "ja": f"「{self.conventions.name}」"}
+
     def record(self, time: int, running: Task | None, ready: list[str] | None, events: list[dict[str, Any]],
-               decision: str, why: dict[str, str]) -> None:
+               decision: str, why: dict[str, str], switch: Task | None = None) -> None:
         """Step ``time``: the initial state (0) or the slice [time-1, time) and the state after it."""
         if self.level == COMPACT and not events and time:
             return
@@ -365,8 +431,12 @@ class Trace:
             return
         step = {"step": time, "time": time, "running": running.name if running else None, "events": events,
                 "decision": decision, "why": why}
+        if switch is not None:
+            step["switch"] = switch.name
         if self.level == FULL:
             step.update(ready=ready, remaining={task.name: task.remaining for task in self.tasks})
+            if self.io:
+                step["blocked"] = [{"task": task.name, "until": until} for until, _, task in sorted(self.returns)]
             if type(self.policy).trace_state is not Policy.trace_state:
                 exact: dict[str, Any] = {}
                 for key, values in self.policy.trace_state(self.tasks, time).items():
@@ -375,8 +445,10 @@ class Trace:
         self.steps.append(step)
 
 
-def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | None], Trace]:
-    """Run ``tasks`` under ``policy``; returns the per-unit timeline and the trace. Mutates the tasks.
+def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Conventions = LAB,
+             switch_cost: int = 0, tell: bool = False) -> tuple[list[str | dict[str, str] | None], Trace, int]:
+    """Run ``tasks`` under ``policy``; returns the per-unit timeline, the trace and the number of switches. Mutates
+    the tasks. ``tell``: the scenario chose its conventions, so the sentences name them where they decide.
 
     Without a trace (``level`` "none") this loop is the whole cost of a run, some 10^6 passes at the limits, so it
     asks the queue and the rule directly (a decision and a stretch's end are written out here, not in helpers)."""
@@ -385,19 +457,26 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
     record = level != NONE
     rule_instants = type(policy).next_instant is not Policy.next_instant
     admits = type(policy).admit is not Policy.admit   # skip the no-op hook: 10^5 calls saved at the limit
+    wakes = type(policy).wake is not Policy.wake
     streaks = type(policy).streak is not Policy.streak
     expires = type(policy).expire is not Policy.expire
     completes = type(policy).complete is not Policy.complete
     preemptive = policy.preemptive
     every_instant = policy.dynamic and preemptive   # its keys change with time: it looks again at every instant
+    requeue_first = not conventions.arrival_before_requeue   # the expired task rejoins before the instant's joins
+    boost_first = not conventions.boost_after_arrivals       # the rule's own instant comes before the joins
+    arrivals_first = conventions.ostep                       # arrivals join before returns at one instant
+    has_io = any(task.blocks_left for task in tasks)
+    tell = tell and record
     policy.start(tasks)
     ready = QUEUES[queue_kind(policy)](policy)
     push, take, best = ready.push, ready.take, ready.best
     keyed = isinstance(ready, (HeapQueue, FifoQueue))
-    trace = Trace(level, tasks, policy)
+    trace = Trace(level, tasks, policy, conventions, has_io, told=tell)
+    returns = trace.returns   # heap of (return time, order, task): the blocked tasks
     if record:
         trace.record(0, None, [], [], "initial", say(MESSAGES, "initial", count=len(tasks)))
-    timeline: list[str | None] = []
+    timeline: list[str | dict[str, str] | None] = []
     append, extend = timeline.append, timeline.extend
     queued = 0           # running count of joins to the ready queue: FIFO order for every rule
     next_arrival = 0     # index into ``arrivals``
@@ -405,6 +484,8 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
     running: Task | None = None
     expired: Task | None = None   # its quantum ended at t; it returns to the tail after t's arrivals
     streak = 0           # without trace, the quantum of a running task granted several in a row (0: none)
+    last_ran: Task | None = None  # the task that ran last on the CPU: dispatching another is a switch
+    switch_end = switches = 0     # the end of the switch under way (none: 0 <= t), and how many there were
     events: list[dict[str, Any]] = []
     t = 0
 
@@ -419,37 +500,86 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                     found, found_key = task, key
         return found
 
+    def instant_work() -> None:
+        """The rule's own work at t (MLFQ's boost), on every task present: ready, running, just expired."""
+        present = ready.tasks() + ([running] if running else []) + ([expired] if expired else [])
+        gathered = len({task.level for task in present if task.level}) if tell else 0
+        rule_events = policy.at_instant(t, present)
+        if rule_events:
+            ready.rekey(t)
+            if record:
+                events.extend(rule_events)
+                if tell and any(e["kind"] == "boost" for e in rule_events):
+                    boosted.append(gathered)
+
     while unfinished:
-        # 1. arrivals, 2. the expired task's requeue, 3. the rule's own work, 4. the decision.
+        # 1. arrivals and returns, 2. the expired task's requeue, 3. the rule's own work, 4. the decision (the
+        # conventions may put 2 and 3 first).
         if record:
             events = []
-        while arrival_times[next_arrival] == t:
-            task = arrivals[next_arrival]
-            next_arrival += 1
-            if admits:
-                policy.admit(task, t, least)
-            task.queued, queued = queued, queued + 1
-            push(task, t)
-            if record:
-                events.append(event("arrive", task, t))
+            notes: list[dict[str, str]] = []
+            boosted: list[int] = []   # at a boost: how many levels below the top it gathered
         requeued = expired
+        if expired is not None and requeue_first:
+            expired.queued, queued = queued, queued + 1
+            push(expired, t)
+            if record:
+                events.append(event("requeue", expired, t))
+            expired = None
+        if rule_instants and boost_first and policy.next_instant(t - 1) == t:
+            instant_work()
+        if returns and returns[0][0] == t:
+            joining = []
+            while arrival_times[next_arrival] == t:
+                joining.append(arrivals[next_arrival])
+                next_arrival += 1
+            back = []
+            while returns and returns[0][0] == t:
+                back.append(heapq.heappop(returns)[-1])
+            if record and arrivals_first and joining and tell:
+                notes.append(say(MESSAGES, "arrival_before_return", name=trace.name()))
+            for task in joining + back if arrivals_first else sorted(joining + back, key=lambda task: task.index):
+                task.queued, queued = queued, queued + 1
+                returning = task.io_until is not None
+                if not returning:
+                    if admits:
+                        policy.admit(task, t, least)
+                else:
+                    task.io_until = None
+                    task.ready_since = t
+                    if wakes:
+                        policy.wake(task, t, least, running)
+                push(task, t)
+                if record:
+                    events.append(event("return" if returning else "arrive", task, t))
+        else:
+            while arrival_times[next_arrival] == t:
+                task = arrivals[next_arrival]
+                next_arrival += 1
+                if admits:
+                    policy.admit(task, t, least)
+                task.queued, queued = queued, queued + 1
+                push(task, t)
+                if record:
+                    events.append(event("arrive", task, t))
         if expired is not None:
             expired.queued, queued = queued, queued + 1
             push(expired, t)
             if record:
                 events.append(event("requeue", expired, t))
             expired = None
-        if rule_instants and policy.next_instant(t - 1) == t:
-            rule_events = policy.at_instant(t, ready.tasks() + ([running] if running else []))
-            if rule_events:
-                ready.rekey(t)
-                if record:
-                    events += rule_events
+        if rule_instants and not boost_first and policy.next_instant(t - 1) == t:
+            instant_work()
+        upcoming = arrival_times[next_arrival]   # the next arrival or return: the next join
+        if returns and returns[0][0] < upcoming:
+            upcoming = returns[0][0]
 
         # The decision: dispatch the best ready task onto a free CPU (idle if none), or let it preempt the running
-        # one if the rule preempts and says so, or continue.
+        # one if the rule preempts and says so, or continue; none while a switch is under way.
         chosen = None
-        if running is None:
+        if switch_end > t:
+            decision = "switch"
+        elif running is None:
             chosen = best(t)
             decision = "idle" if chosen is None else "dispatch"
         else:
@@ -459,7 +589,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                 if candidate is not None and policy.preempts(candidate, running, t):
                     chosen, decision = candidate, "preempt"
         if record:
-            why = explain(trace, ready, decision, chosen, running, t)
+            why = explain(trace, ready, decision, chosen, running, t, switch_end)
         if chosen is not None:
             take(chosen)
             if running is not None:
@@ -467,21 +597,48 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                 if record:
                     events.append(event("preempt", running, t))
             running = chosen
-            if running.first_run is None:
-                running.first_run = t
             if record:
                 events.append(event("dispatch", running, t))
+            if last_ran is not None and running is not last_ran:
+                switches += 1
+            if switch_cost and last_ran is not None and running is not last_ran:
+                switch_end = t + switch_cost
+                if switch_end > MAX_HORIZON:
+                    raise ScenarioError("switch_cost", f"the run would pass the documented horizon of {MAX_HORIZON} "
+                                                       f"time units with its switches")
+                if record:
+                    events.append(event("switch", running, t, until=switch_end))
+                    why = join(why, say(MESSAGES, "switch", task=running.name, until=switch_end))
+            elif running.first_run is None:
+                running.first_run = t
+        elif switch_end == t and running is not None and running.first_run is None:
+            running.first_run = t   # the switch into it is over and no rule took the CPU from it
+        switching = switch_end > t
+        if record and events:
+            said = [say(MESSAGES, e["kind"], task=e["task"]) for e in events if e["kind"] == "return"]
+            if tell:
+                said += convention_notes(trace, events, boosted) + notes
+            if said:
+                why = join(*said, why) if why else join(*said)
 
-        # The stretch: until the next instant at which anything can change (an arrival, the running task's
-        # completion or quantum end, the rule's own instant), or the next time unit for a rule that looks again
-        # at every one.
-        if running is None:
-            end = arrival_times[next_arrival]   # the CPU idles only while a task is still to arrive
+        # The stretch: until the next instant at which anything can change (an arrival or return, the running task's
+        # completion or quantum end, the rule's own instant, a switch's end), or the next time unit for a rule that
+        # looks again at every one.
+        if switching:
+            end = switch_end if switch_end < upcoming else upcoming
+            if rule_instants:
+                end = min(end, policy.next_instant(t) or end)
+            extend([{"switch": running.name}] * (end - t))
+        elif running is None:
+            end = upcoming   # the CPU idles only while a task is still to arrive or return
+            if rule_instants and has_io:   # a boost lifts blocked tasks too
+                end = min(end, policy.next_instant(t) or end)
             if record:
                 events.append(event("idle", None, t, until=end))
-                why = continuation(trace, None, t, end)
+                why = join(why, continuation(trace, None, t, end)) if why else continuation(trace, None, t, end)
             extend([None] * (end - t))
         else:
+            last_ran = running
             if running.slice_left is None:
                 running.slice_left = policy.quantum(running)
                 # Dispatched again as soon as its quantum ended: without a trace, a rule that can say for how many
@@ -493,8 +650,8 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                     running.slice_left = streak * (wins or -(-running.remaining // streak))
             slice_left = running.slice_left
             end = t + (slice_left if slice_left is not None and slice_left < running.remaining else running.remaining)
-            if arrival_times[next_arrival] < end:
-                end = arrival_times[next_arrival]
+            if upcoming < end:
+                end = upcoming
             if rule_instants:
                 end = min(end, policy.next_instant(t) or end)
             if every_instant:
@@ -505,9 +662,12 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                 extend([running.name] * (end - t))
 
         if record:
-            record_stretch(trace, policy, ready, running, t, end, events, decision, why)
+            if switching:
+                record_switch(trace, ready, running, t, end, events, why)
+            else:
+                record_stretch(trace, policy, ready, running, t, end, events, decision, why)
             record = not trace.truncated
-        elif running is not None:   # no trace: the whole stretch at once (advance and finish, inline)
+        elif running is not None and not switching:   # no trace: the whole stretch at once (advance and finish)
             running.remaining -= end - t
             if running.slice_left is not None:
                 running.slice_left -= end - t
@@ -516,19 +676,62 @@ def schedule(tasks: list[Task], policy: Policy, level: str) -> tuple[list[str | 
                     policy.expire(running, boundary)
                 running.slice_left, streak = (t - end) % streak, 0
             if running.remaining == 0:
-                running.completion = end
-                if completes:
-                    policy.complete(running, end)
+                if running.blocks_left:
+                    trace.start_io(running, end)
+                else:
+                    running.completion = end
+                    if completes:
+                        policy.complete(running, end)
             elif running.slice_left == 0 and expires:
                 policy.expire(running, end)
-        if running is not None and running.remaining == 0:
-            unfinished -= 1
-            running = None
-        elif running is not None and running.slice_left == 0:
-            running.slice_left = None
-            expired, running = running, None
+        if running is not None and not switching:
+            if has_io and running.io_until is not None:   # blocked at the end of its CPU burst
+                running = None
+            elif running.remaining == 0:
+                unfinished -= 1
+                running = None
+            elif running.slice_left == 0:
+                running.slice_left = None
+                expired, running = running, None
         t = end
-    return timeline, trace
+    return timeline, trace, switches
+
+
+def record_switch(trace: Trace, ready: ReadyQueue, task: Task, t: int, end: int, events: list[dict[str, Any]],
+                  why: dict[str, str]) -> None:
+    """The steps of [t, end) spent switching to ``task``: no task runs, nothing is decided."""
+    names = [queued.name for queued in ready.ordered(t)] if trace.level == FULL else None
+    for time in range(t + 1, end + 1) if trace.level == FULL else sorted({t + 1, end}):
+        first = time == t + 1
+        trace.record(time, None, names, events if first else [], decision_of(events, first),
+                     why if first else say(MESSAGES, "switching", t=time - 1, task=task.name, until=end), task)
+
+
+def decision_of(events: list[dict[str, Any]], first: bool) -> str:
+    """A switch's first step is the decision that started it (dispatch or preempt); the others are ``switch``."""
+    if first:
+        kinds = [e["kind"] for e in events]
+        if "switch" in kinds:
+            return "preempt" if "preempt" in kinds else "dispatch"
+    return "switch"
+
+
+def convention_notes(trace: Trace, events: list[dict[str, Any]], boosted: list[int]) -> list[dict[str, str]]:
+    """Sentences naming the convention that decided the order at this instant: an arrival and a requeue (a), a boost
+    with arrivals (b), a boost gathering more than one level below the top (c)."""
+    conventions, name = trace.conventions, trace.name()
+    notes = []
+    arrived = [e["task"] for e in events if e["kind"] == "arrive"]
+    requeued = next((e["task"] for e in events if e["kind"] == "requeue"), None)
+    if arrived and requeued is not None:
+        key = "arrival_before_requeue" if conventions.arrival_before_requeue else "requeue_before_arrival"
+        notes.append(say(MESSAGES, key, arrived=", ".join(arrived), task=requeued, name=name))
+    if boosted and arrived:
+        key = "boost_after_arrivals" if conventions.boost_after_arrivals else "boost_before_arrivals"
+        notes.append(say(MESSAGES, key, name=name))
+    if boosted and boosted[0] > 1:
+        notes.append(say(MESSAGES, "boost_order", order=BOOST_ORDER_WORDS[conventions.boost_order], name=name))
+    return notes
 
 
 def record_stretch(trace: Trace, policy: Policy, ready: ReadyQueue, running: Task | None, t: int,
@@ -545,20 +748,24 @@ def record_stretch(trace: Trace, policy: Policy, ready: ReadyQueue, running: Tas
             ready_names = [task.name for task in ready.ordered(time - 1)]
         advance(running, 1)
         done = time
-        end_events = finish(policy, running, time) if time == end else []
+        end_events = finish(trace, running, time) if time == end else []
         trace.record(time, running, ready_names, (events if first else []) + end_events,
                      decision if first else ("continue" if running else "idle"),
                      join(step_why, *map(end_sentence, end_events)))
 
 
 def explain(trace: Trace, ready: ReadyQueue, decision: str, chosen: Task | None, running: Task | None,
-            t: int) -> dict[str, str]:
+            t: int, switch_end: int = 0) -> dict[str, str]:
     """The sentence for a decision (a full trace also says when arrival or input order broke a tie)."""
     if decision == "idle":
         return {}
+    policy = trace.policy
+    if decision == "switch":
+        return say(MESSAGES, "switching", t=t, task=running.name, until=switch_end)
+    if decision == "continue" and switch_end == t and running.first_run is None:
+        return say(MESSAGES, "switched", t=t, task=running.name, detail=policy.detail(running, t), rule=trace.rule)
     if decision == "continue":
         return continuation(trace, running, t, t + 1)
-    policy = trace.policy
     why = say(MESSAGES, "preempt", t=t, task=chosen.name, detail=policy.detail(chosen, t), old=running.name,
               old_detail=policy.detail(running, t), rule=trace.rule) if decision == "preempt" else \
         say(MESSAGES, "dispatch", t=t, task=chosen.name, detail=policy.detail(chosen, t), rule=trace.rule)
@@ -592,11 +799,14 @@ def advance(task: Task | None, ran: int) -> None:
             task.slice_left -= ran
 
 
-def finish(policy: Policy, task: Task | None, time: int) -> list[dict[str, Any]]:
-    """The end of a recorded stretch: the task completes, or its quantum expires (the rule updates its
+def finish(trace: Trace, task: Task | None, time: int) -> list[dict[str, Any]]:
+    """The end of a recorded stretch: the task completes, starts I/O, or its quantum expires (the rule updates its
     state). Returns the events."""
     if task is None:
         return []
+    policy = trace.policy
+    if task.remaining == 0 and task.blocks_left:
+        return trace.start_io(task, time)
     if task.remaining == 0:
         task.completion = time
         policy.complete(task, time)
@@ -607,11 +817,13 @@ def finish(policy: Policy, task: Task | None, time: int) -> list[dict[str, Any]]
 
 
 def end_sentence(end_event: dict[str, Any]) -> dict[str, str]:
-    return say(MESSAGES, end_event["kind"], task=end_event["task"], t=end_event["time"], level=end_event.get("level"))
+    return say(MESSAGES, end_event["kind"], task=end_event["task"], t=end_event["time"], level=end_event.get("level"),
+               until=end_event.get("until"))
 
 
-def context_switches(timeline: Iterable[str | None]) -> int:
-    """Context switches: how often the CPU goes from one task to a different one (idle gaps ignored).
-    Without the idle units, each run of one name is one stretch; ``groupby`` folds them in C, and they are
-    only counted, so a 10^6-unit timeline costs a few milliseconds and no memory."""
-    return max(0, sum(1 for _ in groupby(filter(None, timeline))) - 1)
+def context_switches(timeline: Iterable[str | dict[str, str] | None], switching: bool = False) -> int:
+    """Context switches: how often the CPU goes from one task to a different one (idle gaps, and the units spent
+    ``switching``, ignored). Without the idle units, each run of one name is one stretch; ``groupby`` folds them in C,
+    and they are only counted, so a 10^6-unit timeline costs a few milliseconds and no memory."""
+    names = (entry for entry in timeline if type(entry) is str) if switching else filter(None, timeline)
+    return max(0, sum(1 for _ in groupby(names)) - 1)

@@ -11,7 +11,8 @@ A rule is a ``Policy``:
 - ``preempts(candidate, running, now)``: asked at every decision instant while a task runs, if
   ``preemptive``; the candidate is the ready task the key prefers.
 - ``quantum(task)``: how long the task may run before it must yield (``None``: until it completes).
-- ``admit``, ``expire``, ``complete``, ``next_instant``/``at_instant``: hooks for rules with per-task state;
+- ``admit``, ``expire``, ``complete``, ``block``/``wake`` (I/O), ``next_instant``/``at_instant``: hooks for rules
+  with per-task state;
   ``trace_state`` the rule's own numbers per task for the full trace (CFS's vruntime and weight). ``start``
   (before the run, with every task) and ``streak`` (how many quanta in a row a task keeps, so that a run
   without trace need not decide again at each one) are for speed.
@@ -39,7 +40,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..catalog import words
-from .scenario import DEFAULT_QUANTUM, DEFAULT_TICKETS, Parameters, Task
+from .scenario import CONVENTIONS, DEFAULT_QUANTUM, DEFAULT_TICKETS, Conventions, Parameters, Task
 
 if TYPE_CHECKING:
     from .loop import EligibleQueue, TicketQueue
@@ -100,6 +101,16 @@ class Policy:
     def complete(self, task: Task, now: int) -> None:
         """``task`` completed at ``now`` and leaves the system."""
 
+    def block(self, task: Task, now: int) -> list[dict[str, Any]]:
+        """``task``'s CPU burst ended at ``now`` and it starts I/O (its next burst is now current); returns extra
+        events. By default the quantum it was in is over: it gets a new one when it runs again."""
+        task.slice_left = None
+        return []
+
+    def wake(self, task: Task, now: int, least: Callable[[], Task | None], running: Task | None) -> None:
+        """``task`` returns from I/O at ``now`` and is about to join the ready queue (as an arrival does: ``least()``
+        is the present task the key prefers; ``running`` the task on the CPU, if any)."""
+
     def next_instant(self, now: int) -> int | None:
         """The next time after ``now`` at which ``at_instant`` must run (None: never)."""
         return None
@@ -150,7 +161,8 @@ class FCFS(Policy):
 )
 class SJF(Policy):
     """Shortest job first, non-preemptive: when the CPU is free, the ready task with the least burst
-    runs to completion. Ties: earlier arrival, then input order."""
+    runs to completion (with I/O: the least current CPU burst runs until it ends). Ties: earlier arrival, then
+    input order."""
     name = "sjf"
     ties_by_arrival = True
 
@@ -172,7 +184,8 @@ class SJF(Policy):
 )
 class SRTF(Policy):
     """Shortest remaining time first: the ready task with the least remaining time runs; it preempts the
-    running task only when its remaining time is strictly shorter. Ties: earlier arrival, then input order."""
+    running task only when its remaining time is strictly shorter (with I/O: the remaining time of the current CPU
+    burst). Ties: earlier arrival, then input order."""
     name = "srtf"
     preemptive = True
     ties_by_arrival = True
@@ -228,8 +241,8 @@ class RoundRobin(Policy):
 class Priority(Policy):
     """Priority, non-preemptive: when the CPU is free, the ready task with the least priority number runs
     to completion (0 is the most urgent; a task without one has 0). Optional aging a: a task's effective
-    priority is its priority minus one for every a time units it has waited in the ready queue. Ties:
-    earlier arrival, then input order."""
+    priority is its priority minus one for every a time units it has waited in the ready queue (not running, not
+    in I/O). Ties: earlier arrival, then input order."""
     name = "priority"
     parameter_names = ("aging",)
     item_fields = ("priority",)
@@ -247,7 +260,7 @@ class Priority(Policy):
         base = task.priority or 0
         if self.aging is None:
             return base
-        waited = now - task.arrival - (task.burst - task.remaining)
+        waited = now - task.arrival - task.cpu_done - task.io_done - (task.burst - task.remaining)   # in the queue
         return base - waited // self.aging
 
     def key(self, task: Task, now: int) -> Any:
@@ -288,8 +301,9 @@ class PreemptivePriority(Priority):
 )
 class HRRN(Policy):
     """Highest response ratio next, non-preemptive: when the CPU is free, the ready task with the greatest
-    (waiting + burst) / burst runs to completion, waiting being now - arrival. Ties: earlier arrival,
-    then input order."""
+    (waiting + burst) / burst runs to completion, waiting being now - arrival. With I/O, burst is the current CPU
+    burst and waiting is counted from when the task last joined the ready queue (its arrival, or its return from
+    I/O). Ties: earlier such join, then the order of joining (input order at one instant)."""
     name = "hrrn"
     dynamic = True
     queue = "cohorts"   # by cohort(): a decision compares one task per burst length, not every ready task
@@ -297,14 +311,15 @@ class HRRN(Policy):
 
     @staticmethod
     def ratio(task: Task, now: int) -> Fraction:
-        return Fraction(now - task.arrival + task.burst, task.burst)
+        return Fraction(now - task.ready_since + task.burst, task.burst)
 
     def key(self, task: Task, now: int) -> Any:
-        return -self.ratio(task, now), task.arrival, task.index
+        return -self.ratio(task, now), task.ready_since, task.queued
 
     @staticmethod
     def cohort(task: Task) -> int:
-        """Of two tasks with the same burst, the earlier arrival always has the higher ratio (and joined first)."""
+        """Of two tasks with the same (current) burst, the earlier join always has the higher ratio (and joined
+        first)."""
         return task.burst
 
     def detail(self, task: Task, now: int) -> Text:
@@ -326,9 +341,17 @@ class MLFQ(Policy):
     a lower one, which keeps its place at the head of its level and the rest of its quantum. A task that
     has used its allotment (a number of quanta) at a level moves down one level (the bottom level keeps
     it). Every `boost` time units all tasks move to the top level in their current order, top level first,
-    with fresh quanta and allotments. Ties within a level: queue order."""
+    with fresh quanta and allotments. Ties within a level: queue order.
+    I/O (OSTEP's rule 4: the allotment counts CPU used at a level across I/O): a task that blocks keeps its level,
+    the rest of its quantum and its allotment; blocking as its quantum ends uses that quantum up (as an expiry).
+    With `io_resets_allotment` (OSTEP -S) a task that blocks before its quantum ends keeps its level with a fresh
+    quantum and allotment. A returning task joins the tail of its level; with `io_to_front` (-I) the front, behind
+    the running task. The boost takes blocked tasks to the top level too. The conventions (`scenario.Conventions`)
+    decide the boost's order ("bottom-first": the top level, then the others from the bottom up); under "ostep"
+    blocking as the quantum ends uses a quantum of the fresh allotment, and with `io_to_front` a returning task goes
+    ahead of the running task of its level (and so runs next)."""
     name = "mlfq"
-    parameter_names = ("levels", "quanta", "allotment", "boost")
+    parameter_names = ("levels", "quanta", "allotment", "boost", "io_resets_allotment", "io_to_front")
     preemptive = True
 
     @classmethod
@@ -336,10 +359,16 @@ class MLFQ(Policy):
         """Quanta 1, 2, 4, ... by default (the quantum at every level if one is given), an allotment of 1."""
         levels, quantum = parameters.levels, parameters.quantum
         quanta = parameters.quanta or ((quantum,) * levels if quantum else tuple(2 ** level for level in range(levels)))
-        return cls(quanta, parameters.allotment or (1,) * levels, parameters.boost)
+        return cls(quanta, parameters.allotment or (1,) * levels, parameters.boost, parameters.io_resets_allotment,
+                   parameters.io_to_front, parameters.conventions)
 
-    def __init__(self, quanta: tuple[int, ...], allotment: tuple[int, ...], boost: int | None) -> None:
+    def __init__(self, quanta: tuple[int, ...], allotment: tuple[int, ...], boost: int | None,
+                 io_resets_allotment: bool = False, io_to_front: bool = False,
+                 conventions: Conventions = CONVENTIONS["lab"]) -> None:
         self.quanta, self.allotment, self.boost = quanta, allotment, boost
+        self.io_resets_allotment, self.io_to_front, self.conventions = io_resets_allotment, io_to_front, conventions
+        self.blocked: dict[Task, None] = {}   # in I/O: the boost lifts them too
+        self.fronts = 0                       # places taken at the front of a level: queued = -1, -2, ...
 
     def key(self, task: Task, now: int) -> Any:
         return task.level, task.queued
@@ -359,25 +388,61 @@ class MLFQ(Policy):
         task.allotment_left = self.allotment[task.level]
         return [{"kind": "demote", "task": task.name, "time": now, "level": task.level}]
 
+    def block(self, task: Task, now: int) -> list[dict[str, Any]]:
+        self.blocked[task] = None
+        ended = task.slice_left == 0
+        if self.io_resets_allotment and (not ended or self.conventions.ostep):
+            task.allotment_left, task.slice_left = self.allotment[task.level], None
+        if not ended:
+            return []
+        task.slice_left = None
+        return self.expire(task, now)
+
+    def front(self) -> int:
+        self.fronts += 1
+        return -self.fronts
+
+    def wake(self, task: Task, now: int, least: Callable[[], Task | None], running: Task | None) -> None:
+        del self.blocked[task]
+        if self.io_to_front:
+            task.queued = self.front()
+            if running is not None and running.level == task.level and not self.conventions.ostep:
+                running.queued = self.front()   # the running task stays the head of its level
+
+    def complete(self, task: Task, now: int) -> None:
+        self.blocked.pop(task, None)
+
     def next_instant(self, now: int) -> int | None:
         """The next boost: the first multiple of ``boost`` after ``now`` (never 0: nothing to boost yet)."""
         return None if self.boost is None else (max(now, 0) // self.boost + 1) * self.boost
 
+    def gathered(self, task: Task) -> tuple[int, int]:
+        """The boost's order: by level, top first ("bottom-first": the top level, then from the bottom up), then
+        queue order."""
+        if self.conventions.boost_order == "top-first" or not task.level:
+            return task.level, task.queued
+        return len(self.quanta) - task.level, task.queued
+
     def at_instant(self, now: int, present: list[Task]) -> list[dict[str, Any]]:
-        if not present:
+        if not present and not self.blocked:
             return []
         # Keep the current order (level, then queue position) by handing the same positions out again.
         positions = sorted(task.queued for task in present)
-        for task, position in zip(sorted(present, key=lambda task: (task.level, task.queued)), positions):
+        for task, position in zip(sorted(present, key=self.gathered), positions):
             task.queued, task.level, task.allotment_left, task.slice_left = position, 0, self.allotment[0], None
+        for task in self.blocked:
+            task.level, task.allotment_left, task.slice_left = 0, self.allotment[0], None
         return [{"kind": "boost", "task": None, "time": now}]
 
     def detail(self, task: Task, now: int) -> Text:
         return {"en": f"level {task.level}", "ja": f"レベル{task.level}"}
 
     def parameters(self) -> dict[str, Any]:
-        return {"levels": len(self.quanta), "quanta": list(self.quanta), "allotment": list(self.allotment),
-                "boost": self.boost}
+        shown = {"levels": len(self.quanta), "quanta": list(self.quanta), "allotment": list(self.allotment),
+                 "boost": self.boost}
+        if self.io_resets_allotment or self.io_to_front:
+            shown.update(io_resets_allotment=self.io_resets_allotment, io_to_front=self.io_to_front)
+        return shown
 
 
 @words(
@@ -429,8 +494,9 @@ MAX_SCALE = 2**64   # a larger common denominator of the strides (tickets with m
 class Stride(Policy):
     """Stride scheduling (Waldspurger): stride = 10,000 / tickets. Every quantum the ready task with the
     least pass runs, then its pass += stride (a task that completes early needs no pass). A task arriving
-    gets the least pass among the tasks present (0 if none), so it can neither hog nor starve. Ties:
-    earlier arrival, then input order."""
+    gets the least pass among the tasks present (0 if none), so it can neither hog nor starve. A task that blocks for
+    I/O is charged for the part of its quantum it used (pass += stride x used / quantum); back from I/O it gets
+    max(its own pass, that least pass). Ties: earlier arrival, then input order."""
     name = "stride"
     parameter_names = ("quantum",)
     item_fields = ("tickets",)
@@ -470,8 +536,22 @@ class Stride(Policy):
         present = least()
         task.pass_value = present.pass_value if present else 0
 
+    def wake(self, task: Task, now: int, least: Callable[[], Task | None], running: Task | None) -> None:
+        """Back from I/O: pass = max(its own, the least pass present), so a sleeper cannot bank its share."""
+        present = least()
+        if present is not None and present.pass_value > task.pass_value:
+            task.pass_value = present.pass_value
+
     def expire(self, task: Task, now: int) -> list[dict[str, Any]]:
         task.pass_value += self.stride(task)
+        return []
+
+    def block(self, task: Task, now: int) -> list[dict[str, Any]]:
+        """Blocking for I/O ends its quantum: pass += stride x the part of the quantum it used."""
+        used = self.q - task.slice_left
+        charge = self.stride(task) * used
+        task.pass_value += charge // self.q if charge % self.q == 0 else Fraction(charge, self.q)
+        task.slice_left = None
         return []
 
     def streak(self, task: Task, rival: Task | None, now: int) -> int | None:
@@ -570,8 +650,9 @@ class CFS(Policy):
     task with the least vruntime runs for a slice of max(min_granularity, floor(latency * w / W)), W the total
     weight of the runnable tasks (the chosen one included) at dispatch; then the choice is made again. A
     task that arrives gets vruntime = max(its own, min_vruntime), the least vruntime of the runnable tasks,
-    the running one included (with none runnable, it keeps its own, 0). No wakeup preemption: an arrival
-    waits for the end of the running slice. Ties: earlier arrival, then input order."""
+    the running one included (with none runnable, it keeps its own, 0); a task back from I/O (a wake-up) the same,
+    max(its own, min_vruntime), and while blocked its weight is not in W. No wakeup preemption: an arrival or a
+    wake-up waits for the end of the running slice. Ties: earlier arrival, then input order."""
     name = "cfs"
     parameter_names = ("latency", "min_granularity")
     item_fields = ("nice",)
@@ -591,7 +672,8 @@ class CFS(Policy):
 
     def vruntime(self, task: Task) -> int:
         """In units of 1/VRUNTIME_SCALE: the lift it got on arrival plus ran * 1024 / weight."""
-        return task.vruntime_base + (task.burst - task.remaining) * VRUNTIME_PER_TIME_UNIT[(task.nice or 0) + 20]
+        ran = task.cpu_done + task.burst - task.remaining
+        return task.vruntime_base + ran * VRUNTIME_PER_TIME_UNIT[(task.nice or 0) + 20]
 
     def key(self, task: Task, now: int) -> Any:
         return self.vruntime(task), task.arrival, task.index
@@ -604,6 +686,18 @@ class CFS(Policy):
         min_vruntime = self.vruntime(present) if present else task.vruntime_base
         task.vruntime_base = max(task.vruntime_base, min_vruntime)
         self.runnable_weight += self.weight(task)
+
+    def wake(self, task: Task, now: int, least: Callable[[], Task | None], running: Task | None) -> None:
+        """A wake-up is placed as an arrival is: vruntime = max(its own, min_vruntime) (its own: what it ran too)."""
+        present = least()
+        if present is not None:
+            task.vruntime_base += max(0, self.vruntime(present) - self.vruntime(task))
+        self.runnable_weight += self.weight(task)
+
+    def block(self, task: Task, now: int) -> list[dict[str, Any]]:
+        """Blocked, it is not runnable: its weight leaves W until it wakes."""
+        self.runnable_weight -= self.weight(task)
+        return super().block(task, now)
 
     def complete(self, task: Task, now: int) -> None:
         self.runnable_weight -= self.weight(task)
@@ -645,8 +739,9 @@ class EEVDF(CFS):
     When the CPU is free, the eligible task with the earliest virtual deadline runs its request (or what is left
     of its burst); then its next request starts: d += slice * 1024 / weight. A task that arrives is placed at
     v = V rounded down to vruntime's unit, 1/lcm(the 40 weights) of a time unit: lag 0, or above 0 by less than
-    that unit (with none runnable it keeps its own, 0). No wakeup preemption. Ties: earlier arrival, then input
-    order."""
+    that unit (with none runnable it keeps its own, 0). A task that blocks for I/O leaves the runnable tasks (and V)
+    and keeps no lag: back, it is placed as an arrival is, with a new request. No wakeup preemption. Ties: earlier
+    arrival, then input order."""
     name = "eevdf"
     parameter_names = ("slice",)
     dynamic = True            # eligibility moves with V
@@ -692,23 +787,39 @@ class EEVDF(CFS):
         return self.slice_length
 
     def admit(self, task: Task, now: int, least: Callable[[], Task | None]) -> None:
-        if self.runnable_weight:
-            task.vruntime_base = self.weighted_vruntime(now) // self.runnable_weight   # V, rounded down
+        ran = task.cpu_done + task.burst - task.remaining   # 0 but for a task back from I/O
+        if self.runnable_weight:   # v = V, rounded down
+            task.vruntime_base = self.weighted_vruntime(now) // self.runnable_weight - ran * \
+                VRUNTIME_PER_TIME_UNIT[(task.nice or 0) + 20]
         else:
             self.left += now - self.emptied   # idle since the last runnable task completed
+        self.left -= ran   # its time run counts in sum(w * v) again
         task.virtual_deadline = self.vruntime(task) + self.request(task)
         self.runnable_weight += self.weight(task)
         self.placed += self.weight(task) * task.vruntime_base
+
+    def wake(self, task: Task, now: int, least: Callable[[], Task | None], running: Task | None) -> None:
+        """A wake-up is placed as an arrival is: at v = V (lag 0), with a new request."""
+        self.admit(task, now, least)
+
+    def block(self, task: Task, now: int) -> list[dict[str, Any]]:
+        """Blocked, it leaves the runnable tasks (and V) as a completed task does; it keeps no lag."""
+        self.leave(task, now, task.cpu_done)
+        task.slice_left = None
+        return []
+
+    def leave(self, task: Task, now: int, ran: int) -> None:
+        self.runnable_weight -= self.weight(task)
+        self.placed -= self.weight(task) * task.vruntime_base
+        self.left += ran
+        self.emptied = now
 
     def expire(self, task: Task, now: int) -> list[dict[str, Any]]:
         task.virtual_deadline += self.request(task)
         return []
 
     def complete(self, task: Task, now: int) -> None:
-        self.runnable_weight -= self.weight(task)
-        self.placed -= self.weight(task) * task.vruntime_base
-        self.left += task.burst
-        self.emptied = now
+        self.leave(task, now, task.cpu_done + task.burst)
 
     def detail(self, task: Task, now: int) -> Text:
         scale = VRUNTIME_SCALE
@@ -726,7 +837,7 @@ class EEVDF(CFS):
         numbers["virtual_deadline"] = {task.name: Fraction(task.virtual_deadline, VRUNTIME_SCALE) for task in arrived}
         if self.runnable_weight:
             average = self.average(time)
-            runnable = sorted((task for task in arrived if task.completion is None),
+            runnable = sorted((task for task in arrived if task.completion is None and task.io_until is None),
                               key=lambda task: (task.arrival, task.index))
             numbers["lag"] = {task.name: (average - self.vruntime(task)) / VRUNTIME_SCALE for task in runnable}
         return numbers

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 from fractions import Fraction
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import chain, groupby, islice
 from typing import Any
+
+from ..schema import Results
 
 TEXT_NEEDS_STEPS = False   # the text is the timeline, the table and the summary: the CLI makes no trace for it
 MAX_SEGMENTS = 200   # timeline segments printed; the JSON has them all
@@ -13,31 +15,43 @@ MAX_CHART = 120      # time units drawn as one letter each, when every name is a
 
 WORDS = {
     "en": {"algorithm": "algorithm", "timeline": "timeline", "idle": "idle", "more": "{n} more segments",
-           "columns": ("task", "arrival", "burst", "completion", "turnaround", "waiting", "response"),
-           "deadline": "deadline", "missed": "missed", "yes": "yes", "no": "no", "average": "average",
+           "columns": {"name": "task", "arrival": "arrival", "burst": "burst", "completion": "completion",
+                       "turnaround": "turnaround", "waiting": "waiting", "response": "response", "cpu": "cpu",
+                       "io": "io", "deadline": "deadline", "missed": "missed"},
+           "yes": "yes", "no": "no", "average": "average",
            "makespan": "makespan", "busy": "busy", "utilisation": "utilisation",
-           "switches": "context switches", "misses": "deadline misses", "trace": "trace"},
+           "switches": "context switches", "misses": "deadline misses", "trace": "trace",
+           "switch": "switch to {task}", "switch_summary": "switches {count} ({time} time units)"},
     "ja": {"algorithm": "アルゴリズム", "timeline": "タイムライン", "idle": "空き", "more": "ほか{n}区間",
-           "columns": ("タスク", "到着", "実行時間", "完了", "ターンアラウンド", "待ち", "応答"),
-           "deadline": "締切", "missed": "超過", "yes": "あり", "no": "なし", "average": "平均",
+           "columns": {"name": "タスク", "arrival": "到着", "burst": "実行時間", "completion": "完了",
+                       "turnaround": "ターンアラウンド", "waiting": "待ち", "response": "応答", "cpu": "CPU",
+                       "io": "I/O", "deadline": "締切", "missed": "超過"},
+           "yes": "あり", "no": "なし", "average": "平均",
            "makespan": "メイクスパン", "busy": "使用", "utilisation": "利用率",
-           "switches": "コンテキストスイッチ", "misses": "締切超過", "trace": "トレース"},
+           "switches": "コンテキストスイッチ", "misses": "締切超過", "trace": "トレース",
+           "switch": "{task}への切り替え", "switch_summary": "切り替え{count}回（{time}時間単位）"},
 }
+SWITCH_MARK = "~"   # a time unit spent switching, in the one-letter chart
 
 
-def render_text(result: dict[str, Any], lang: str = "en") -> str:
-    words = WORDS[lang]
-    parameters = ", ".join(f"{key}={value}" for key, value in result["parameters"].items() if value is not None)
-    lines = [f"{words['algorithm']}: {result['algorithm']}" + (f" ({parameters})" if parameters else ""), ""]
-    lines += timeline_lines(result["timeline"], words)
-    lines += [""] + table_lines(result, words) + [""]
-    summary = result["summary"]
-    lines.append(f"{words['makespan']} {summary['makespan']}, {words['busy']} {summary['busy']}, "
-                 f"{words['idle']} {summary['idle']}, {words['utilisation']} {ratio(result['exact']['utilisation'])}, "
-                 f"{words['switches']} {summary['context_switches']}"
-                 + (f", {words['misses']} {summary['deadline_misses']}"
-                    if any("deadline" in task for task in result["tasks"]) else ""))
-    return "\n".join(lines)
+def text_renderer(results: Results) -> Callable[[dict[str, Any], str], str]:
+    """The mode's ``render_text``, its table's columns read from ``results`` (the mode's ``Results``)."""
+    def render_text(result: dict[str, Any], lang: str = "en") -> str:
+        words = WORDS[lang]
+        parameters = ", ".join(f"{key}={value}" for key, value in result["parameters"].items() if value is not None)
+        lines = [f"{words['algorithm']}: {result['algorithm']}" + (f" ({parameters})" if parameters else ""), ""]
+        lines += timeline_lines(result["timeline"], words)
+        lines += [""] + table_lines(result, words, results) + [""]
+        summary = result["summary"]
+        lines.append(f"{words['makespan']} {summary['makespan']}, {words['busy']} {summary['busy']}, "
+                     f"{words['idle']} {summary['idle']}, {words['utilisation']} "
+                     f"{ratio(result['exact']['utilisation'])}, {words['switches']} {summary['context_switches']}"
+                     + (f", {words['misses']} {summary['deadline_misses']}"
+                        if any("deadline" in task for task in result["tasks"]) else "")
+                     + (", " + words["switch_summary"].format(count=result["switches"], time=result["switch_time"])
+                        if result.get("switch_time") else ""))
+        return "\n".join(lines)
+    return render_text
 
 
 def ratio(exact: str) -> str:
@@ -54,15 +68,19 @@ def ratio(exact: str) -> str:
     return f"{exact} ({float(value):.4g})"
 
 
-def timeline_lines(timeline: list[str | None], words: dict[str, Any]) -> list[str]:
+def timeline_lines(timeline: list[str | dict[str, str] | None], words: dict[str, Any]) -> list[str]:
     lines = [f"{words['timeline']}:"]
-    if len(timeline) <= MAX_CHART and all(name is None or len(name) == 1 for name in timeline):
+    if len(timeline) <= MAX_CHART and all(entry is None or type(entry) is dict or len(entry) == 1
+                                          for entry in timeline):
         ticks = "".join(f"{t:<5}" for t in range(0, len(timeline) + 1, 5))
-        lines += ["  " + ticks.rstrip(), "  " + "".join(name or "." for name in timeline)]
+        lines += ["  " + ticks.rstrip(),
+                  "  " + "".join(SWITCH_MARK if type(entry) is dict else entry or "." for entry in timeline)]
     segments, start = groupby(timeline), 0
-    for name, run in islice(segments, MAX_SEGMENTS):
+    for entry, run in islice(segments, MAX_SEGMENTS):
         length = len(list(run))
-        lines.append(f"  [{start}, {start + length}) {name if name is not None else '(' + words['idle'] + ')'}")
+        shown = entry if type(entry) is str else "(" + (words["idle"] if entry is None else
+                                                        words["switch"].format(task=entry["switch"])) + ")"
+        lines.append(f"  [{start}, {start + length}) {shown}")
         start += length
     hidden = sum(1 for _ in segments)   # only counted: a 10^6-unit timeline may have 10^6 segments
     if hidden:
@@ -70,23 +88,16 @@ def timeline_lines(timeline: list[str | None], words: dict[str, Any]) -> list[st
     return lines
 
 
-def table_lines(result: dict[str, Any], words: dict[str, Any]) -> list[str]:
-    keys = ("name", "arrival", "burst", "completion", "turnaround", "waiting", "response")
-    header = list(words["columns"])
-    with_deadline = any("deadline" in task for task in result["tasks"])
-    if with_deadline:
-        header += [words["deadline"], words["missed"]]
+def table_lines(result: dict[str, Any], words: dict[str, Any], results: Results) -> list[str]:
+    columns = [column.name for column in results.shown(result) if column.text]
+    header = [words["columns"][name] for name in columns]
 
     def cells(task: dict[str, Any]) -> list[str]:
-        row = [str(task[key]) for key in keys]
-        if with_deadline:
-            row += ([str(task["deadline"]), words["yes"] if task["missed"] else words["no"]]
-                    if "deadline" in task else ["-", "-"])
-        return row
+        return [("-" if name not in task else words["yes"] if task[name] else words["no"]) if name == "missed"
+                else str(task.get(name, "-")) for name in columns]
 
     exact = result["exact"]["averages"]
-    average = ([words["average"], "", "", "", *(ratio(exact[key]) for key in ("turnaround", "waiting", "response"))]
-               + (["", ""] if with_deadline else []))
+    average = [words["average"], *(ratio(exact[name]) if name in exact else "" for name in columns[1:])]
 
     def table() -> Iterator[list[str]]:   # made twice, to measure and then to write: 10^5 rows never sit in memory
         return chain([header], map(cells, result["tasks"]), [average])
