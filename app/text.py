@@ -4,7 +4,9 @@
 have their words by their name in the core, in one table each: ``LABELS`` (a field's label in the editor is its
 column's heading), ``SHORT`` (a column's heading on a narrow screen) and ``HELP`` (a field's sentence of help, where
 its label is not enough); ``label``, ``short_label`` and ``field_help`` read them. tests/test_app_words.py fails,
-naming it, on a field or column of any mode without words; on screen such a name shows as itself. A mode's own words
+naming it, on a field or column of any mode without words; on screen such a name shows as itself. The one name a
+shared module may not spell, a column named as a mode is (CPU's ``cpu``, a task's CPU time), has its words added
+by that mode's package (``app/modes/cpu/``). A mode's own words
 (its name in the menu, its help, ...) are its ``AppMode.words`` (``app/modes/<name>/``).
 
 Values are inserted as given: callers that build HTML escape the finished sentence (``render.esc``), so a name is
@@ -388,7 +390,6 @@ LABELS: dict[str, dict[str, str]] = {
     "io_resets_allotment": {"en": "Blocking keeps the level (OSTEP -S)", "ja": "ブロックで段を維持（OSTEP -S）"},
     "io_to_front": {"en": "I/O return to the front (OSTEP -I)", "ja": "I/O 復帰で段の先頭へ（OSTEP -I）"},
     "conventions": {"en": "Conventions", "ja": "規約"},
-    "cpu": {"en": "CPU time", "ja": "CPU 時間"},
     "io": {"en": "I/O time", "ja": "I/O 時間"},
     "task": {"en": "Task", "ja": "タスク"},
     "completion": {"en": "Completion", "ja": "完了"},
@@ -418,7 +419,6 @@ LABELS: dict[str, dict[str, str]] = {
 }
 
 SHORT: dict[str, dict[str, str]] = {
-    "cpu": {"en": "CPU", "ja": "CPU"},
     "io": {"en": "I/O", "ja": "I/O"},
     "arrival": {"en": "Arr.", "ja": "到着"},
     "burst": {"en": "Burst", "ja": "実行"},

@@ -18,8 +18,13 @@ from schedulers.cpu.scenario import format_bursts
 
 from .. import AppMode, Link, Preset
 from ...query import decode_items, encode_item, part
+from ...text import LABELS, SHORT
 
 NAME = "cpu"
+# A task's CPU time in the results is the column "cpu", a name only this package may spell (tests/test_mode_names.py):
+# its words join the shared tables here.
+LABELS[NAME] = {"en": "CPU time", "ja": "CPU 時間"}
+SHORT[NAME] = {"en": "CPU", "ja": "CPU"}
 REQUIRED = schema(NAME).required   # name:arrival:burst
 # :deadline=... :priority=... :tickets=... :nice=..., then the fields that replace a required one (:bursts=...)
 OPTIONAL = (*schema(NAME).optional, *(f.name for f in schema(NAME).item_fields if f.instead_of))
