@@ -19,7 +19,7 @@ from schedulers.exercises import MAX_SEED
 from schedulers.quiz import next_question, question
 
 from . import render
-from .model import LabView, parameter_value, rows_from_text
+from .model import LabView, number, parameter_value, rows_from_text
 from .modes import app_mode, views_of
 from .panes import pane
 from .render import esc
@@ -27,9 +27,13 @@ from .text import t
 from .textfield import TextField
 
 
-def command_line(mode: str, seed: int, algorithm: str, parameters: dict[str, str]) -> str:
-    """The command that prints the answers of this exercise."""
-    words = ["python -m schedulers", mode, "--seed", str(seed), "--algorithm", algorithm]
+def command_line(mode: str, seed: int, algorithm: str, parameters: dict[str, str],
+                 sizes: dict[str, int] | None = None) -> str:
+    """The command that prints the answers of this exercise (its sizes as the command line's ``--jobs 5``)."""
+    words = ["python -m schedulers", mode, "--seed", str(seed)]
+    for name, value in (sizes or {}).items():
+        words += [f"--{name.replace('_', '-')}", str(value)]
+    words += ["--algorithm", algorithm]
     for name, text in parameters.items():
         value = parameter_value(text)
         words += [f"--{name.replace('_', '-')}", ",".join(map(str, value)) if isinstance(value, list) else str(value)]
@@ -43,7 +47,9 @@ def exercise_rows(mode: str, scenario: dict[str, Any]) -> list:
 
 class QuizView(LabView):
     seed = param.String(default="42")
+    sizes = param.Dict(default={}, doc="the exercise's sizes as typed (the mode's exercise_sizes: CPU's jobs, ...)")
     exercise = param.Integer(default=None, allow_None=True, doc="the seed of the exercise loaded, if any")
+    sized = param.Dict(default={}, doc="the sizes of the exercise loaded, those given")
     right = param.Integer(default=0)
     asked = param.Integer(default=0)
     feedback = param.Dict(default=None, allow_None=True, doc="the last answer: step, choice, correct")
@@ -58,20 +64,25 @@ class QuizView(LabView):
     def load(self, seed_text: str | None = None) -> None:
         """Put the seeded exercise into the lab's rows (the algorithm stays the student's choice)."""
         text = (seed_text if seed_text is not None else self.seed).strip()
+        sizes = {size.name: number(self.sizes[size.name]) for size in MODES[self.lab.mode].exercise_sizes
+                 if self.sizes.get(size.name, "").strip()}
         try:
             if not (text.isascii() and text.isdigit()) or int(text) > MAX_SEED:
                 raise ScenarioError("seed", f"must be a whole number from 0 to 2**63 - 1, not {text[:40]!r}")
-            scenario = MODES[self.lab.mode].exercise(int(text))
+            scenario = MODES[self.lab.mode].exercise(int(text), **sizes)   # the core judges the sizes
         except ScenarioError as error:
             self.problem = f"{error.field}: {error.problem}"
             return
         rows = exercise_rows(self.lab.mode, scenario)
         with param.parameterized.batch_call_watchers(self):
-            self.param.update(seed=text, exercise=int(text), problem="")
+            self.param.update(seed=text, exercise=int(text), sized=sizes, problem="")
         settings = {k: str(v) for k, v in scenario.items() if k != schema(self.lab.mode).items}   # engine: slots
         self.lab.state.param.update(rows=rows, **({"parameters": {**self.lab.parameters, **settings}}
                                                   if settings else {}))   # one run
         self.restart()
+
+    def set_size(self, name: str, text: str) -> None:
+        self.sizes = {**self.sizes, name: text}
 
     def random_seed(self) -> None:
         self.load(str(random.randrange(10**6)))
@@ -124,7 +135,13 @@ class QuizView(LabView):
         lucky.on_click(lambda _: self.random_seed())
         again = pn.widgets.Button(label=t(lang, "quiz.restart"), css_classes=["quiz-restart"], align="end")
         again.on_click(lambda _: self.restart())
-        parts = [pn.FlexBox(seed, new, lucky, again, align_items="end")]
+        sizes = []
+        for size in MODES[self.lab.mode].exercise_sizes:   # as the command line's --jobs, --io, ...
+            box = TextField(label=t(lang, f"quiz.size.{size.name}"), value=self.sizes.get(size.name, ""), width=150,
+                            placeholder=str(size.default), css_classes=[f"quiz-size-{size.name}"])
+            pn.bind(self.set_size, size.name, box, watch=True)
+            sizes.append(box)
+        parts = [pn.FlexBox(seed, *sizes, new, lucky, again, align_items="end")]
         if self.problem:
             parts.append(pane(render.error_note(self.problem), css_classes=["quiz-problem"]))
         return pn.Column(*parts, sizing_mode="stretch_width")
@@ -133,12 +150,14 @@ class QuizView(LabView):
         lab = self.lab
         if self.exercise is None or lab.algorithm == CUSTOM:
             return ""
-        exercise = MODES[lab.mode].exercise(self.exercise)
+        exercise = MODES[lab.mode].exercise(self.exercise, **self.sized)
         if [row.as_text() for row in lab.rows] != [row.as_text() for row in exercise_rows(lab.mode, exercise)] or \
                 any(lab.parameters.get(k) != str(v) for k, v in exercise.items() if k != schema(lab.mode).items):
             return ""   # edited since: no longer the seeded exercise
         parameters = {k: v for k, v in lab.parameters.items() if k in lab.sent_parameters() and v.strip()}
-        command = command_line(lab.mode, self.exercise, lab.algorithm, parameters)
+        if any("=" in v for v in parameters.values()):
+            return ""   # flags given one by one (CPU's conventions) have no command-line form
+        command = command_line(lab.mode, self.exercise, lab.algorithm, parameters, self.sized)
         return f'<p class="muted">{esc(t(lang, "quiz.cli", command=""))}<code class="cli">{esc(command)}</code></p>'
 
     def known_state(self, result: dict[str, Any], step: int, lang: str) -> list:

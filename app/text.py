@@ -308,6 +308,11 @@ TEXT: dict[str, dict[str, str]] = {
                          "タイムラインの先は隠れています。"},
     "quiz.seed": {"en": "Exercise seed", "ja": "演習のシード"},
     "quiz.new": {"en": "New exercise", "ja": "新しい演習"},
+    # the sizes of a seeded exercise, as the command line's --jobs, --max-length, --max-arrival, --io
+    "quiz.size.jobs": {"en": "Tasks (--jobs)", "ja": "タスク数（--jobs）"},
+    "quiz.size.max_length": {"en": "Longest (--max-length)", "ja": "最長（--max-length）"},
+    "quiz.size.max_arrival": {"en": "Latest arrival (--max-arrival)", "ja": "最遅の到着（--max-arrival）"},
+    "quiz.size.io": {"en": "I/O % (--io)", "ja": "I/O の割合 %（--io）"},
     "quiz.random": {"en": "Random seed", "ja": "ランダムなシード"},
     "quiz.restart": {"en": "Start over", "ja": "最初から"},
     "quiz.cli": {"en": "Same exercise on the command line: {command}", "ja": "コマンドラインで同じ演習: {command}"},

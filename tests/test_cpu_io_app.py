@@ -176,3 +176,33 @@ def test_the_presets_load_their_setup_and_offer_compare_its_other_run():
         assert lab.errors == {}
         assert lab.result == simulate("cpu", preset.scenario), key
         assert lab.offer == (dict(preset.compare) if preset.compare else None)
+
+
+def test_predict_offers_the_command_lines_seeded_exercises_with_their_sizes():
+    """Predict's seed and sizes are the command line's: the same exercise, and the note gives its command."""
+    import json
+    import subprocess
+    import sys
+
+    from app.quiz import QuizView
+    from app.text import TEXT
+    from schedulers import MODES
+
+    lab = Lab()
+    quiz = QuizView(lab)
+    assert all(f"quiz.size.{size.name}" in TEXT for size in MODES["cpu"].exercise_sizes)
+    quiz.set_size("jobs", "5")
+    quiz.set_size("io", "60")
+    quiz.load("7")
+    want = MODES["cpu"].exercise(7, jobs=5, io=60)
+    assert quiz.problem == "" and any("bursts" in task for task in want["tasks"])   # some task does I/O
+    assert lab.result == simulate("cpu", {"algorithm": lab.algorithm, **want})
+    command = "python -m schedulers cpu --seed 7 --jobs 5 --io 60 --algorithm fcfs"
+    assert command in quiz.cli_note("en")
+    printed = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--seed", "7", "--jobs", "5", "--io", "60",
+                              "--algorithm", "fcfs", "--json"], capture_output=True, text=True, check=True)
+    assert json.loads(printed.stdout) == lab.result
+    before = lab.result
+    quiz.set_size("jobs", "0")   # the core's limit, named by the size
+    quiz.load("7")
+    assert quiz.problem.startswith("jobs") and lab.result is before
