@@ -37,6 +37,7 @@ TEXT: dict[str, dict[str, str]] = {
     "add.tasks": {"en": "+ Add task", "ja": "+ タスクを追加"},   # by the scenario's list (schema.items)
     "add.tenants": {"en": "+ Add tenant", "ja": "+ テナントを追加"},
     "remove.row": {"en": "Remove {name}", "ja": "{name} を削除"},
+    "fields.show": {"en": "Show the field {field}", "ja": "{field} の欄を表示"},
     "invalid": {"en": "Not run: {problem} — the last valid run stays on screen.",
                 "ja": "実行しません: {problem} — 直前の有効な結果を表示中です。"},
     "limit.rows": {"en": "the editor holds at most {limit} {what}; only the first {limit} of {count} are used "
@@ -390,7 +391,7 @@ LABELS: dict[str, dict[str, str]] = {
     "latency": {"en": "Latency (period)", "ja": "レイテンシ（周期）"},
     "min_granularity": {"en": "Min. granularity", "ja": "最小粒度"},
     "slice": {"en": "Slice (request)", "ja": "スライス（要求長）"},
-    "bursts": {"en": "Bursts (I/O)", "ja": "バースト列 (I/O)"},
+    "bursts": {"en": "Bursts (I/O)", "ja": "バースト列"},
     "switch_cost": {"en": "Switch cost", "ja": "切り替えコスト"},
     "io_resets_allotment": {"en": "Blocking keeps the level (OSTEP -S)", "ja": "ブロックで段を維持（OSTEP -S）"},
     "io_to_front": {"en": "I/O return to the front (OSTEP -I)", "ja": "I/O 復帰で段の先頭へ（OSTEP -I）"},

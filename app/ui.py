@@ -44,6 +44,8 @@ def placeholder(field) -> str:
 class LabUI(LabView):
     """The views of one ``Lab``: header, editor, step controls, and each mode's pictures and table."""
 
+    asked = param.List(default=[], doc="the item fields of the mode's on_request the reader asked to see")
+
     def __init__(self, lab=None, **params) -> None:
         super().__init__(lab, **params)
         self.teaching = Teaching(self.lab)
@@ -79,7 +81,7 @@ class LabUI(LabView):
         return pane(f'<ul class="notice" role="status">{items}</ul>' if items else "")
 
     # --- editor --------------------------------------------------------------------------------------
-    @param.depends("lab.state", "lab.inputs", "lab.lang")
+    @param.depends("lab.state", "lab.inputs", "lab.lang", "asked")
     def editor(self):
         lab, lang = self.lab, self.lab.lang
         catalog = lab.catalog
@@ -94,18 +96,29 @@ class LabUI(LabView):
         pn.bind(lab.set_algorithm, select, watch=True)
         info = catalog.get(lab.algorithm)
         summary = render.esc(info.summary.get(lang, "")) if info else ""
-        parts = [*self._presets(), select, pane(f'<p class="muted">{summary}</p>'),
+        parts = [select, pane(f'<p class="muted">{summary}</p>'),
                  self._error_pane(lambda field: field == "algorithm")]
         own = views_of(lab.mode).own_parameters
         for name in lab.sent_parameters():
             if name not in own:
                 parts += [self._parameter(name), self._error_pane(lambda field, name=name: field == name)]
         parts += views_of(lab.mode).editor_cards(lab, self._error_pane)
+        parts += self._presets()   # after the algorithm's own menu, which stays the editor's first
         reads = info.item_fields if info else ()
         listing = schema(lab.mode).items
         parts.append(pane(f"<h2>{render.esc(t(lang, listing))}</h2>"))
+        hidden = set()
+        for name in views_of(lab.mode).on_request:   # shown when asked for, or when a row has one
+            given = any(row.text(name).strip() for row in lab.rows)
+            if not given and name not in self.asked:
+                hidden.add(name)
+            toggle = pn.widgets.Checkbox(label=t(lang, "fields.show", field=label(lang, name)),
+                                         value=name not in hidden, disabled=given, css_classes=[f"show-{name}"],
+                                         stylesheets=SCALED)
+            pn.bind(self._ask, name, toggle, watch=True)
+            parts.append(toggle)
         for index, row in enumerate(lab.rows):
-            parts.append(self._row_editor(row, index, reads))
+            parts.append(self._row_editor(row, index, reads, hidden))
         full = len(lab.rows) >= MAX_ROWS
         add = pn.widgets.Button(label=t(lang, f"add.{listing}"), disabled=full, color="primary", variant="outline",
                                 stylesheets=SCALED)
@@ -155,12 +168,16 @@ class LabUI(LabView):
         pn.bind(lab.set_parameter, name, box, watch=True)
         return box
 
-    def _row_editor(self, row: Row, index: int, reads: tuple[str, ...]):
+    def _ask(self, name: str, shown: bool) -> None:
+        self.asked = [*(field for field in self.asked if field != name), *([name] if shown else [])]
+
+    def _row_editor(self, row: Row, index: int, reads: tuple[str, ...], hidden: set[str]):
         lab, lang = self.lab, self.lab.lang
-        # A field every algorithm reads is always there; one only some read appears when the algorithm reads
-        # it, or when the row already has a value there. An empty optional field shows the core's default.
-        fields = [field for field in map(schema(lab.mode).field, row._fields)
-                  if not field.read_by or field.name in reads or row.text(field.name).strip()]
+        # A field every algorithm reads is always there (but one shown on request, until asked for); one only some
+        # read appears when the algorithm reads it, or when the row already has a value there. An empty optional
+        # field shows the core's default.
+        fields = [field for field in map(schema(lab.mode).field, row._fields) if field.name not in hidden
+                  and (not field.read_by or field.name in reads or row.text(field.name).strip())]
         widgets = [TextField.from_param(row.widget_param(f.name), label=label(lang, f.name),
                                         width=WIDTHS.get(f.name, 64), css_classes=[f"field-{f.name}"],
                                         margin=(2, 4), placeholder=placeholder(f),
