@@ -403,11 +403,6 @@ LABELS: dict[str, dict[str, str]] = {
     "waiting": {"en": "Waiting", "ja": "待ち時間"},
     "response": {"en": "Response", "ja": "応答時間"},
     "missed": {"en": "Missed", "ja": "締切超過"},
-    "bursts": {"en": "Bursts (CPU, I/O, ...)", "ja": "バースト（CPU、I/O、…）"},
-    "io_resets_allotment": {"en": "I/O resets allotment (-S)", "ja": "I/Oで割り当てを戻す（-S）"},
-    "io_to_front": {"en": "I/O returns to the front (-I)", "ja": "I/Oから先頭に戻る（-I）"},
-    "switch_cost": {"en": "Switch cost", "ja": "切り替えコスト"},
-    "conventions": {"en": "Conventions", "ja": "規約"},
     "step_details": {"en": "Step details", "ja": "ステップの詳細"},
     "tenant": {"en": "Tenant", "ja": "テナント"},
     "requests": {"en": "Requests", "ja": "リクエスト"},
@@ -478,6 +473,10 @@ HELP: dict[str, dict[str, str]] = {
                                   "allotment: the rule a task can game.",
                             "ja": "クォンタムが切れる前にブロックしたタスクは、割り当てを新しくしてその段に残ります。"
                                   "タスクが悪用できる規則です。"},
+    "step_details": {"en": "Adds each step's quantum and allotment left, MLFQ's level and lottery's draw to the trace "
+                           "(the JSON export), as --trace prints them.",
+                     "ja": "各ステップの残りクォンタムと割り当て、MLFQ の段、抽選の当たりをトレース（JSON 書き出し）に"
+                           "加えます。--trace が表示する内容です。"},
     "io_to_front": {"en": "A task returning from I/O goes to the front of its level, not the back.",
                     "ja": "I/O から戻ったタスクは、その段の末尾ではなく先頭に入ります。"},
     "aging": {"en": "Empty: no aging.", "ja": "空欄: エージングなし。"},
