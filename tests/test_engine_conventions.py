@@ -2,6 +2,7 @@
 hand (the comments show the arithmetic), the preset ``conventions: "s-lora"`` and how a convention given beside it
 combines with it, the errors, the command line, and properties over random scenarios. w_in = 1, w_out = 1 unless a
 case says otherwise."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,15 @@ from tests.reference_vtc import scenario as random_scenario
 
 def engine(*tenants: tuple, algorithm: str = "vtc", **top) -> dict:
     """``tenants`` as (name, requests in the compact form)."""
-    return run({"algorithm": algorithm, "w_in": 1, "w_out": 1, **top,
-                "tenants": [{"name": name, "requests": requests} for name, requests in tenants]})
+    return run(
+        {
+            "algorithm": algorithm,
+            "w_in": 1,
+            "w_out": 1,
+            **top,
+            "tenants": [{"name": name, "requests": requests} for name, requests in tenants],
+        }
+    )
 
 
 def admitted(result: dict) -> list[tuple[str, int]]:
@@ -41,6 +49,7 @@ def steps(result: dict, kind: str) -> list[dict]:
 
 # --- the preset and the defaults -------------------------------------------------------------------------------
 
+
 def test_at_the_lab_conventions_the_json_is_the_same_given_or_not():
     plain = trace_json(run(DEFAULT_SCENARIO))
     spelled = {**DEFAULT_SCENARIO, "conventions": "lab", **PRESETS["lab"]}
@@ -51,9 +60,15 @@ def test_at_the_lab_conventions_the_json_is_the_same_given_or_not():
 def test_s_lora_presets_every_convention_and_the_result_says_so():
     result = run({**DEFAULT_SCENARIO, "conventions": "s-lora"})
     shown = {name: result["parameters"][name] for name in ("conventions", *CONVENTION_FIELDS)}
-    assert shown == {"conventions": "s-lora", "lift": "waiting-only", "ties": "first-arrival",
-                     "charge_first_token": False, "loop": "prefill-decode", "decodes_between_prefills": 10,
-                     "reserve": "input+output"}
+    assert shown == {
+        "conventions": "s-lora",
+        "lift": "waiting-only",
+        "ties": "first-arrival",
+        "charge_first_token": False,
+        "loop": "prefill-decode",
+        "decodes_between_prefills": 10,
+        "reserve": "input+output",
+    }
 
 
 def test_a_convention_given_beside_the_preset_wins_over_it():
@@ -61,23 +76,29 @@ def test_a_convention_given_beside_the_preset_wins_over_it():
     result = run({**DEFAULT_SCENARIO, "conventions": "s-lora", "loop": "mixed", "decodes_between_prefills": 3})
     parameters = result["parameters"]
     assert (parameters["loop"], parameters["decodes_between_prefills"]) == ("mixed", 3)
-    assert (parameters["lift"], parameters["ties"], parameters["reserve"]) == ("waiting-only", "first-arrival",
-                                                                               "input+output")
-    assert not steps(result, "prefill")   # the mixed loop: every iteration admits and decodes
+    assert (parameters["lift"], parameters["ties"], parameters["reserve"]) == (
+        "waiting-only",
+        "first-arrival",
+        "input+output",
+    )
+    assert not steps(result, "prefill")  # the mixed loop: every iteration admits and decodes
     # and the other way round: the lab's preset with one of the artifact's choices
     other = run({**DEFAULT_SCENARIO, "lift": "waiting-only"})["parameters"]
     assert (other["conventions"], other["lift"], other["loop"]) == ("lab", "waiting-only", "mixed")
 
 
-@pytest.mark.parametrize("key, value, problem", [
-    ("conventions", "vllm", "must be one of lab, s-lora, not 'vllm'"),
-    ("lift", "max", "must be one of lab, waiting-only, not 'max'"),
-    ("ties", 1, "must be one of tenant-order, first-arrival, not 1"),
-    ("charge_first_token", "false", "must be true or false, not 'false'"),
-    ("loop", None, None),   # null: not given
-    ("decodes_between_prefills", 0, "must be >= 1, not 0"),
-    ("reserve", "output", "must be one of input, input+output, not 'output'"),
-])
+@pytest.mark.parametrize(
+    "key, value, problem",
+    [
+        ("conventions", "vllm", "must be one of lab, s-lora, not 'vllm'"),
+        ("lift", "max", "must be one of lab, waiting-only, not 'max'"),
+        ("ties", 1, "must be one of tenant-order, first-arrival, not 1"),
+        ("charge_first_token", "false", "must be true or false, not 'false'"),
+        ("loop", None, None),  # null: not given
+        ("decodes_between_prefills", 0, "must be >= 1, not 0"),
+        ("reserve", "output", "must be one of input, input+output, not 'output'"),
+    ],
+)
 def test_a_bad_convention_names_its_field(key, value, problem):
     if problem is None:
         assert run({**DEFAULT_SCENARIO, key: value})["parameters"] == run(DEFAULT_SCENARIO)["parameters"]
@@ -88,6 +109,7 @@ def test_a_bad_convention_names_its_field(key, value, problem):
 
 
 # --- 1. lift -----------------------------------------------------------------------------------------------------
+
 
 def test_lift_waiting_only_leaves_a_tenant_joining_alone_beside_the_batch_unlifted():
     # One slot; tenants in order A, C, B (C before B, so that tenant order and the counters disagree).
@@ -120,6 +142,7 @@ def test_lift_waiting_only_still_lifts_to_the_least_waiting_counter():
 
 # --- 2. ties -----------------------------------------------------------------------------------------------------
 
+
 def test_ties_first_arrival_gives_equal_counters_to_the_tenant_that_arrived_first():
     # One slot; tenants in order A, B, C. C 1/3 arrives at t=0, runs t=0..2: C = 1 after admission, 2 after t=0.
     # t=1: B 1/1 arrives, nobody waits, C runs: lifted to C's counter, B = 2.
@@ -141,6 +164,7 @@ def test_ties_first_arrival_orders_tenants_arriving_together_by_tenant_order():
 
 
 # --- 3. the first token ------------------------------------------------------------------------------------------
+
 
 def test_charge_first_token_false_leaves_the_first_token_uncharged():
     # w_out = 2. A 3/2: charged 3 at admission, then 2 per token: 3 + 2 + 2 = 7; without its first: 3 + 2 = 5.
@@ -166,6 +190,7 @@ def test_vtc_predict_without_the_first_token_nets_to_vtc_without_it(requests):
 
 # --- 5. the loop --------------------------------------------------------------------------------------------------
 
+
 def test_prefill_decode_takes_new_requests_only_after_its_decodes():
     # Two slots, decodes_between_prefills 2. A 1/5 at t=0, B 1/2 at t=1.
     # t=0: the batch is empty: admit A, prefill (A's token 1).   t=1: B waits, a slot is free, but the batch has
@@ -176,15 +201,25 @@ def test_prefill_decode_takes_new_requests_only_after_its_decodes():
     phased = engine(*tenants, slots=2, loop="prefill-decode", decodes_between_prefills=2)
     mixed = engine(*tenants, slots=2)
     assert [(s["kind"], s["iteration"]) for s in phased["steps"] if s["kind"] in ("prefill", "decode")] == [
-        ("prefill", 0), ("decode", 1), ("decode", 2), ("prefill", 3), ("decode", 4), ("decode", 5)]
+        ("prefill", 0),
+        ("decode", 1),
+        ("decode", 2),
+        ("prefill", 3),
+        ("decode", 4),
+        ("decode", 5),
+    ]
     assert admitted(phased) == [("A", 0), ("B", 3)] and admitted(mixed) == [("A", 0), ("B", 1)]
     assert {(r["tenant"], r["finished"]) for r in phased["requests"]} == {("A", 5), ("B", 4)}
     assert {(r["tenant"], r["finished"]) for r in mixed["requests"]} == {("A", 4), ("B", 2)}
     prefill = steps(phased, "prefill")[1]
-    assert prefill["tokens"] == {"B": 1} and prefill["slots"][0]["generated"] == 3   # A made no token at t=3
+    assert prefill["tokens"] == {"B": 1} and prefill["slots"][0]["generated"] == 3  # A made no token at t=3
     decodes = steps(phased, "decode")
     assert [(d["since_prefill"], d.get("held_back", False)) for d in decodes] == [
-        (1, True), (2, True), (1, False), (2, False)]
+        (1, True),
+        (2, True),
+        (1, False),
+        (2, False),
+    ]
     assert "loop = prefill-decode" in decodes[0]["why"]["en"] and "loop = prefill-decode" in decodes[0]["why"]["ja"]
     assert "only after 2 decodes" in decodes[0]["why"]["en"]
     # A's counter: 1 + 5 tokens = 6 either way; the summary's tokens per busy iteration: 7 tokens over 6 iterations
@@ -200,6 +235,7 @@ def test_prefill_decode_admits_at_once_into_an_empty_batch():
 
 
 # --- 6. memory ------------------------------------------------------------------------------------------------
+
 
 def test_reserve_input_and_output_keeps_the_batch_peak_below_memory():
     # Two slots, memory 10. A 2/6 and B 2/3 at t=0.
@@ -222,8 +258,9 @@ def test_reserve_input_and_output_keeps_the_batch_peak_below_memory():
     assert admitted(engine(*tenants, slots=2, memory=11, reserve="input+output")) == [("A", 0), ("B", 0)]
 
 
-@pytest.mark.parametrize("requests, field", [("2/6", "tenants[0].requests"),
-                                             ([{"input": 2, "output": 6}], "tenants[0].requests[0].output")])
+@pytest.mark.parametrize(
+    "requests, field", [("2/6", "tenants[0].requests"), ([{"input": 2, "output": 6}], "tenants[0].requests[0].output")]
+)
 def test_reserve_input_and_output_refuses_a_request_that_could_never_be_admitted(requests, field):
     # 2 + 6 + 1 = 9 > 8: the artifact refuses it at arrival; reserve input admits it (2 + 1 <= 8).
     scenario = {"memory": 8, "tenants": [{"name": "A", "requests": requests}]}
@@ -238,9 +275,15 @@ def test_reserve_input_and_output_refuses_a_request_that_could_never_be_admitted
 
 # --- the command line ---------------------------------------------------------------------------------------------
 
+
 def cli(*args: str, stdin: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "schedulers", "engine", "--scenario", "-", *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "schedulers", "engine", "--scenario", "-", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_the_conventions_on_the_command_line():
@@ -248,27 +291,40 @@ def test_the_conventions_on_the_command_line():
     done = cli("--json", "--conventions", "s-lora", "--charge-first-token", "true", "--loop", "mixed", stdin=text)
     assert done.returncode == 0, done.stderr
     parameters = json.loads(done.stdout)["parameters"]
-    assert (parameters["charge_first_token"], parameters["loop"], parameters["ties"]) == (True, "mixed",
-                                                                                          "first-arrival")
-    assert json.loads(done.stdout) == simulate("engine", {**DEFAULT_SCENARIO, "conventions": "s-lora",
-                                                          "charge_first_token": True, "loop": "mixed"})
+    assert (parameters["charge_first_token"], parameters["loop"], parameters["ties"]) == (
+        True,
+        "mixed",
+        "first-arrival",
+    )
+    assert json.loads(done.stdout) == simulate(
+        "engine", {**DEFAULT_SCENARIO, "conventions": "s-lora", "charge_first_token": True, "loop": "mixed"}
+    )
     bad = cli("--charge-first-token", "maybe", stdin=text)
     assert bad.returncode == 2 and bad.stderr == "error: charge_first_token: must be true or false, not 'maybe'\n"
-    helped = subprocess.run([sys.executable, "-m", "schedulers", "engine", "--help"], capture_output=True, text=True,
-                            timeout=60)
+    helped = subprocess.run(
+        [sys.executable, "-m", "schedulers", "engine", "--help"], capture_output=True, text=True, timeout=60
+    )
     assert "--lift lab|waiting-only" in helped.stdout and "(default true)" in helped.stdout
 
 
 # --- properties -----------------------------------------------------------------------------------------------------
 
-CHOICES = {"lift": ("lab", "waiting-only"), "ties": ("tenant-order", "first-arrival"),
-           "charge_first_token": (True, False), "loop": ("mixed", "prefill-decode"),
-           "decodes_between_prefills": (1, 3, 10), "reserve": ("input", "input+output")}
+CHOICES = {
+    "lift": ("lab", "waiting-only"),
+    "ties": ("tenant-order", "first-arrival"),
+    "charge_first_token": (True, False),
+    "loop": ("mixed", "prefill-decode"),
+    "decodes_between_prefills": (1, 3, 10),
+    "reserve": ("input", "input+output"),
+}
 
 
 @settings(max_examples=120, deadline=None)
-@given(st.integers(0, 10**6), st.fixed_dictionaries({k: st.sampled_from(v) for k, v in CHOICES.items()}),
-       st.sampled_from(["fcfs", "vtc", "vtc-predict"]))
+@given(
+    st.integers(0, 10**6),
+    st.fixed_dictionaries({k: st.sampled_from(v) for k, v in CHOICES.items()}),
+    st.sampled_from(["fcfs", "vtc", "vtc-predict"]),
+)
 def test_every_convention_runs_each_request_once_for_its_output(seed, conventions, algorithm):
     scenario = {**random_scenario(seed), **conventions, "algorithm": algorithm}
     result = run(scenario)
