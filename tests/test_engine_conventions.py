@@ -341,3 +341,12 @@ def test_every_convention_runs_each_request_once_for_its_output(seed, convention
     if memory is not None and conventions["reserve"] == "input+output":
         # the reservation is the peak the batch really reaches: it never holds memory tokens or more
         assert all(step["batch_tokens"] < memory for step in result["steps"] if "batch_tokens" in step)
+
+
+def test_the_artifact_conventions_at_scale():
+    # limits.md: reserve input+output reads the whole batch at each admission; 20,000 requests on 1,000 slots run.
+    from tests.test_engine_limits import workload
+
+    result = run({**workload(1000, 20, 1000), "conventions": "s-lora", "memory": 5000}, trace=False)
+    assert result["summary"]["requests"] == 20_000
+    assert result["parameters"]["loop"] == "prefill-decode"
