@@ -69,11 +69,11 @@ WORDS = {
               "使えません。"},
     "chart": {"en": "Timeline ({algorithm})", "ja": "タイムライン（{algorithm}）"},
     # the options of the yes/no parameters, as the editor's lists offer them (model.choice_options)
-    "option.io_resets_allotment.true": {"en": "keeps its level (gameable)", "ja": "段を維持（悪用できる）"},
-    "option.io_resets_allotment.false": {"en": "counted across I/O", "ja": "I/O をまたいで数える"},
-    "option.io_to_front.true": {"en": "to the front of its level", "ja": "段の先頭へ"},
-    "option.io_to_front.false": {"en": "to the back of its level", "ja": "段の末尾へ"},
-    "option.step_details.true": {"en": "in the trace", "ja": "トレースに含める"},
+    "option.io_resets_allotment.true": {"en": "level kept", "ja": "段を維持"},
+    "option.io_resets_allotment.false": {"en": "CPU counted", "ja": "CPU を数える"},
+    "option.io_to_front.true": {"en": "to the front", "ja": "先頭へ"},
+    "option.io_to_front.false": {"en": "to the back", "ja": "末尾へ"},
+    "option.step_details.true": {"en": "kept", "ja": "含める"},
     "option.step_details.false": {"en": "left out", "ja": "含めない"},
 }
 
