@@ -144,7 +144,7 @@ def test_the_switch_cost_preset_compares_two_quanta_with_switches_on_their_own_r
     expect(lab.page.locator(".editor")).to_be_visible(timeout=TIMEOUT)
     lab.page.locator(".teach-tab-lab button").click()
     expect(lab.page.locator("p.switching")).to_contain_text(f"time switching {left['switch_time']}",
-                                                            timeout=TIMEOUT)
+                                                            timeout=COLD)
 
 
 def runs(timeline):
