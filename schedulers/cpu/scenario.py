@@ -272,6 +272,7 @@ def makespan(tasks: list[Task]) -> int:
 def check_horizon(tasks: list[Task]) -> int:
     end = makespan(tasks)
     if end > MAX_HORIZON:
-        raise ScenarioError("tasks", f"the last task would complete at t={end}, past the documented horizon "
+        when = "could complete as late as" if any(task.bursts is not None for task in tasks) else "would complete at"
+        raise ScenarioError("tasks", f"the last task {when} t={end}, past the documented horizon "
                                      f"of {MAX_HORIZON} time units")
     return end
