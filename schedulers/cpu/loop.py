@@ -536,7 +536,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Convent
             notes: list[dict[str, str]] = []
             boosted: list[int] = []   # at a boost: how many levels below the top it gathered
         requeued = expired
-        if expired is not None and requeue_first:
+        if requeue_first and expired is not None:
             expired.queued, queued = queued, queued + 1
             push(expired, t)
             if record:
