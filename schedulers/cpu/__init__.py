@@ -133,19 +133,21 @@ def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, tim
     averages = {key: Fraction(total, len(tasks)) for key, total in totals.items()}
     utilisation = Fraction(busy, makespan)
     switches, cost = switched or (0, 0)
+    changes = context_switches(timeline, cost > 0)
     out = {
         "mode": "cpu", "algorithm": algorithm, "parameters": policy.parameters(),
         "timeline": timeline, "tasks": rows,
         "averages": {key: json_number(value) for key, value in averages.items()},
         "summary": {"makespan": makespan, "busy": busy, "idle": makespan - busy - switches * cost,
-                    "utilisation": json_number(utilisation), "context_switches": context_switches(timeline, cost > 0),
+                    "utilisation": json_number(utilisation), "context_switches": changes,
                     "deadline_misses": misses},
         "exact": {"averages": {key: str(value) for key, value in averages.items()}, "utilisation": str(utilisation)},
         "trace": trace_note(trace, makespan),
         "steps": trace.steps,
     }
-    if switched is not None:
-        out.update(switches=switches, switch_time=switches * cost, utilisation=json_number(utilisation))
+    if switched is not None:   # at no cost, a dispatch of another task than the last to run is a change of task
+        out.update(switches=switches if cost else changes, switch_time=switches * cost,
+                   utilisation=json_number(utilisation))
     if trace.conventions is not CONVENTIONS["lab"] or trace.told:
         out["conventions"] = {"name": trace.conventions.name, **trace.conventions.flags()}
     return out
