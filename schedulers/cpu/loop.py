@@ -463,8 +463,10 @@ class Trace:
 def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Conventions = LAB,
              switch_cost: int = 0, tell: bool = False, details: bool = False
              ) -> tuple[list[str | dict[str, str] | None], Trace, int]:
-    """Run ``tasks`` under ``policy``; returns the per-unit timeline, the trace and the number of switches. Mutates
-    the tasks. ``tell``: the scenario chose its conventions, so the sentences name them where they decide.
+    """Run ``tasks`` under ``policy``; returns the per-unit timeline, the trace and the number of switches (counted
+    when they cost time: at no cost they are the timeline's changes of task). Mutates the tasks. ``tell``: the
+    scenario chose its conventions, so the sentences name them where they decide; ``details``: full steps carry the
+    running task's quantum left and the rule's own numbers (``step_details``).
 
     Without a trace (``level`` "none") this loop is the whole cost of a run, some 10^6 passes at the limits, so it
     asks the queue and the rule directly (a decision and a stretch's end are written out here, not in helpers)."""
@@ -482,6 +484,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Convent
     requeue_first = not conventions.arrival_before_requeue   # the expired task rejoins before the instant's joins
     boost_first = not conventions.boost_after_arrivals       # the rule's own instant comes before the joins
     arrivals_first = conventions.ostep                       # arrivals join before returns at one instant
+    early = requeue_first or boost_first
     has_io = any(task.blocks_left for task in tasks)
     tell = tell and record
     policy.start(tasks)
@@ -501,7 +504,8 @@ def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Convent
     expired: Task | None = None   # its quantum ended at t; it returns to the tail after t's arrivals
     streak = 0           # without trace, the quantum of a running task granted several in a row (0: none)
     last_ran: Task | None = None  # the task that ran last on the CPU: dispatching another is a switch
-    switch_end = switches = 0     # the end of the switch under way (none: 0 <= t), and how many there were
+    switch_end = switches = 0     # the end of the switch under way (none: 0 <= t), and how many there were (when
+                                  # they cost time)
     events: list[dict[str, Any]] = []
     t = 0
 
@@ -536,14 +540,15 @@ def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Convent
             notes: list[dict[str, str]] = []
             boosted: list[int] = []   # at a boost: how many levels below the top it gathered
         requeued = expired
-        if expired is not None and requeue_first:
-            expired.queued, queued = queued, queued + 1
-            push(expired, t)
-            if record:
-                events.append(event("requeue", expired, t))
-            expired = None
-        if rule_instants and boost_first and policy.next_instant(t - 1) == t:
-            instant_work()
+        if early:   # conventions that put the requeue, or the rule's instant, before the joins
+            if requeue_first and expired is not None:
+                expired.queued, queued = queued, queued + 1
+                push(expired, t)
+                if record:
+                    events.append(event("requeue", expired, t))
+                expired = None
+            if rule_instants and boost_first and policy.next_instant(t - 1) == t:
+                instant_work()
         if returns and returns[0][0] == t:
             joining = []
             while arrival_times[next_arrival] == t:
@@ -615,9 +620,8 @@ def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Convent
             running = chosen
             if record:
                 events.append(event("dispatch", running, t))
-            if last_ran is not None and running is not last_ran:
-                switches += 1
             if switch_cost and last_ran is not None and running is not last_ran:
+                switches += 1
                 switch_end = t + switch_cost
                 if switch_end > MAX_HORIZON:
                     raise ScenarioError("switch_cost", f"the run would pass the documented horizon of {MAX_HORIZON} "
@@ -779,7 +783,7 @@ def explain(trace: Trace, ready: ReadyQueue, decision: str, chosen: Task | None,
     policy = trace.policy
     if decision == "switch":
         return say(MESSAGES, "switching", t=t, task=running.name, until=switch_end)
-    if decision == "continue" and switch_end == t and running.first_run is None:
+    if decision == "continue" and switch_end == t:   # the switch into it ends now
         return say(MESSAGES, "switched", t=t, task=running.name, detail=policy.detail(running, t), rule=trace.rule)
     if decision == "continue":
         return continuation(trace, running, t, t + 1)
