@@ -143,11 +143,11 @@ def known_keys(obj: Mapping[str, Any], field: str, allowed: Sequence[str]) -> No
 
 
 def of_field(field: Field, value: Any, where: str, count: int | None = None) -> Any:
-    """``value`` read as ``field`` declares it (its type and limits), for the field called ``where``: text, an
-    integer, a positive exact number, or a list of integers (``count`` of them, when the list has one per unit of
-    another parameter, or one integer for all of them)."""
+    """``value`` read as ``field`` declares it (its type and limits), for the field called ``where``: text (one of its
+    ``choices``, when it has them), an integer, a positive exact number, or a list of integers (``count`` of them,
+    when the list has one per unit of another parameter, or one integer for all of them)."""
     if field.type == "text":
-        return name(value, where)
+        return choice(value, where, field.choices) if field.choices else name(value, where)
     if field.type == "integer":
         return integer(value, where, field.minimum, field.maximum)
     if field.type == "number":

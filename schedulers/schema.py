@@ -16,8 +16,10 @@ from typing import Any
 
 from .catalog import Algorithm, json_number
 
-# number: exact rational (int, float, "p/q"); integers: a list; records: a list of objects with the field's own
-# ``fields`` (engine's requests), which may also be given in a compact text form (docs/engine.md "The compact form")
+# number: exact rational (int, float, "p/q"); integers: a list (with ``fields``, an item may also be an object of
+# those fields, the first being the integer itself, and the list its compact text: the router's costs, docs/llm.md
+# "Servers"); records: a list of objects with the field's own ``fields`` (engine's requests), which may also be given
+# in a compact text form (docs/engine.md "The compact form"); text with ``choices``: one of them
 TYPES = ("text", "integer", "number", "integers", "records")
 
 
@@ -34,7 +36,8 @@ class Field:
     maximum: int | None = None
     instead_of: tuple[str, ...] = ()   # giving this field replaces those (``costs`` replaces cost and count)
     read_by: tuple[str, ...] = ()      # the algorithms that read it; empty: every algorithm
-    fields: tuple[Field, ...] = ()     # records: the fields of each record
+    fields: tuple[Field, ...] = ()     # records: the fields of each record (integers: of an item given as an object)
+    choices: tuple[str, ...] = ()      # text: the values it may take (none: any name)
     per: str | None = None             # integers: one item per unit of that parameter (quanta: one per level), or
                                        # one integer for all of them
     help: str = ""                     # one line: what it is, for --help (a parameter's option, which adds the

@@ -87,6 +87,10 @@ def policy(program: Program, scenario: Mapping[str, Any]) -> Callable[[Any], Pol
         def leave(self, tenant: int) -> None:
             del self.since[tenant]
 
+        def withdraw(self, tenant: int, request: int, emptied: bool) -> None:
+            if emptied:
+                del self.since[tenant]
+
         def explain(self, now: int, decision: Decision) -> dict[str, str]:
             cost = self.router.tenants[decision.tenant].costs[decision.request]
             return say(MESSAGES, "picked", t=now, tenant=self.name_of(decision.tenant), cost=cost)

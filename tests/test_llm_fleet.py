@@ -1,0 +1,166 @@
+"""LLM router mode with servers (issue 21): real time, actual costs, cancellations, replicas; each convention by a
+small case worked out by hand in its comment."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from schedulers import simulate
+from schedulers.errors import ScenarioError
+from schedulers.llm import MODE, render_text, run
+from schedulers.llm.scenario import format_costs
+
+REFERENCE = {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
+                         {"name": "C", "cost": 2, "count": 4, "join": 6}]}
+
+
+def served(result: dict) -> list[tuple]:
+    return [(d["tenant"], d["request"], d["server"], d["start"], d["end"], d["actual"]) for d in result["dispatch"]]
+
+
+def row(result: dict, name: str) -> dict:
+    return next(t for t in result["tenants"] if t["name"] == name)
+
+
+# SFQ, two servers. A: three requests of cost 8 (actual 8); B: three of cost 2 that each run 6.
+# t=0: A and B join at M = 0. Server 0: A (tie, tenant order), M_A = 8, ends 8. Server 1: B, M_B = 2, ends 6.
+# t=6: B#0 done, server 1 free: B (2 < 8), V = 2, M_B = 4, ends 12.
+# t=8: A#0 done, server 0 free: B (4 < 8), V = 4, M_B = 6, ends 14; B's queue is empty.
+# t=12: B#1 done, server 1: A, V = 8, M_A = 16, ends 20.   t=14: B#2 done, server 0: A, V = 16, M_A = 24, ends 22;
+# every queue is empty and nothing more arrives: the final reset, V = 24.   t=20, t=22: A's last two are done.
+TWO_SERVERS = {"servers": 2, "tenants": [{"name": "A", "costs": [8, 8, 8]},
+                                         {"name": "B", "costs": [{"cost": 2, "actual": 6}, "2~6", "2~6"]}]}
+
+
+def test_two_servers_with_actual_not_the_estimate():
+    result = run(TWO_SERVERS)
+    assert served(result) == [("A", 0, 0, 0, 8, 8), ("B", 0, 1, 0, 6, 6), ("B", 1, 1, 6, 12, 6),
+                              ("B", 2, 0, 8, 14, 6), ("A", 1, 1, 12, 20, 8), ("A", 2, 0, 14, 22, 8)]
+    assert [d["time"] for d in result["dispatch"]] == [d["start"] for d in result["dispatch"]]
+    a, b = row(result, "A"), row(result, "B")
+    assert (a["charged"], b["charged"]) == (24, 6)           # the estimates, charged at dispatch
+    assert (a["actual_service"], b["actual_service"]) == (24, 18)
+    # latency = completion - arrival: A 8, 20, 22 (mean 50/3, p95 = the 3rd of 3); B 6, 12, 14 (mean 32/3)
+    assert (a["exact"]["latency_mean"], a["latency_p95"], b["exact"]["latency_mean"], b["latency_p95"]) == \
+        ("50/3", 22, "32/3", 14)
+    # wait = dispatch - arrival: A 0, 12, 14; B 0, 6, 8
+    assert (a["exact"]["wait_mean"], b["exact"]["wait_mean"]) == ("26/3", "14/3")
+    assert a["latency_mean"] == 50 / 3 and b["wait_mean"] == 14 / 3
+    assert result["summary"] == {"requests": 6, "cancelled": 0, "makespan": 22, "first_dispatch": 0, "busy": 42,
+                                 "idle": 2}   # 2 servers x 22 - 42 busy
+    assert result["servers"] == 2 and result["cancelled"] == []
+    # Both backlogged from the first dispatch until B empties at t=8 (4 dispatches): charged A 8, B 6, widest
+    # gap 8 after the first; actual service A 8, B 6 x 3 = 18, widest 18 - 8 = 10 after the 4th (t=8).
+    fairness = result["fairness"]
+    assert fairness["interval"] == {"start": 0, "end": 8, "dispatches": 4}
+    assert fairness["increments"] == {"A": 8, "B": 6}
+    assert (fairness["pairwise_bound"]["max_gap"], fairness["pairwise_bound"]["at"]) == (8, 0)
+    service = fairness["service"]
+    assert (service["increments"], service["max_gap"], service["at"], service["tenants"], service["bound"],
+            service["within_bound"]) == ({"A": 8, "B": 18}, 10, 8, ["B", "A"], 16, True)
+    kinds = [(s["kind"], s["time"], s.get("tenant")) for s in result["steps"]]
+    assert kinds == [("initial", 0, None), ("join", 0, "A"), ("join", 0, "B"), ("dispatch", 0, "A"),
+                     ("dispatch", 0, "B"), ("complete", 6, "B"), ("dispatch", 6, "B"), ("complete", 8, "A"),
+                     ("dispatch", 8, "B"), ("complete", 12, "B"), ("dispatch", 12, "A"), ("complete", 14, "B"),
+                     ("dispatch", 14, "A"), ("complete", 20, "A"), ("complete", 22, "A")]
+    last = result["steps"][12]
+    assert last["final_reset"]["virtual_time"] == 24 and result["steps"][-1]["virtual_time"] == 24
+
+
+def test_steps_carry_each_servers_request_and_the_narration_says_charged_and_runs():
+    steps = run(TWO_SERVERS)["steps"]
+    assert steps[4]["servers"] == [{"tenant": "A", "request": 0}, {"tenant": "B", "request": 0}]
+    assert steps[5]["servers"] == [{"tenant": "A", "request": 0}, None]          # t=6: B#0 done
+    assert (steps[4]["server"], steps[4]["end"], steps[4]["actual"], steps[4]["cost"]) == (1, 6, 6, 2)
+    assert steps[4]["why"]["en"].endswith("It goes to server 1: charged 2 (its estimate); it runs 6.")
+    assert steps[4]["why"]["ja"].endswith("サーバー 1 へ送ります。課金は 2 (推定値)、実際には 6 かかります。")
+    assert steps[5]["why"]["en"] == "t=6: B's request #0 is done on server 1 after 6; the server is free."
+    assert steps[5]["decision"] == {"rule": "the server is free"}
+    assert all(s["why"]["ja"] and s["decision"]["rule"] for s in steps)
+
+
+def test_mispredict_preset():
+    # A and B: six requests of cost 4 each on two servers, B's running 12. SFQ alternates by meter:
+    # t=0 A (tie) s0 ..4, B s1 ..12; t=4 A (4 = 4, tenant order) s0 ..8; t=8 B s0 ..20; t=12 A s1 ..16;
+    # t=16 B s1 ..28; t=20 A ..24; t=24 B ..36; t=28 A ..32; t=32 B ..44; t=36 A ..40 (A empties); t=40 B ..52.
+    result = run(MODE.presets["mispredict"].make(0))
+    assert [(d["tenant"], d["time"], d["server"], d["end"]) for d in result["dispatch"]] == [
+        ("A", 0, 0, 4), ("B", 0, 1, 12), ("A", 4, 0, 8), ("B", 8, 0, 20), ("A", 12, 1, 16), ("B", 16, 1, 28),
+        ("A", 20, 0, 24), ("B", 24, 0, 36), ("A", 28, 1, 32), ("B", 32, 1, 44), ("A", 36, 0, 40), ("B", 40, 0, 52)]
+    a, b = row(result, "A"), row(result, "B")
+    assert (a["charged"], b["charged"], a["actual_service"], b["actual_service"]) == (24, 24, 24, 72)
+    # latencies A 4, 8, 16, 24, 32, 40 (mean 62/3, p95 = the 6th), B 12, 20, ..., 52 (mean 32)
+    assert (a["exact"]["latency_mean"], a["latency_p95"], b["latency_mean"], b["latency_p95"]) == ("62/3", 40, 32, 52)
+    fairness = result["fairness"]
+    # Backlogged together from t=0 until A's last dispatch at t=36 (11 dispatches): charged A 24, B 20, gap at
+    # most 4 (one request) <= 2c̄ = 8; actual service A 6 x 4 = 24, B 5 x 12 = 60, the gap 40 after t=32's.
+    assert fairness["interval"] == {"start": 0, "end": 36, "dispatches": 11}
+    assert fairness["pairwise_bound"]["holds"] and fairness["pairwise_bound"]["max_gap"] == 4
+    assert (fairness["service"]["max_gap"], fairness["service"]["at"], fairness["service"]["within_bound"]) == \
+        (40, 32, False)
+    assert "three times" in MODE.presets["mispredict"].look_for["en"] and MODE.presets["mispredict"].look_for["ja"]
+
+
+def test_without_servers_the_router_is_as_before_and_ignores_actual():
+    plain = run({**REFERENCE, "algorithm": "sfq"})
+    assert "servers" not in plain and "cancelled" not in plain and "service" not in plain["fairness"]
+    assert set(plain["tenants"][0]) == {"name", "weight", "join", "requests", "dispatched", "charged", "normalized",
+                                        "exact"}
+    objects = {"tenants": [{"name": "A", "costs": [{"cost": 8, "actual": 30}] * 6}, REFERENCE["tenants"][1],
+                           {**REFERENCE["tenants"][2]}]}
+    assert json.dumps(run(objects)) == json.dumps(plain)
+
+
+def test_compact_form_reads_as_the_objects_and_formats_back():
+    entries = [8, {"cost": 8, "actual": 12}, {"cost": 2, "cancel": 5}, {"cost": 3, "actual": 4, "cancel": 9}]
+    text = format_costs(entries)
+    assert text == "8+8~12+2!5+3~4!9"
+    scenario = {"servers": 1, "tenants": [{"name": "A", "costs": entries}]}
+    for costs in (text, "8 8~12, 2!5 3~4!9", ["8", "8~12", "2!5", "3~4!9"]):
+        assert run({"servers": 1, "tenants": [{"name": "A", "costs": costs}]}) == run(scenario)
+
+
+@pytest.mark.parametrize("tenant, field, problem", [
+    ({"costs": [8, {"cost": 8, "actual": 0}]}, "tenants[0].costs[1].actual", "must be >= 1, not 0"),
+    ({"costs": "8 8~0"}, "tenants[0].costs[1].actual", "must be >= 1, not 0"),
+    ({"costs": [8, "8-3"]}, "tenants[0].costs[1]", "'8-3' is not COST[~ACTUAL][!CANCEL]"),
+    ({"costs": [{"actual": 3}]}, "tenants[0].costs[0].cost", "required"),
+    ({"costs": [{"cost": 3, "atcual": 3}]}, "tenants[0].costs[0].atcual", "unknown field"),
+    ({"costs": [1, 2, 3, 0]}, "tenants[0].costs[3]", "must be >= 1, not 0"),
+    ({"costs": ""}, "tenants[0].costs", "must have at least 1 item"),
+])
+def test_bad_requests_name_the_field(tenant, field, problem):
+    with pytest.raises(ScenarioError) as caught:
+        run({"servers": 1, "tenants": [{"name": "A", **tenant}]})
+    assert caught.value.field == field and problem in caught.value.problem
+
+
+def test_bad_servers():
+    for value, problem in [(0, "must be >= 1"), (1001, "must be <= 1000"), ("2", "must be an integer")]:
+        with pytest.raises(ScenarioError) as caught:
+            run({**REFERENCE, "servers": value})
+        assert caught.value.field == "servers" and problem in caught.value.problem
+
+
+def test_one_server_with_actual_equal_to_the_estimate_keeps_the_order():
+    # Everything arrives at t=0 and one server runs each estimate: the rule sees the same queues at each pick as
+    # the logical router does, so the order is the same; only the times differ (each starts when the one before
+    # it ends). (With C joining at t=6 it would not be: in real time C is there before A's first request ends.)
+    together = {"tenants": [{**tenant, "join": 0} for tenant in REFERENCE["tenants"]]}
+    for algorithm in ("fifo", "rr", "shortest", "sfq", "drr", "wfq"):
+        logical = run({**together, "algorithm": algorithm})
+        fleet = run({**together, "algorithm": algorithm, "servers": 1})
+        assert [d["tenant"] for d in fleet["dispatch"]] == [d["tenant"] for d in logical["dispatch"]]
+    ends = [d["end"] for d in fleet["dispatch"]]
+    assert ends == [d["start"] + d["cost"] for d in fleet["dispatch"]]
+    assert all(d["start"] == previous for d, previous in zip(fleet["dispatch"][1:], ends))
+
+
+def test_text_output_has_the_fleet_columns_in_both_languages():
+    result = simulate("llm", TWO_SERVERS)
+    english, japanese = render_text(result, "en"), render_text(result, "ja")
+    assert "LLM router · sfq · 2 servers" in english and "サーバー 2 台" in japanese
+    assert "actual  latency  p95  wait" in english and "実サービス" in japanese
+    assert "  A       1       0     3         3           24       24          24      50/3     22   26/3" in english
+    assert "Actual service: max |s_i - s_j| = 10 (B vs A, t=8), 2q̄ = 16: within it" in english
