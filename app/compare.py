@@ -18,7 +18,7 @@ from schedulers import ScenarioError, algorithms, simulate
 from schedulers.trace import step_aligner
 
 from . import render
-from .model import LabView, parameter_text, scenario_for
+from .model import LabView, every_rules_parameters, parameter_text, scenario_for
 from .modes import app_mode, views_of
 from .panes import pane
 from .render import esc
@@ -81,8 +81,10 @@ class CompareView(LabView):
         return self.other.get(mode) or default_other(mode, self.lab.algorithm)
 
     def scenario(self) -> dict[str, Any]:
-        """The lab's rows under the right side's algorithm and parameters."""
-        return scenario_for(self.lab.mode, self.algorithm, self.other_parameters, self.lab.rows)
+        """The lab's rows, and the scenario's own parameters (the router's servers), under the right side's
+        algorithm and parameters."""
+        shared = {name: self.lab.parameters.get(name, "") for name in every_rules_parameters(self.lab.mode)}
+        return scenario_for(self.lab.mode, self.algorithm, {**shared, **self.other_parameters}, self.lab.rows)
 
     def simulate(self) -> dict[str, Any]:
         """The right side's run: one the mode's views offer beyond its menu (engine mode's router, on the lab's

@@ -53,13 +53,15 @@ def parameter_text(value: object) -> str:
 
 
 def editable_fields(mode: str) -> tuple[str, ...]:
-    """The fields the editor offers for one task or tenant, from the core's schema: every one-value field, and a
-    list that stands for required fields (a tenant's ``costs``, typed as ``8 8 2`` instead of cost and count). A
-    list that refines an optional field (a tenant's ``arrivals`` for ``join``) is left to JSON and the command
-    line."""
-    fields = schema(mode)
-    return tuple(f.name for f in fields.item_fields
-                 if f.type != "integers" or all(fields.field(name).required for name in f.instead_of))
+    """The fields the editor offers for one task or tenant, from the core's schema: every field, the lists typed as
+    ``8 8 2`` (a tenant's ``costs`` instead of cost and count, its ``arrivals`` instead of join)."""
+    return schema(mode).names
+
+
+def shown_when_given(mode: str, name: str) -> bool:
+    """A list that refines an optional field (a tenant's ``arrivals`` for ``join``) is in a row's editor only when
+    the row has one (from a preset, a link or a seeded exercise): every tenant's row stays on one line."""
+    return name in query.refining_lists(mode)
 
 
 class Row(param.Parameterized):
@@ -97,8 +99,10 @@ class Row(param.Parameterized):
             text = self.text(field.name)
             if field.type == "integers":
                 values = query.split_costs(text)
-                if values:
-                    item[field.name] = [number(value) for value in values]
+                if values:   # numbers as a list; a list in its compact text (costs with actual, cancel) as typed
+                    numbers = [number(value) for value in values]
+                    plain = field.fields == () or all(isinstance(value, int) for value in numbers)
+                    item[field.name] = numbers if plain else text.strip()
                     replaced.update(field.instead_of)
             elif field.required or text.strip():
                 item[field.name] = number(text)
@@ -118,14 +122,23 @@ def row_class(mode: str) -> type[Row]:
     return kind
 
 
+def every_rules_parameters(mode: str) -> tuple[str, ...]:
+    """The parameters of the scenario rather than of a rule, which the schema marks read by every algorithm (no
+    ``read_by``): the router's servers, replicas and spread."""
+    return tuple(field.name for field in schema(mode).parameters if not field.read_by)
+
+
 def parameters_read(mode: str, algorithm: str) -> tuple[str, ...]:
     """The parameters a run of ``algorithm`` reads: its own; for your own policy, those every rule of the mode reads
-    (the engine's slots, memory, w_in and w_out; none in CPU and LLM mode)."""
+    (the engine's slots, memory, w_in and w_out; none in CPU mode); then the scenario's own
+    (``every_rules_parameters``)."""
     catalog = algorithms(mode)
     if algorithm in catalog:
-        return catalog[algorithm].parameters
-    first, *others = catalog.values()
-    return tuple(name for name in first.parameters if all(name in other.parameters for other in others))
+        own = catalog[algorithm].parameters
+    else:
+        first, *others = catalog.values()
+        own = tuple(name for name in first.parameters if all(name in other.parameters for other in others))
+    return own + tuple(name for name in every_rules_parameters(mode) if name not in own)
 
 
 def scenario_for(mode: str, algorithm: str, parameters: dict[str, str], rows: list[Row]) -> dict[str, object]:
@@ -305,6 +318,18 @@ class Lab(param.Parameterized):
             self.state.algorithm = CUSTOM
         return None
 
+    def load(self, scenario: dict[str, object]) -> None:
+        """Make a core scenario (a preset's) the inputs of the mode on screen, in one run: its algorithm when it
+        names one, its parameters (the others emptied: the core's defaults) and its items as the editor types them."""
+        mode, listing = app_mode(self.mode), schema(self.mode).items
+        changes: dict[str, object] = {
+            "parameters": {field.name: parameter_text(scenario.get(field.name))
+                           for field in schema(self.mode).parameters},
+            "rows": rows_from_text(self.mode, [mode.typed(item) for item in scenario[listing]])}
+        if "algorithm" in scenario:
+            changes["algorithm"] = scenario["algorithm"]
+        self.state.param.update(**changes)
+
     def set_parameter(self, name: str, text: str) -> None:
         self.state.parameters = {**self.parameters, name: text}
 
@@ -339,7 +364,8 @@ class Lab(param.Parameterized):
     # --- restoring a shared link ------------------------------------------------------------------------
     def restore(self, search: str) -> None:
         """Apply a URL query; parts that cannot be read or that the core rejects are noted and ignored."""
-        known = {p for mode in self.states for a in algorithms(mode).values() for p in a.parameters}
+        known = {name for mode in self.states for a in algorithms(mode)
+                 for name in parameters_read(mode, a)}
         setup, problems = query.decode(search, known)
         mode = setup.get("mode", self.mode)
         if mode not in self.states:

@@ -16,9 +16,10 @@ from schedulers import schema
 from schedulers.custom import CUSTOM, TEMPLATES
 
 from . import render
-from .model import MAX_ROWS, LabView, Row
+from .model import MAX_ROWS, LabView, Row, shown_when_given
 from .modes import app_mode, names, views_of
 from .pager import Stepping
+from .presets import PresetView
 from .panes import SCALED, pane
 from .teach import Teaching
 from .text import LANGUAGES, TEXT, field_help, label, t
@@ -55,6 +56,7 @@ class LabUI(LabView):
         super().__init__(lab, **params)
         self.teaching = Teaching(self.lab)
         self.stepping = Stepping(self.lab, self.teaching)
+        self.presets = PresetView(self.lab)
 
     # --- header --------------------------------------------------------------------------------------
     @param.depends("lab.lang", "lab.mode")
@@ -100,7 +102,8 @@ class LabUI(LabView):
                                    sizing_mode="stretch_width")
         pn.bind(lab.set_algorithm, select, watch=True)
         info = catalog.get(lab.algorithm)
-        parts = [select, pane(f'<p class="muted">{render.esc(info.summary.get(lang, "")) if info else ""}</p>'),
+        parts = [self.presets.controls, select,
+                 pane(f'<p class="muted">{render.esc(info.summary.get(lang, "")) if info else ""}</p>'),
                  self._error_pane(lambda field: field == "algorithm")]
         for name in lab.used_parameters():
             box = TextField(label=label(lang, name), value=lab.parameters.get(name, ""), width=160,
@@ -126,9 +129,11 @@ class LabUI(LabView):
     def _row_editor(self, row: Row, index: int, reads: tuple[str, ...]):
         lab, lang = self.lab, self.lab.lang
         # A field every algorithm reads is always there; one only some read appears when the algorithm reads
-        # it, or when the row already has a value there. An empty optional field shows the core's default.
+        # it, or when the row already has a value there (as a list that refines an optional field, arrivals). An
+        # empty optional field shows the core's default.
         fields = [field for field in map(schema(lab.mode).field, row._fields)
-                  if not field.read_by or field.name in reads or row.text(field.name).strip()]
+                  if row.text(field.name).strip() or (not shown_when_given(lab.mode, field.name)
+                                                      and (not field.read_by or field.name in reads))]
         widgets = [TextField.from_param(row.widget_param(f.name), label=label(lang, f.name),
                                         width=WIDTHS.get(f.name, 64), css_classes=[f"field-{f.name}"],
                                         margin=(2, 4), placeholder=placeholder(f),

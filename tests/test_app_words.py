@@ -35,11 +35,13 @@ def every_optional(mode: str, scenario: dict) -> dict:
 
 
 def runs(mode: str):
-    """A run of every algorithm of the mode, on its seeded exercises (which fill the optional fields they read), and
-    on the first with every optional field given."""
+    """A run of every algorithm of the mode, on its seeded exercises (which fill the optional fields they read), on
+    the first with every optional field given, and on the presets and patterns the core offers (the router's fleet
+    and its columns)."""
+    workloads = [*MODES[mode].presets.values(), *MODES[mode].patterns.values()]
     for algorithm in algorithms(mode):
         exercises = [MODES[mode].exercise(seed) for seed in range(3)]
-        for scenario in (*exercises, every_optional(mode, exercises[0])):
+        for scenario in (*exercises, every_optional(mode, exercises[0]), *(w.make(1) for w in workloads)):
             yield simulate(mode, {**scenario, "algorithm": algorithm})
 
 

@@ -8,15 +8,18 @@ FIFO order), then its optional fields (``:join=6:weight=2``), and Compare's SFQ 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 from urllib.parse import unquote
 
 from schedulers import schema
+from schedulers.llm.scenario import format_costs
 
 from .. import AppMode, Link
-from ...query import decode_items, encode_item, part, split_costs
+from ...query import decode_items, encode_item, encode_lists, part, refining_lists, split_costs
 
 NAME = "llm"
 OPTIONAL = schema(NAME).optional   # :join=... :weight=...
+LISTS = refining_lists(NAME)       # :arrivals=0+0+5
 REFERENCE = ({"name": "A", "cost": "8", "count": "6"}, {"name": "B", "cost": "2", "count": "6"},
              {"name": "C", "cost": "2", "count": "4", "join": "6"})   # the contract's reference tenants
 
@@ -26,7 +29,8 @@ def encode_tenants(rows: Sequence[Mapping[str, str]]) -> str:
     for row in rows:
         costs = split_costs(row.get("costs", ""))
         amount = "+".join(map(part, costs)) if costs else f"{part(row.get('cost', ''))}x{part(row.get('count', ''))}"
-        items.append(encode_item(row, [part(row.get("name", "")), amount], OPTIONAL))
+        items.append(encode_item(row, [part(row.get("name", "")), amount], OPTIONAL) + "".join(
+            f":{listed}" for listed in encode_lists(row, LISTS)))
     return ",".join(items)
 
 
@@ -39,8 +43,14 @@ def tenant_head(parts: list[str]) -> dict[str, str]:
     return {"name": unquote(name), "cost": "", "count": "", "costs": costs}
 
 
+def listed(values: list[Any]) -> str:
+    """A list of the core's (a preset's costs, in their compact form, or arrivals) as the editor types it:
+    ``8 8~24 2!5``."""
+    return " ".join(format_costs([value]) for value in values)
+
+
 def decode_tenants(value: str) -> list[dict[str, str]]:
-    return decode_items(value, 2, "name:COSTxCOUNT or name:C1+C2+...", tenant_head, OPTIONAL)
+    return decode_items(value, 2, "name:COSTxCOUNT or name:C1+C2+...", tenant_head, OPTIONAL, LISTS)
 
 
 WORDS = {
@@ -67,4 +77,4 @@ WORDS = {
 }
 
 MODE = AppMode(name=NAME, words=WORDS, algorithm="sfq", rows=REFERENCE, link=Link(encode_tenants, decode_tenants),
-               compare=("sfq", "rr"))
+               compare=("sfq", "rr"), item_text={"costs": listed, "arrivals": listed})
