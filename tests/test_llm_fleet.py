@@ -164,3 +164,100 @@ def test_text_output_has_the_fleet_columns_in_both_languages():
     assert "actual  latency  p95  wait" in english and "実サービス" in japanese
     assert "  A       1       0     3         3           24       24          24      50/3     22   26/3" in english
     assert "Actual service: max |s_i - s_j| = 10 (B vs A, t=8), 2q̄ = 16: within it" in english
+
+
+# --- cancellations ------------------------------------------------------------------------------------------------
+
+def test_a_waiting_request_cancelled_leaves_uncharged():
+    # One server. A: 4, 4; B: 2, and 2 cancelled at t=3. t=0: A#0 (tie, tenant order) runs to 4, M_A = 4; t=3: B#1
+    # is still waiting, so it leaves its queue uncharged; t=4: B#0 (M_B 0 < 4) runs to 6 and B is empty; t=6: A#1
+    # runs to 10 (the final reset: V = 8).
+    result = run({"servers": 1, "tenants": [{"name": "A", "costs": [4, 4]},
+                                            {"name": "B", "costs": [2, {"cost": 2, "cancel": 3}]}]})
+    assert [(d["tenant"], d["request"], d["start"], d["end"]) for d in result["dispatch"]] == [
+        ("A", 0, 0, 4), ("B", 0, 4, 6), ("A", 1, 6, 10)]
+    assert result["cancelled"] == [{"time": 3, "tenant": "B", "request": 1, "cost": 2, "arrival": 0}]
+    b = row(result, "B")
+    assert (b["requests"], b["dispatched"], b["charged"], b["actual_service"], b["latency_mean"]) == (2, 1, 2, 2, 6)
+    cancel = next(s for s in result["steps"] if s["kind"] == "cancel")
+    assert (cancel["time"], cancel["tenant"], cancel["request"], cancel["running"], cancel["queues"]["B"]) == \
+        (3, "B", 1, False, [2])
+    assert cancel["why"]["en"] == "t=3: B's request #1 (cost 2) is cancelled while waiting: it leaves the queue " \
+                                  "uncharged."
+    assert "課金されずにキューを出ます" in cancel["why"]["ja"]
+    assert result["summary"]["cancelled"] == 1
+
+
+def test_a_running_request_cancelled_keeps_its_charge_and_frees_its_server():
+    # One server. A: cost 4 that would run 10, cancelled at t=6; B: 3. t=0: A (tie) is charged 4 and would end at
+    # 10, but its server is free at 6: A's service is 6, its charge stays 4, and it never completes (no latency);
+    # t=6: B runs to 9.
+    result = run({"servers": 1, "tenants": [{"name": "A", "costs": ["4~10!6"]}, {"name": "B", "costs": [3]}]})
+    first, second = result["dispatch"]
+    assert (first["start"], first["end"], first["actual"], first["cancelled"], first["cost"]) == (0, 6, 10, True, 4)
+    assert (second["tenant"], second["start"], second["end"]) == ("B", 6, 9) and "cancelled" not in second
+    a = row(result, "A")
+    assert (a["charged"], a["actual_service"], a["latency_mean"], a["latency_p95"], a["wait_mean"]) == \
+        (4, 6, None, None, 0)
+    cancel = next(s for s in result["steps"] if s["kind"] == "cancel")
+    assert (cancel["time"], cancel["running"], cancel["server"], cancel["service"], cancel["cost"]) == \
+        (6, True, 0, 6, 4)
+    assert cancel["why"]["en"] == "t=6: A's request #0 is cancelled on server 0 after 6 of its 10: the server is " \
+                                  "free, and its charge of 4 stays (no refund)."
+    assert "返金しません" in cancel["why"]["ja"]
+    assert result["cancelled"] == []     # only waiting requests are listed there
+    assert cancel["servers"] == [None]
+
+
+def test_a_cancel_after_completion_changes_nothing_and_one_at_arrival_is_never_dispatched():
+    # "4!9": done at 4 before its cancel; "2!0" arrives at 0 and is cancelled at once, before any pick.
+    result = run({"servers": 1, "tenants": [{"name": "A", "costs": ["4!9"]}, {"name": "B", "costs": ["2!0", 1]}]})
+    assert [(d["tenant"], d["request"]) for d in result["dispatch"]] == [("A", 0), ("B", 1)]
+    assert [c["request"] for c in result["cancelled"]] == [0] and result["dispatch"][0]["end"] == 4
+    assert [s["kind"] for s in result["steps"]].count("cancel") == 1
+
+
+def test_a_cancel_that_empties_every_queue_makes_the_idle_reset_pending():
+    # One server. A: 4, and 4 cancelled at t=2; B: 1 arriving at t=5. t=0: A#0 runs to 4, M_A = 4; t=2: A#1 leaves
+    # and every queue is empty; t=5: the idle reset (V = max(0, 4) = 4), then B joins, raised from 0 to 4.
+    result = run({"servers": 1, "tenants": [{"name": "A", "costs": [4, "4!2"]},
+                                            {"name": "B", "costs": [1], "arrivals": [5]}]})
+    assert [(s["kind"], s["time"]) for s in result["steps"]] == [
+        ("initial", 0), ("join", 0), ("dispatch", 0), ("cancel", 2), ("complete", 4), ("idle_reset", 5),
+        ("join", 5), ("dispatch", 5), ("complete", 6)]
+    reset, joined = result["steps"][5], result["steps"][6]
+    assert (reset["virtual_time_before"], reset["virtual_time"]) == (0, 4)
+    assert (joined["meters_before"]["B"], joined["meters"]["B"], joined["decision"]["outcome"]) == (0, 4, "raised")
+    assert result["steps"][7]["final_reset"]["virtual_time"] == 5
+
+
+@pytest.mark.parametrize("scenario, field, problem", [
+    ({"tenants": [{"name": "A", "costs": [1, "2!5"]}]}, "tenants[0].costs[1].cancel", "needs servers"),
+    ({"tenants": [{"name": "A", "costs": [{"cost": 1, "cancel": 0}]}]}, "tenants[0].costs[0].cancel", "needs servers"),
+    ({"servers": 1, "tenants": [{"name": "A", "costs": ["2!3"], "join": 5}]}, "tenants[0].costs[0].cancel",
+     "must not be before its request's arrival (5), not 3"),
+    ({"servers": 1, "tenants": [{"name": "A", "costs": [1, {"cost": 2, "cancel": 1}], "arrivals": [0, 2]}]},
+     "tenants[0].costs[1].cancel", "must not be before its request's arrival (2), not 1"),
+    ({"servers": 1, "tenants": [{"name": "A", "costs": [{"cost": 2, "cancel": -1}]}]}, "tenants[0].costs[0].cancel",
+     "must be >= 0"),
+])
+def test_bad_cancellations_name_the_field(scenario, field, problem):
+    with pytest.raises(ScenarioError) as caught:
+        run(scenario)
+    assert caught.value.field == field and problem in caught.value.problem
+
+
+@pytest.mark.parametrize("algorithm", ["fifo", "rr", "shortest", "sfq", "drr", "wfq"])
+def test_every_rule_drops_a_cancelled_head_and_an_emptied_tenant(algorithm):
+    # One server busy with A's first request (alone at t=0, it runs to 9) while B's head and then B's whole queue
+    # are cancelled (t=2, 3), and C's second request (t=4): each rule must then pick only among what is still
+    # waiting at t=9 (A's second and C's first), never B.
+    late = {"arrivals": [1, 1]}
+    result = run({"algorithm": algorithm, "servers": 1, "tenants": [
+        {"name": "A", "costs": ["5~9", 5]}, {"name": "B", "costs": ["1!2", "1!3"], **late},
+        {"name": "C", "costs": [2, "2!4"], **late}]})
+    assert result["dispatch"][0]["end"] == 9 and result["dispatch"][1]["time"] == 9
+    sent = {(d["tenant"], d["request"]) for d in result["dispatch"]}
+    assert ("A", 0) in sent and not any(tenant == "B" for tenant, _ in sent) and ("C", 1) not in sent
+    assert sent | {(c["tenant"], c["request"]) for c in result["cancelled"]} == {
+        ("A", 0), ("A", 1), ("B", 0), ("B", 1), ("C", 0), ("C", 1)}
