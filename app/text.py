@@ -292,6 +292,12 @@ TEXT: dict[str, dict[str, str]] = {
                      "ja": "均等さ（Jain 指数。1 = 完全に均等）"},
     "compare.gap": {"en": "Largest difference in cost ÷ weight between two tenants",
                     "ja": "2 テナント間のコスト ÷ 重みの最大差"},
+    "compare.gap.actual": {"en": "Largest difference in actual service ÷ weight between two tenants",
+                           "ja": "2 テナント間の実際のサービス ÷ 重みの最大差"},
+    "compare.fleet": {"en": "With servers each run dispatches when its own servers free, so the two runs share no "
+                            "stretch of dispatches: the widest gaps are each whole run's, over its own interval.",
+                      "ja": "サーバーがあると、各実行は自分のサーバーが空いたときに送出するので、両者に共通の送出の"
+                            "区間はありません。最大差は各実行全体のもので、それぞれの区間で測っています。"},
     "compare.switches": {"en": "Context switches", "ja": "コンテキストスイッチ"},
     # quiz
     "quiz.title": {"en": "Predict the next step", "ja": "次のステップを予想"},

@@ -172,3 +172,22 @@ def test_compare_quiz_and_exports_with_servers():
     assert "server 0 · A #1: charged 8, runs 8 · cancelled at t=12" in chart_svg(lab.result, "en")
     header = next(csv.reader(io.StringIO(metrics_csv(lab.result))))
     assert {"actual_service", "latency_mean", "latency_p95", "wait_mean"} <= set(header)
+
+
+def test_compare_of_two_fleet_runs_that_dispatch_at_different_times():
+    """One server: FIFO sends A's three requests at t=0, 1, 2 and B's (runs 5) at t=3; SFQ sends A#0 at 0, then B#0
+    (meter 0 < 1) at 1, which holds the server until 6, then A#1 at 6 and A#2 at 7. No stretch of dispatches is
+    shared, so the differences are the whole runs' widest gaps, charged and actual."""
+    lab = llm_lab()
+    lab.restore("mode=llm&algorithm=sfq&servers=1&tenants=A:1+1+1,B:5")
+    compare = CompareView(lab)
+    compare.set_algorithm("fifo")
+    left, right = lab.result, compare.result
+    assert [d["time"] for d in left["dispatch"]] == [0, 1, 6, 7]
+    assert [d["time"] for d in right["dispatch"]] == [0, 1, 2, 3]
+    built = frames.compare_frames(left, right, "en", ("SFQ", "FIFO"))
+    for k in range(len(left["steps"])):
+        diff = built.slots["compare.diff"](k)
+        assert "share no stretch of dispatches" in diff
+        gaps = [views.shown(run["fairness"]["service"], "max_gap") for run in (left, right)]
+        assert "Largest difference in actual service ÷ weight" in diff and " → ".join(gaps) in diff

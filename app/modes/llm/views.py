@@ -195,6 +195,8 @@ def fairness_diff(left: Result, step: int, right: Result, lang: str) -> str:
     received = table(t(lang, "compare.normalised", count=count), label(lang, "tenant"), change,
                      [(name, [delta_cell(float(mine[name]), float(theirs[name]), None,
                                          (fraction(mine[name]), fraction(theirs[name])))]) for name in mine])
+    if has_servers(left):   # the runs dispatch at different times: no stretch is shared
+        return received + fleet_diff(left, right, lang)
     both = compare_so_far(left, step, right)
     interval = both["interval"]
     if interval is None:
@@ -213,6 +215,21 @@ def fairness_diff(left: Result, step: int, right: Result, lang: str) -> str:
         fair = table(t(lang, "compare.interval", start=interval["start"], end=interval["end"],
                        count=interval["dispatches"]), t(lang, "compare.metric"), change, rows)
     return received + fair + f'<p class="muted">{esc(t(lang, "compare.like"))}</p>'
+
+
+def fleet_diff(left: Result, right: Result, lang: str) -> str:
+    """With servers each run dispatches when its servers free, so the two runs share no stretch of dispatches:
+    the whole runs' widest gaps, charged and actual, over each run's own interval."""
+    rows = []
+    for key, figures in (("compare.gap", lambda r: r["fairness"].get("pairwise_bound")),
+                         ("compare.gap.actual", lambda r: r["fairness"].get("service"))):
+        one, other = figures(left), figures(right)
+        if one and other:
+            rows.append((t(lang, key), [delta_cell(one["max_gap"], other["max_gap"], True,
+                                                   (shown(one, "max_gap"), shown(other, "max_gap")))]))
+    whole = table(t(lang, "compare.whole"), t(lang, "compare.metric"), [t(lang, "compare.change")], rows) if rows \
+        else ""
+    return whole + f'<p class="muted">{esc(t(lang, "compare.fleet"))}</p>'
 
 
 class LlmViews(ModeViews):
