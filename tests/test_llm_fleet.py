@@ -261,3 +261,77 @@ def test_every_rule_drops_a_cancelled_head_and_an_emptied_tenant(algorithm):
     assert ("A", 0) in sent and not any(tenant == "B" for tenant, _ in sent) and ("C", 1) not in sent
     assert sent | {(c["tenant"], c["request"]) for c in result["cancelled"]} == {
         ("A", 0), ("A", 1), ("B", 0), ("B", 1), ("C", 0), ("C", 1)}
+
+
+# --- the checklist's hostile workloads (seeded generators) --------------------------------------------------------
+
+def kinds_of(result: dict, tenant: str) -> list[str]:
+    return [s["kind"] for s in result["steps"] if s.get("tenant") == tenant and s["kind"] in ("join", "arrive")]
+
+
+def test_every_pattern_is_deterministic_by_seed_runs_and_says_what_to_look_for():
+    assert list(MODE.patterns) == ["heavy-tail", "on-off", "rejoin", "mispredict", "cancel"]
+    for name, pattern in MODE.patterns.items():
+        assert pattern.make(7) == pattern.make(7)
+        assert len({json.dumps(pattern.make(seed)) for seed in range(12)}) == 12, name
+        assert pattern.look_for["en"].endswith(".") and pattern.look_for["ja"].endswith("。")
+        for seed in range(12):
+            scenario = pattern.make(seed)
+            assert scenario["servers"] == 2 and run(scenario)["dispatch"]
+    with pytest.raises(ScenarioError) as caught:
+        MODE.patterns["cancel"].make(-1)
+    assert caught.value.field == "seed"
+
+
+def test_heavy_tail_costs_are_pareto_of_shape_one():
+    # cost = 1000 // U, U uniform in 1..1000: P(cost >= x) = floor(1000 / x) / 1000, so about half the costs are 1
+    # (U > 500) and about one in a hundred is 100 or more (U <= 10).
+    costs = [c for seed in range(40) for t in MODE.patterns["heavy-tail"].make(seed)["tenants"] for c in t["costs"]]
+    assert len(costs) == 40 * 3 * 12 and all(1 <= c <= 1000 for c in costs)
+    assert 0.4 < costs.count(1) / len(costs) < 0.6
+    assert 0 < sum(c >= 100 for c in costs) / len(costs) < 0.03
+
+
+def test_on_off_and_rejoin_come_back_as_joins():
+    # on-off: B falls silent between its four bursts (12-24 apart, each served within 10), so each burst is a join,
+    # raised to V; rejoin: each of B's ten single requests arrives after the one before was served: ten joins.
+    for seed in range(10):
+        bursts = run(MODE.patterns["on-off"].make(seed))
+        assert kinds_of(bursts, "B") == ["join"] * 4
+        single = run(MODE.patterns["rejoin"].make(seed))
+        assert kinds_of(single, "B") == ["join"] * 10
+        lifted = [s for s in single["steps"] if s["kind"] == "join" and s["tenant"] == "B"]
+        assert any(s["decision"]["outcome"] == "raised" for s in lifted)
+
+
+def test_mispredict_and_cancel_patterns_show_where_the_guarantee_stops():
+    for seed in range(10):
+        scenario = MODE.patterns["mispredict"].make(seed)
+        assert all(entry["actual"] == 3 * entry["cost"] for entry in scenario["tenants"][1]["costs"])
+        fairness = run(scenario)["fairness"]
+        assert fairness["pairwise_bound"]["holds"] and not fairness["service"]["within_bound"]
+    waiting = running = 0
+    for seed in range(10):
+        result = run(MODE.patterns["cancel"].make(seed))
+        waiting += len(result["cancelled"])
+        running += sum(bool(d.get("cancelled")) for d in result["dispatch"])
+    assert waiting and running
+
+
+def test_the_command_line_runs_a_pattern_by_seed_and_a_preset(capsys):
+    from schedulers.cli import main
+    assert main(["llm", "--pattern", "rejoin", "--seed", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == run(MODE.patterns["rejoin"].make(3))
+    assert main(["llm", "--pattern", "cancel", "--json"]) == 0    # seed 0 by default
+    assert json.loads(capsys.readouterr().out) == run(MODE.patterns["cancel"].make(0))
+    assert main(["llm", "--preset", "mispredict", "--lang", "ja"]) == 0
+    assert "サーバー 2 台" in capsys.readouterr().out
+    for argv, message in [(["--pattern", "bursty"], "error: pattern: must be one of heavy-tail, on-off, rejoin, "
+                                                    "mispredict, cancel, not 'bursty'"),
+                          (["--preset", "nope"], "error: preset: must be one of mispredict"),
+                          (["--pattern", "cancel", "--seed", "x"], "error: seed: must be a whole number"),
+                          (["--pattern", "cancel", "--preset", "mispredict"], "error: give either --pattern or "
+                                                                              "--preset, not both")]:
+        assert main(["llm", *argv]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.startswith(message) and len(captured.err.splitlines()) == 1

@@ -24,7 +24,7 @@ from .router import TRACE_BUDGET, Router
 from .scenario import PARAMETERS, TENANT, TOP_KEYS, read
 from .steps import STEPS
 from .text import TEXT_NEEDS_STEPS, render_text
-from .workloads import PRESETS
+from .workloads import PATTERNS, PRESETS
 
 __all__ = ["ALGORITHMS", "MODE", "SCHEMA", "run", "render_text"]
 
@@ -64,4 +64,5 @@ def run(scenario: Mapping[str, Any], trace: bool = True,
 
 MODE = Mode("llm", "LLM router: order of dispatch to a server fleet", ALGORITHMS, SCHEMA, run=run,
             render_text=render_text, exercise=llm_exercise, text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS,
-            steps=STEPS, lines=LINES, custom=CUSTOM_POLICY, presets=PRESETS)
+            steps=STEPS, lines=LINES, custom=CUSTOM_POLICY, presets=PRESETS,
+            patterns=PATTERNS)
