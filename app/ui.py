@@ -29,7 +29,7 @@ ITEM_LISTS = "|".join(schema(mode).items for mode in names())   # tasks|tenants:
 FIELD_ERROR = re.compile(rf"^(?P<list>{ITEM_LISTS})\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
 # A row's fields in the editor, in pixels (others 64): wide enough for their whole value (a burst of 990000), narrow
 # enough that an LLM tenant's row (name, cost, count, costs, join, weight, ✕) stays on one line at 1920 px.
-WIDTHS = {"name": 96, "costs": 120, "arrival": 84, "burst": 84, "requests": 200}
+WIDTHS = {"name": 96, "costs": 120, "arrivals": 120, "arrival": 84, "burst": 84, "requests": 200}
 
 
 # The rule's card: a header that reads as the lab's card titles do, and a fold mark as large as its text (Panel's
@@ -131,8 +131,13 @@ class LabUI(LabView):
         # A field every algorithm reads is always there; one only some read appears when the algorithm reads
         # it, or when the row already has a value there (as a list that refines an optional field, arrivals). An
         # empty optional field shows the core's default.
+        # A given list that refines an optional field hides the field it replaces (arrivals, join).
+        replaced = {name for field in map(schema(lab.mode).field, row._fields)
+                    if shown_when_given(lab.mode, field.name) and row.text(field.name).strip()
+                    for name in field.instead_of}
         fields = [field for field in map(schema(lab.mode).field, row._fields)
                   if row.text(field.name).strip() or (not shown_when_given(lab.mode, field.name)
+                                                      and field.name not in replaced
                                                       and (not field.read_by or field.name in reads))]
         widgets = [TextField.from_param(row.widget_param(f.name), label=label(lang, f.name),
                                         width=WIDTHS.get(f.name, 64), css_classes=[f"field-{f.name}"],

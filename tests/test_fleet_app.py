@@ -17,10 +17,10 @@ from app.compare import CompareView
 from app.exports import chart_svg
 from app.model import Lab
 from app.modes.llm import views
-from app.modes.llm.fleet import FleetView
+from app.modes.llm.fleet import FleetView, axis
 from app.presets import PresetView, choices
 from app.quiz import QuizView
-from schedulers import simulate
+from schedulers import MODES, simulate
 from schedulers.export import metrics_csv
 from schedulers.llm.steps import dispatched_so_far
 
@@ -66,8 +66,8 @@ def test_the_servers_show_each_request_up_to_the_step_and_never_later():
     for k, step in enumerate(result["steps"]):
         html = fleet.rows(k)
         now, sent = step["time"], dispatched_so_far(result, k)
-        assert html.count('class="req-bar') == sent
-        low, high = 0, fleet.end   # the run fits one page: the axis is the whole run
+        low, high = axis(fleet.end, now)   # a page of the run around now
+        assert html.count('class="req-bar') == sum(d["end"] > low for d in result["dispatch"][:sent])
         places = re.findall(r'req-bar[^"]*" style="left:([\d.]+)%;width:([\d.]+)%', html)
         right = [float(x) + float(w) for x, w in places]
         assert all(edge <= 100 * (now - low) / (high - low) + 0.02 for edge in right)   # no bar reaches past now
@@ -79,7 +79,7 @@ def test_the_servers_show_each_request_up_to_the_step_and_never_later():
             expected.append("free" if item is None else
                             f'{item["tenant"]} #{item["request"]} {now - item["start"]}/{item["actual"]}')
         assert holds == expected
-    mispredicted = next(d for d in result["dispatch"] if d["actual"] != d["cost"])
+    mispredicted = [d for d in result["dispatch"] if d["actual"] != d["cost"]][-1]   # on the last page
     title = f'{mispredicted["tenant"]} #{mispredicted["request"]}: charged {mispredicted["cost"]}, ' \
             f'runs {mispredicted["actual"]}'
     assert title in fleet.rows(len(result["steps"]) - 1)
@@ -191,3 +191,24 @@ def test_compare_of_two_fleet_runs_that_dispatch_at_different_times():
         assert "share no stretch of dispatches" in diff
         gaps = [views.shown(run["fairness"]["service"], "max_gap") for run in (left, right)]
         assert "Largest difference in actual service ÷ weight" in diff and " → ".join(gaps) in diff
+
+
+def test_a_preset_replaces_the_fleet_parameters_and_a_bad_seed_is_named():
+    lab = loaded("preset:mispredict")
+    assert lab.parameters["servers"] == "2"
+    presets = PresetView(lab)
+    before = lab.result
+    for bad in ("-1", "x", "1e3"):
+        presets.choose(next(c.key for c in choices("llm") if c.seeded))
+        presets.load(bad)
+        assert presets.problem.startswith("seed: must be a whole number") and lab.result is before
+    lab.set_parameter("servers", "")
+    assert lab.errors == {} and "servers" not in lab.result   # back to logical time
+
+
+def test_the_core_offers_the_hostile_patterns_the_app_lists():
+    offered = {c.key for c in choices("llm")}
+    assert {f"pattern:{name}" for name in ("heavy-tail", "on-off", "rejoin", "mispredict", "cancel")} <= offered
+    assert all(set(c.workload.look_for) == {"en", "ja"} for c in choices("llm"))
+    assert [c.key for c in choices("llm")] == [*(f"preset:{n}" for n in MODES["llm"].presets),
+                                              *(f"pattern:{n}" for n in MODES["llm"].patterns)]

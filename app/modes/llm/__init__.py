@@ -2,14 +2,15 @@
 
 ``MODE`` is what the view-models read (no Panel): the contract's reference tenants under SFQ to start with, a tenant
 in a link as ``name:COSTxCOUNT`` (``A:8x6``: six requests of cost 8) or ``name:C1+C2+C3`` (one cost per request, in
-FIFO order), then its optional fields (``:join=6:weight=2``), and Compare's SFQ beside Round Robin. Its pictures
+FIFO order, each maybe in the core's compact form ``COST[~ACTUAL][!CANCEL]``: ``B:4~12+2!5``), then its optional
+fields (``:join=6:weight=2``) and its arrivals (``:arrivals=0+0+5``), and Compare's SFQ beside Round Robin. Its pictures
 (the dispatch strip, the queues and meters, the fairness so far) and its results table are ``views.py``'s.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from schedulers import schema
 from schedulers.llm.scenario import format_costs
@@ -28,7 +29,9 @@ def encode_tenants(rows: Sequence[Mapping[str, str]]) -> str:
     items = []
     for row in rows:
         costs = split_costs(row.get("costs", ""))
-        amount = "+".join(map(part, costs)) if costs else f"{part(row.get('cost', ''))}x{part(row.get('count', ''))}"
+        # a cost's compact form (8~12!5) stays readable: ~ and ! separate nothing in a link
+        amount = "+".join(quote(c, safe="~!") for c in costs) if costs else \
+            f"{part(row.get('cost', ''))}x{part(row.get('count', ''))}"
         items.append(encode_item(row, [part(row.get("name", "")), amount], OPTIONAL) + "".join(
             f":{listed}" for listed in encode_lists(row, LISTS)))
     return ",".join(items)

@@ -18,7 +18,8 @@ from schedulers.llm.steps import dispatched_so_far
 from ...render import colour, esc, indexes, ink, section
 from ...text import t
 
-SPAN = 80           # time units the servers' axis spans at most (``axis``)
+SPAN = 40           # time units the servers' axis spans at most (``axis``): a row is a third of the page wide
+NAMED = 3.0   # a bar narrower than this (% of its row) shows no name: it would overflow (its tooltip has it)
 MAX_SERVER_ROWS = 48
 
 
@@ -89,10 +90,11 @@ class FleetView:
                 fill = colour(self.where[item["tenant"]])
                 state = "cancelled" if done and item.get("cancelled") else "done" if done else "runs"
                 mark = '<span class="req-cancel" aria-hidden="true">✕</span>' if state == "cancelled" else ""
-                bars.append(f'<span class="req-bar {state}" style="left:{at(left)};'
-                            f'width:{100 * (right - left) / width:.2f}%;background-color:{fill};color:{ink(fill)}" '
-                            f'title="{esc(request_words(item, lang))}">'
-                            f'<span class="req-name">{esc(item["tenant"])}</span>{mark}</span>')
+                wide = 100 * (right - left) / width
+                name = f'<span class="req-name">{esc(item["tenant"])}</span>' if wide >= NAMED else ""
+                bars.append(f'<span class="req-bar {state}" style="left:{at(left)};width:{wide:.2f}%;'
+                            f'background-color:{fill};color:{ink(fill)}" title="{esc(request_words(item, lang))}">'
+                            f'{name}{mark}</span>')
             holds = self.holds(held[server] if held is not None and server < len(held) else None, now)
             body.append(f'<div class="bar-row server-row"><span class="bar-name">'
                         f'{esc(t(lang, "fleet.server", server=server))}</span><span class="bar-track slot-track">'
