@@ -335,3 +335,85 @@ def test_the_command_line_runs_a_pattern_by_seed_and_a_preset(capsys):
         assert main(["llm", *argv]) == 2
         captured = capsys.readouterr()
         assert captured.out == "" and captured.err.startswith(message) and len(captured.err.splitlines()) == 1
+
+
+# --- replicated routers -------------------------------------------------------------------------------------------
+
+def test_replicas_exceed_one_routers_bound_while_one_router_holds_it():
+    # A, B, C: twelve requests of cost 1 at t=0 on two servers, split by tenant over two routers: replica 0 (A, C)
+    # has server 0, replica 1 (B) server 1. Replica 0 alternates A (t=0, 2, ..., 22) and C (t=1, ..., 23); replica 1
+    # sends B at t=0..11. Over the whole system all three are backlogged until B's last dispatch (t=11: 24
+    # dispatches): after t=10's, A = 6, C = 5, B = 11, the widest gap, 6 (B vs C), three times one router's 2c̄ = 2.
+    result = run(MODE.presets["replicas"].make(0))
+    assert [(d["tenant"], d["time"], d["server"], d["replica"]) for d in result["dispatch"]][:6] == [
+        ("A", 0, 0, 0), ("B", 0, 1, 1), ("C", 1, 0, 0), ("B", 1, 1, 1), ("A", 2, 0, 0), ("B", 2, 1, 1)]
+    assert result["system_difference"] == {
+        "max_gap": 6, "at": 10, "tenants": ["B", "C"], "bound": 2, "exceeds": True,
+        "interval": {"start": 0, "end": 11, "dispatches": 24}, "exact": {"bound": "2", "max_gap": "6"}}
+    assert result["fairness"]["increments"] == {"A": 6, "B": 12, "C": 6}
+    assert [(r["replica"], r["servers"], r["tenants"], r["requests"]) for r in result["replicas"]] == [
+        (0, [0], ["A", "C"], 24), (1, [1], ["B"], 12)]
+    own = result["replicas"][0]["fairness"]["pairwise_bound"]
+    assert own["holds"] and own["max_gap"] == 1              # each router is fair on its own
+    assert result["replicas"][1]["fairness"]["pairwise_bound"] is None   # B alone: no pair
+    # One router with the same two servers: t=0 A, B; t=1 C, A; t=2 B, C; ... (least meter, tenant order): the
+    # gap never passes one request.
+    single = run({**MODE.presets["replicas"].make(0), "replicas": None})
+    assert single["fairness"]["pairwise_bound"]["holds"] and single["fairness"]["pairwise_bound"]["max_gap"] == 1
+    assert "system_difference" not in single
+    assert "2c̄" in MODE.presets["replicas"].look_for["en"] and MODE.presets["replicas"].look_for["ja"]
+
+
+def test_servers_are_shared_equally_the_first_replicas_taking_what_does_not_divide():
+    tenants = [{"name": name, "cost": 2, "count": 6} for name in "ABCD"]
+    for servers, replicas, expected in [(5, 2, [[0, 1, 2], [3, 4]]), (5, 3, [[0, 1], [2, 3], [4]]),
+                                        (4, 4, [[0], [1], [2], [3]]), (3, 1, [[0, 1, 2]])]:
+        result = run({"servers": servers, "replicas": replicas, "tenants": tenants})
+        assert [r["servers"] for r in result["replicas"]] == expected
+        for d in result["dispatch"]:
+            assert d["server"] in expected[d["replica"]]
+
+
+def test_spread_by_request_numbers_the_requests_in_arrival_order():
+    # Arrival order: A#0, A#1, B#0 at t=0 (tenant order, then request order), then B#1 at t=1: numbers 0, 1, 2, 3;
+    # modulo 2: replica 0 gets A#0 and B#0, replica 1 A#1 and B#1.
+    result = run({"servers": 2, "replicas": 2, "tenants": [{"name": "A", "costs": [3, 3]},
+                                                           {"name": "B", "costs": [1, 1], "arrivals": [0, 1]}]})
+    assert sorted((d["replica"], d["tenant"], d["request"]) for d in result["dispatch"]) == [
+        (0, "A", 0), (0, "B", 0), (1, "A", 1), (1, "B", 1)]
+    assert result["spread"] == "request"
+    steps = result["steps"]
+    assert [s["step"] for s in steps] == list(range(len(steps))) and steps[-1]["waiting"] == 0
+    assert [s["time"] for s in steps] == sorted(s["time"] for s in steps)
+    assert steps[0]["servers"] == [None, None] and len(steps[-1]["servers"]) == 2
+
+
+def test_one_replica_is_the_router_itself():
+    scenario = {**REFERENCE, "servers": 2}
+    alone, replicated = run(scenario), run({**scenario, "replicas": 1})
+    assert [{k: v for k, v in d.items() if k != "replica"} for d in replicated["dispatch"]] == alone["dispatch"]
+    assert replicated["tenants"] == alone["tenants"]
+    assert replicated["fairness"]["pairwise_bound"] == alone["fairness"]["pairwise_bound"]
+    assert replicated["system_difference"]["max_gap"] == alone["fairness"]["pairwise_bound"]["max_gap"]
+
+
+@pytest.mark.parametrize("extra, field, problem", [
+    ({"servers": 2, "replicas": 3}, "replicas", "must be <= servers (2), not 3"),
+    ({"replicas": 2}, "replicas", "needs servers"),
+    ({"servers": 2, "replicas": 0}, "replicas", "must be >= 1"),
+    ({"servers": 2, "replicas": 2, "spread": "random"}, "spread", "must be one of request, tenant, not 'random'"),
+])
+def test_bad_replicas_name_the_field(extra, field, problem):
+    with pytest.raises(ScenarioError) as caught:
+        run({**REFERENCE, **extra})
+    assert caught.value.field == field and problem in caught.value.problem
+
+
+def test_the_text_says_the_system_difference(capsys):
+    from schedulers.cli import main
+    assert main(["llm", "--preset", "replicas"]) == 0
+    text = capsys.readouterr().out
+    assert "2 servers · 2 replicas, spread by tenant" in text and "[replica 1] t=0: B joins" in text
+    assert "Whole system: max |x_i - x_j| = 6 (B vs C, t=10), one router's 2q̄ = 2: EXCEEDS it" in text
+    assert main(["llm", "--preset", "replicas", "--replicas", "1", "--lang", "ja"]) == 0
+    assert "システム全体: max |x_i - x_j| = 1" in capsys.readouterr().out

@@ -132,3 +132,26 @@ def test_fairness_so_far_ends_at_the_runs_own_figures(scenario, algorithm):
         figures = fairness_so_far(result, step)
         if figures["interval"] is not None:
             assert figures["interval"]["dispatches"] <= dispatched_so_far(result, step)
+
+
+@settings(max_examples=300, deadline=None)
+@given(fleets(), st.integers(1, 3), st.sampled_from(["request", "tenant"]))
+def test_replicas_route_every_request_once_and_each_is_fair_on_its_own(scenario, replicas, spread):
+    servers = max(scenario["servers"], replicas)
+    result = run({**scenario, "algorithm": "sfq", "servers": servers, "replicas": replicas, "spread": spread})
+    table = requests_of(scenario)
+    gone = [(d["tenant"], d["request"]) for d in result["dispatch"]] + [(c["tenant"], c["request"])
+                                                                       for c in result["cancelled"]]
+    assert sorted(gone) == sorted(table)
+    owners = [set(r["servers"]) for r in result["replicas"]]
+    assert sorted(s for owned in owners for s in owned) == list(range(servers))
+    assert max(map(len, owners)) - min(map(len, owners)) <= 1
+    for d in result["dispatch"]:
+        assert d["server"] in owners[d["replica"]]
+        if spread == "tenant":
+            assert d["replica"] == [t["name"] for t in scenario["tenants"]].index(d["tenant"]) % replicas
+    for replica in result["replicas"]:
+        bound = replica["fairness"]["pairwise_bound"]
+        assert bound is None or bound["holds"]
+    assert [s["step"] for s in result["steps"]] == list(range(len(result["steps"])))
+    assert result["steps"][-1]["waiting"] == 0

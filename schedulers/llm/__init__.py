@@ -20,6 +20,7 @@ from .lines import LINES
 from .policies import POLICIES, RULES, Policy
 from ..recording import COMPACT, NONE, note
 from .results import RESULTS, fleet_totals, tenant_summary
+from .replicas import run_replicas
 from .router import TRACE_BUDGET, Router
 from .scenario import PARAMETERS, TENANT, TOP_KEYS, read
 from .steps import STEPS
@@ -41,7 +42,10 @@ def run(scenario: Mapping[str, Any], trace: bool = True,
     rule of your own (a ``Policy`` class, or any callable that makes one from the router) instead of the
     scenario's ``algorithm``."""
     model = read(scenario, ALGORITHMS)
-    router = Router(model, policy or POLICIES[model.algorithm], trace)
+    maker = policy or POLICIES[model.algorithm]
+    if model.replicas is not None:
+        return replicated(model, maker, trace, policy)
+    router = Router(model, maker, trace)
     router.run()
     times = [entry["time"] for entry in router.dispatch]
     result = {
@@ -60,6 +64,13 @@ def run(scenario: Mapping[str, Any], trace: bool = True,
         result["servers"] = model.servers
         result["cancelled"] = router.cancelled
     return result
+
+
+def replicated(model: Any, maker: Callable[[Router], Policy], trace: bool, policy: Any) -> dict[str, Any]:
+    """``replicas`` routers (``replicas.py``), in the keys of one router's result."""
+    parts, first = run_replicas(model, maker, trace)   # the first replica's rule and trace level: every one's
+    return {"mode": "llm", "algorithm": first.policy.name if policy else model.algorithm,
+            "parameters": first.policy.parameters(), "trace": note(first.level, TRACE_BUDGET, TRACE_NOTES), **parts}
 
 
 MODE = Mode("llm", "LLM router: order of dispatch to a server fleet", ALGORITHMS, SCHEMA, run=run,

@@ -44,6 +44,8 @@ NOTES: Messages = {
     "one_tenant": {"en": "one tenant: no pair to compare", "ja": "テナントが 1 つなので、比べる対がありません"},
     "no_meters": {"en": "this policy keeps no meters", "ja": "この方式はメーターを持ちません"},
     "no_waiting": {"en": "no boundary had a waiting tenant", "ja": "待ちテナントのいる境界がありません"},
+    "per_replica": {"en": "each replica keeps its own meters and V: see each one's band in replicas",
+                    "ja": "複製ごとにメーターと V を持つため、帯は replicas の各複製を見てください"},
 }
 
 

@@ -24,6 +24,7 @@ RESULTS = Results("tenants", "tenant", (   # a result's tenant rows (tenant_summ
 
 
 def tenant_summary(router: Router, tenant: int) -> dict[str, Any]:
+    """A tenant's row, from a router (or the replicas' ``System``, which adds theirs up under the same names)."""
     spec = router.tenants[tenant]
     normalized = Fraction(router.charged[tenant]) / spec.weight
     summary = {"name": spec.name, "weight": json_number(spec.weight), "join": spec.join, "requests": len(spec.costs),

@@ -30,6 +30,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 from ..catalog import json_number, json_plain
@@ -42,8 +43,19 @@ from .scenario import Scenario
 TRACE_BUDGET = 1_000_000   # queue entries and numbers a full trace may hold; above it the trace is compact
 
 
+@dataclass(frozen=True)
+class Share:
+    """One replica's part of a scenario (``replicas.py``): the requests of each tenant it receives (FIFO order), its
+    servers (numbers ``first_server`` onwards) and the tenants its fairness compares."""
+    requests: tuple[tuple[int, ...], ...]
+    first_server: int
+    servers: int
+    compared: tuple[int, ...]
+
+
 class Router(ExactUnits):
-    def __init__(self, scenario: Scenario, policy: type[Policy], trace: bool = True) -> None:
+    def __init__(self, scenario: Scenario, policy: type[Policy], trace: bool = True, share: Share | None = None
+                 ) -> None:
         self.scenario = scenario
         self.tenants = scenario.tenants
         self.names = [tenant.name for tenant in self.tenants]
@@ -53,11 +65,21 @@ class Router(ExactUnits):
         self.unit = [self.scale * t.weight.denominator // t.weight.numerator for t in self.tenants]
         self.queues: list[deque[int]] = [deque() for _ in self.tenants]
         self.sizes = [0] * len(self.tenants)
-        self.arrived = [0] * len(self.tenants)  # requests arrive in index order: 0..arrived-1 have arrived
-        self.sent = [bytearray(len(t.costs)) for t in self.tenants]   # 1 once dispatched
+        self.arrived = [0] * len(self.tenants)  # requests arrive in index order: none past arrived-1 has arrived
+        self.sent = [bytearray(len(t.costs)) for t in self.tenants]   # 1 once dispatched (or never coming here)
         self.busy = 0                          # tenants with waiting requests
         self.total_waiting = 0                 # requests waiting, all tenants
-        self.arrivals = arrival_events(self.tenants, lambda tenant: tenant.arrivals)
+        self.share = share
+        if share is None:
+            self.arrivals = arrival_events(self.tenants, lambda tenant: tenant.arrivals)
+        else:   # a replica: only its requests arrive, the others count as gone
+            for sent, owned in zip(self.sent, share.requests):
+                sent[:] = b"\x01" * len(sent)
+                for request in owned:
+                    sent[request] = 0
+            owned = arrival_events(self.tenants, lambda t: [t.arrivals[r] for r in share.requests[t.order]])
+            self.arrivals = [(time, tenant, [share.requests[tenant][k] for k in positions])
+                             for time, tenant, positions in owned]
         self.level = level(trace, trace_size(scenario, len(self.arrivals)), TRACE_BUDGET)
         self.tracing = self.level != NONE
         self.policy = policy(self)
@@ -65,11 +87,12 @@ class Router(ExactUnits):
         self.dispatch: list[dict[str, Any]] = []
         self.charged = [0] * len(self.tenants)
         self.dispatched = [0] * len(self.tenants)
-        self.compared = frozenset(scenario.compare)
+        self.compared = frozenset(scenario.compare if share is None else share.compared)
         self.compared_busy = 0
         self.backlog = Backlog()
         self.band = Band(self) if self.policy.meters else None
-        self.servers = scenario.servers
+        self.servers = scenario.servers if share is None else share.servers
+        self.first_server = 0 if share is None else share.first_server
         if self.servers is not None:
             self.fleet()
 
@@ -81,7 +104,8 @@ class Router(ExactUnits):
         self.ends: list[tuple[int, int, int, int, bool]] = []   # (end, server, tenant, request, cancelled)
         self.started: dict[tuple[int, int], int] = {}            # (tenant, request) -> its dispatch's index
         self.cancels = sorted((cancel, t.order, k) for t in self.tenants
-                              for k, cancel in enumerate(t.entries.get("cancel", ())) if cancel is not None)
+                              for k, cancel in enumerate(t.entries.get("cancel", ()))
+                              if cancel is not None and not self.sent[t.order][k])
         self.actuals = [t.entries.get("actual", (None,) * len(t.costs)) for t in self.tenants]
         self.service = [0] * len(self.tenants)                 # actual service given, cut short by cancellations
         self.latencies: list[list[int]] = [[] for _ in self.tenants]   # completion - arrival, completed requests
@@ -171,10 +195,11 @@ class Router(ExactUnits):
         if not cancelled:
             self.latencies[tenant].append(now - spec.arrivals[request])
         if self.tracing:
-            values = {"t": now, "tenant": spec.name, "request": request, "server": server, "service": served}
+            values = {"t": now, "tenant": spec.name, "request": request, "server": self.first_server + server,
+                      "service": served}
             why = say(MESSAGES, "cancel_running" if cancelled else "complete", cost=entry["cost"],
                       actual=entry["actual"], **values) if self.level == FULL else None
-            facts = {"tenant": spec.name, "request": request, "server": server, "service": served}
+            facts = {"tenant": spec.name, "request": request, "server": values["server"], "service": served}
             if cancelled:
                 self.record("cancel", now, [tenant], {}, why, running=True, cost=entry["cost"], **facts,
                             decision={"rule": "free the server; the charge stays"})
@@ -219,7 +244,7 @@ class Router(ExactUnits):
         joined = self.sizes[tenant] == 0
         before = self.state([tenant])
         self.queues[tenant].extend(requests)
-        self.arrived[tenant] += len(requests)
+        self.arrived[tenant] = requests[-1] + 1
         self.sizes[tenant] += len(requests)
         self.total_waiting += len(requests)
         if joined:
@@ -289,7 +314,7 @@ class Router(ExactUnits):
         cancelled = cancel is not None and cancel < end
         if cancelled:
             end = cancel
-        entry.update(server=server, start=now, end=end, actual=actual)
+        entry.update(server=self.first_server + server, start=now, end=end, actual=actual)
         if cancelled:
             entry["cancelled"] = True
         self.running[server] = (tenant, request)

@@ -78,12 +78,24 @@ def mispredict_preset(seed: int = 0) -> dict[str, Any]:
     return fleet({"name": "A", "costs": [4] * 6}, {"name": "B", "costs": [{"cost": 4, "actual": 12}] * 6})
 
 
+def replicas_preset(seed: int = 0) -> dict[str, Any]:
+    """Three tenants of twelve requests of cost 1 on two servers, split over two routers by tenant."""
+    return {**fleet(*({"name": name, "cost": 1, "count": 12} for name in "ABC")), "replicas": 2, "spread": "tenant"}
+
+
 PRESETS = {workload.name: workload for workload in (
     Workload("mispredict", {
         "en": "B's requests take three times their estimate: SFQ charges both tenants alike and keeps the charged "
               "difference within 2c̄, while B's actual service runs far past it.",
         "ja": "B のリクエストは推定の 3 倍かかります。SFQ は両者に同じだけ課金し、課金の差は 2c̄ 以内に保ちますが、"
               "B の実サービスはそれを大きく超えます。"}, mispredict_preset),
+    Workload("replicas", {
+        "en": "Two routers, each fair on its own: A and C share one server while B has the other to itself, so over "
+              "the whole system B's lead passes one router's 2c̄; one router with the same two servers keeps it.",
+        "ja": "2 台のルーターはそれぞれ単独では公平ですが、A と C が 1 台のサーバーを分け合う間に B はもう 1 台を"
+              "独占し、システム全体では B の先行がルーター 1 台の 2c̄ を超えます。同じ 2 台を 1 台のルーターで扱えば"
+              "収まります。"},
+             replicas_preset),
 )}
 PATTERNS = {workload.name: workload for workload in (
     Workload("heavy-tail", {
