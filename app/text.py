@@ -116,6 +116,12 @@ TEXT: dict[str, dict[str, str]] = {
                                "{gap}, against the same 2c̄ = {bound}: {status}",
                          "ja": "同じ区間の実際のサービス ÷ 重みの最大差（サーバーが実際に与えた分）: {gap}"
                                "（同じ 2c̄ = {bound}）: {status}"},
+    "fairness.system": {"en": "Whole system ({replicas} routers, each with its own meters): largest difference in cost "
+                              "÷ weight between two tenants {gap}, against one router's 2c̄ = {bound}: {status}",
+                        "ja": "システム全体（ルーター {replicas} 台、それぞれ自分のメーター）: 2 テナント間のコスト ÷ "
+                              "重みの最大差 {gap}（1 台のルーターの 2c̄ = {bound}）: {status}"},
+    "fairness.replica": {"en": "Replica {replica} alone: largest difference {gap}, against 2c̄ = {bound}: {status}",
+                         "ja": "レプリカ {replica} 単独: 最大差 {gap}（2c̄ = {bound}）: {status}"},
     "fairness.within": {"en": "within it", "ja": "範囲内"},
     "fairness.outside": {"en": "outside it: SFQ bounds the estimates it charges, not the real service",
                          "ja": "範囲外（SFQ が抑えるのは課金する見積もりで、実際のサービスではありません）"},
@@ -209,6 +215,11 @@ TEXT: dict[str, dict[str, str]] = {
     "fleet.cancelled": {"en": "cancelled at t={t}", "ja": "t={t} に取り消し"},
     "fleet.withdrawn": {"en": "{tenant} #{request}: cancelled while waiting, uncharged",
                         "ja": "{tenant} #{request}: 待ちの間に取り消し（課金なし）"},
+    "fleet.server.replica": {"en": "server {server} · replica {replica}",
+                             "ja": "サーバー {server}・レプリカ {replica}"},
+    "fleet.replica": {"en": "Replica {replica} (servers: {servers})",
+                      "ja": "レプリカ {replica}（サーバー: {servers}）"},
+    "fleet.acting": {"en": "this step", "ja": "このステップ"},
     "fleet.holds": {"en": "{tenant} #{request} {ran}/{actual}", "ja": "{tenant} #{request} {ran}/{actual}"},
     "fleet.axis": {"en": "t = {start} … {end}; the line is now (t={now})",
                    "ja": "t = {start} … {end}。縦線が現在（t={now}）"},

@@ -20,6 +20,7 @@ from app.modes.llm import views
 from app.modes.llm.fleet import FleetView, axis
 from app.presets import PresetView, choices
 from app.quiz import QuizView
+from app.render import esc
 from schedulers import MODES, simulate
 from schedulers.export import metrics_csv
 from schedulers.llm.steps import dispatched_so_far
@@ -212,3 +213,28 @@ def test_the_core_offers_the_hostile_patterns_the_app_lists():
     assert all(set(c.workload.look_for) == {"en", "ja"} for c in choices("llm"))
     assert [c.key for c in choices("llm")] == [*(f"preset:{n}" for n in MODES["llm"].presets),
                                               *(f"pattern:{n}" for n in MODES["llm"].patterns)]
+
+
+def test_the_replicas_preset_shows_the_whole_systems_difference_and_each_replicas_meters():
+    """The core's replicas preset: three tenants of twelve cost-1 requests, two servers; one router holds 2c̄, two
+    replicas spread by tenant (A and C on replica 0, B alone on replica 1) leave it: B gets a server to itself."""
+    lab = loaded("preset:replicas")
+    result = lab.result
+    system = result["system_difference"]
+    one_router = simulate("llm", {k: v for k, v in MODES["llm"].presets["replicas"].make(0).items()
+                                  if k not in ("replicas", "spread")})
+    assert system["exceeds"] and one_router["fairness"]["pairwise_bound"]["holds"]
+    card = views.fairness(result, lab.last_step, "en")
+    assert esc(f"Whole system (2 routers, each with its own meters): largest difference in cost ÷ weight between "
+               f"two tenants {system['max_gap']}, against one router's 2c̄ = {system['bound']}: broken") in card
+    fleet = FleetView(result, "en")
+    steps = result["steps"]
+    for k in range(0, len(steps), 5):
+        html = fleet.meters(k)
+        blocks = html.split('<div class="replica">')[1:]
+        assert len(blocks) == len(result["replicas"]) and "this step" in blocks[steps[k]["replica"]]
+        for replica, block in zip(result["replicas"], blocks):
+            latest = [s for s in steps[:k + 1] if s["replica"] == replica["replica"]]
+            want = [f'M = {latest[-1]["meters"][name]}' for name in replica["tenants"]] if latest else []
+            assert re.findall(r'class="bar-value">(M = [^<]*)<', block) == want
+    assert "server 1 · replica 1" in fleet.rows(0)

@@ -15,7 +15,7 @@ from typing import Any
 
 from schedulers.llm.steps import dispatched_so_far
 
-from ...render import colour, esc, indexes, ink, section
+from ...render import bar_row, colour, esc, exact, exact_number, indexes, ink, section
 from ...text import t
 
 SPAN = 40           # time units the servers' axis spans at most (``axis``): a row is a third of the page wide
@@ -26,6 +26,10 @@ MAX_SERVER_ROWS = 48
 def has_servers(result: Mapping[str, Any]) -> bool:
     """The run has a fleet (the scenario gave ``servers``): without it the router's views are exactly as before."""
     return "servers" in result
+
+
+def has_replicas(result: Mapping[str, Any]) -> bool:
+    return isinstance(result.get("replicas"), list)
 
 
 def axis(end: int, now: int) -> tuple[int, int]:
@@ -63,6 +67,12 @@ class FleetView:
             orders.append(order)
         self.by_request = {(item["tenant"], item["request"]): item for item in result["dispatch"]}
         self.end = max((item["end"] for item in result["dispatch"]), default=1)
+        self.replicas = result["replicas"] if has_replicas(result) else []
+        self.replica_of = {server: r["replica"] for r in self.replicas for server in r["servers"]}
+        self.replica_steps: list[list[int]] = [[] for _ in self.replicas]   # each replica's steps, in order
+        for k, step in enumerate(self.steps):
+            if self.replicas:
+                self.replica_steps[step["replica"]].append(k)
 
     def now(self, step: int) -> int:
         return self.steps[step]["time"]
@@ -96,8 +106,11 @@ class FleetView:
                             f'background-color:{fill};color:{ink(fill)}" title="{esc(request_words(item, lang))}">'
                             f'{name}{mark}</span>')
             holds = self.holds(held[server] if held is not None and server < len(held) else None, now)
+            name = t(lang, "fleet.server", server=server)
+            if self.replicas:
+                name = t(lang, "fleet.server.replica", server=server, replica=self.replica_of[server])
             body.append(f'<div class="bar-row server-row"><span class="bar-name">'
-                        f'{esc(t(lang, "fleet.server", server=server))}</span><span class="bar-track slot-track">'
+                        f'{esc(name)}</span><span class="bar-track slot-track">'
                         f'{"".join(bars)}<span class="vline" style="left:{at(now)}"></span></span>'
                         f'<span class="bar-value">{esc(holds)}</span></div>')
         facts = [t(lang, "fleet.axis", start=low, end=high, now=now), t(lang, "fleet.legend")]
@@ -105,6 +118,28 @@ class FleetView:
             facts.append(t(lang, "fleet.more", count=self.servers - MAX_SERVER_ROWS))
         legend = "".join(f'<p class="muted">{esc(fact)}</p>' for fact in facts)
         return section(t(lang, "fleet"), "".join(body) + legend, "fleet-servers")
+
+    def meters(self, step: int) -> str:
+        """Each replica's meters M_i and V as of its latest step up to ``step`` (a step records its own replica's),
+        only for the tenants it receives; the replica that acted at ``step`` is marked."""
+        lang, acting = self.lang, self.steps[step]["replica"]
+        blocks = []
+        for replica, own in zip(self.replicas, self.replica_steps):
+            k = own[bisect_right(own, step) - 1] if own and own[0] <= step else None
+            state = self.steps[k] if k is not None else {}
+            values, vtime = state.get("meters") or {}, state.get("virtual_time")
+            shown = [name for name in replica["tenants"] if name in values]
+            top = max([*(values[name] for name in shown), vtime or 0, 1])
+            rows = "".join(bar_row(name, self.where[name], values[name], top,
+                                   "M = " + exact_number(values[name], exact(state, "meters", name)), vtime)
+                           for name in shown)
+            v = exact_number(vtime, exact(state, "virtual_time"))
+            legend = "" if vtime is None else f'<p class="muted"><span class="vkey"></span> V = {esc(v)}</p>'
+            heading = t(lang, "fleet.replica", replica=replica["replica"],
+                        servers=", ".join(map(str, replica["servers"])))
+            mark = f' <span class="kind">{esc(t(lang, "fleet.acting"))}</span>' if replica["replica"] == acting else ""
+            blocks.append(f'<div class="replica"><p class="label">{esc(heading)}{mark}</p>{rows}{legend}</div>')
+        return section(t(lang, "meters"), "".join(blocks), "replica-meters")
 
     def holds(self, running: Mapping[str, Any] | None, now: int) -> str:
         """What a server holds at the step, as the step records it: "A #2 3/12" (run so far of its actual), or free."""

@@ -142,6 +142,13 @@ def fleet_fairness(result: Mapping[str, Any], lang: str) -> list[str]:
     over the same interval, whose widest gap SFQ does not bound (it charges the estimate); with replicas, the whole
     system's normalised-cost difference against one router's 2c̄."""
     lines = []
+    system = result.get("system_difference")
+    if system:
+        lines.append(t(lang, "fairness.system", replicas=len(result["replicas"]), gap=shown(system, "max_gap"),
+                       bound=shown(system, "bound"), status=t(lang, "broken" if system["exceeds"] else "holds")))
+        lines += [t(lang, "fairness.replica", replica=replica["replica"], gap=shown(bound, "max_gap"),
+                    bound=shown(bound, "bound"), status=t(lang, "holds" if bound["holds"] else "broken"))
+                  for replica in result["replicas"] for bound in [replica["fairness"].get("pairwise_bound")] if bound]
     service = (result.get("fairness") or {}).get("service")
     if service:
         lines.append(t(lang, "fairness.service", gap=shown(service, "max_gap"), bound=shown(service, "bound"),
@@ -241,7 +248,8 @@ class LlmViews(ModeViews):
         fleet = FleetView(result, lang) if has_servers(result) else None   # its rows above the queues
         slots: dict[str, Slot] = {
             "state": lambda k: ((fleet.rows(k) if fleet else "") + '<div class="grid">' + tenant_queues(result, k, lang)
-                                + meters(result, k, lang) + "</div>"),
+                                + (fleet.meters(k) if fleet and fleet.replicas else meters(result, k, lang))
+                                + "</div>"),
             "fairness": lambda k: fairness(result, k, lang),
             "metrics": lambda k: metrics_table(result, k, lang)}
         return strip_frames(result, "strip", lambda k: k, total, lang).merged(Frames(total, slots))
