@@ -70,8 +70,9 @@ class PresetView(LabView):
         self.param.update(seed=text, problem="")
         self.lab.load(dict(scenario))
 
-    @param.depends("lab.mode", "lab.lang", "chosen", "problem")
+    @param.depends("lab.mode", "lab.lang", "problem")
     def controls(self):
+        """Laid out per mode and language: choosing in the menu changes only the sentence and the seed's field."""
         lab, lang = self.lab, self.lab.lang
         offered = choices(lab.mode)
         if not offered:
@@ -82,13 +83,15 @@ class PresetView(LabView):
                                    sizing_mode="stretch_width", styles={"flex": "1 1 14em", "min-width": "0"})
         pn.bind(self.choose, select, watch=True)
         seed = TextField.from_param(self.param.seed, label=t(lang, "preset.seed"), width=110,
-                                    css_classes=["preset-seed"], visible=current.seeded)
+                                    css_classes=["preset-seed"],
+                                    visible=pn.bind(lambda _: self.current().seeded, self.param.chosen))
         load = pn.widgets.Button(label=t(lang, "preset.load"), color="primary", variant="outline", align="end",
                                  css_classes=["preset-load"])
         load.on_click(lambda _: self.load())
-        look = t(lang, "preset.look", look=pick(current.workload.look_for, lang))
-        parts = [pn.FlexBox(select, seed, load, align_items="end"),
-                 pane(f'<p class="muted preset-look">{esc(look)}</p>')]
+        def look(_) -> str:
+            words = t(lang, "preset.look", look=pick(self.current().workload.look_for, lang))
+            return f'<p class="muted preset-look">{esc(words)}</p>'
+        parts = [pn.FlexBox(select, seed, load, align_items="end"), pane(pn.bind(look, self.param.chosen))]
         if self.problem:
             parts.append(pane(render.error_note(t(lang, "preset.problem", problem=self.problem)),
                               css_classes=["preset-problem"]))

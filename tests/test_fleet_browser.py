@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from app.presets import choice_label, choices
+from app.modes.llm.views import shown
 from app.text import t
 from schedulers import MODES, simulate
 from schedulers.llm.steps import dispatched_so_far
@@ -34,6 +35,7 @@ def holds(result: dict, k: int, lang: str = "en") -> list[str]:
 def load_preset(lab: Lab, key: str, seed: str | None = None) -> None:
     choice = next(c for c in choices("llm") if c.key == key)
     lab.page.locator(".preset-choice select").select_option(label=choice_label(choice, "en"))
+    expect_text(lab.page.locator(".preset-look"), choice.workload.look_for["en"])   # Python has the choice
     if seed is not None:
         box = lab.page.locator(".preset-seed input")
         box.fill(seed)
@@ -100,6 +102,25 @@ def test_a_cancellation_shows_in_the_queue_the_strip_and_the_servers(lab, test_o
     lab.shot(test_output, "fleet-cancel-en-1366")
 
 
+def test_the_replicas_preset_shows_the_whole_systems_difference(lab, test_output):
+    replicated = next(c for c in choices("llm") if c.key.startswith("preset:") and "replicas" in c.workload.make(0))
+    lab.open("mode=llm")
+    load_preset(lab, replicated.key)
+    result = simulate("llm", replicated.workload.make(0))
+    total = len(result["steps"])
+    lab.expect_step(1, total)
+    lab.page.locator(".step-last button").first.click()
+    lab.expect_step(total, total)
+    system = result["system_difference"]
+    card = lab.page.locator(".fairness")
+    assert system["exceeds"]   # the preset's point: replicas leave one router's 2c̄
+    expect_text(card, t("en", "fairness.system", replicas=len(result["replicas"]), gap=shown(system, "max_gap"),
+                        bound=shown(system, "bound"), status="broken"))
+    expect(lab.page.locator(".replica-meters .replica")).to_have_count(len(result["replicas"]), timeout=TIMEOUT)
+    expect_text(lab.page.locator(".preset-look"), replicated.workload.look_for["en"])
+    lab.shot(test_output, "fleet-replicas-en-1366")
+
+
 def test_bad_fleet_input_is_named_and_the_run_stays(lab):
     lab.open(CANCELS_QUERY)
     total = len(simulate("llm", {"algorithm": "sfq", **CANCELS})["steps"])
@@ -116,6 +137,10 @@ def test_bad_fleet_input_is_named_and_the_run_stays(lab):
     box.fill("")
     box.press("Enter")
     expect(lab.page.locator(".field-error")).to_have_count(0, timeout=TIMEOUT)
+    pattern = next(c.key for c in choices("llm") if c.seeded)
+    load_preset(lab, pattern, "x1")
+    expect_text(lab.page.locator(".preset-problem"), "seed: must be a whole number")
+    lab.expect_step(1, total)   # nothing was loaded
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
