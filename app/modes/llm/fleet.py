@@ -19,7 +19,7 @@ from ...render import bar_row, colour, esc, exact, exact_number, indexes, ink, s
 from ...text import t
 
 SPAN = 40           # time units the servers' axis spans at most (``axis``): a row is a third of the page wide
-NAMED = 3.0   # a bar narrower than this (% of its row) shows no name: it would overflow (its tooltip has it)
+NAMED = 5.0   # a bar narrower than this (% of its row) shows no name: it would overflow (its tooltip has it)
 MAX_SERVER_ROWS = 48
 
 
