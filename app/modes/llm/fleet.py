@@ -105,7 +105,7 @@ class FleetView:
                 bars.append(f'<span class="req-bar {state}" style="left:{at(left)};width:{wide:.2f}%;'
                             f'background-color:{fill};color:{ink(fill)}" title="{esc(request_words(item, lang))}">'
                             f'{name}{mark}</span>')
-            holds = self.holds(held[server] if held is not None and server < len(held) else None, now)
+            holds = "—" if held is None else self.holds(held[server], now)   # a compact trace records none
             name = t(lang, "fleet.server", server=server)
             if self.replicas:
                 name = t(lang, "fleet.server.replica", server=server, replica=self.replica_of[server])
