@@ -102,9 +102,8 @@ class LabUI(LabView):
                                    sizing_mode="stretch_width")
         pn.bind(lab.set_algorithm, select, watch=True)
         info = catalog.get(lab.algorithm)
-        parts = [self.presets.controls, select,
-                 pane(f'<p class="muted">{render.esc(info.summary.get(lang, "")) if info else ""}</p>'),
-                 self._error_pane(lambda field: field == "algorithm")]
+        parts = [select, pane(f'<p class="muted">{render.esc(info.summary.get(lang, "")) if info else ""}</p>'),
+                 self._error_pane(lambda field: field == "algorithm"), self.presets.controls]
         for name in lab.used_parameters():
             box = TextField(label=label(lang, name), value=lab.parameters.get(name, ""), width=160,
                             css_classes=[f"param-{name}"],

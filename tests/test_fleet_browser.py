@@ -5,6 +5,9 @@ input named by its field, and screenshots in both languages and at presenter siz
 the core in this process."""
 from __future__ import annotations
 
+import csv
+import io
+
 import pytest
 
 from app.presets import choice_label, choices
@@ -15,7 +18,7 @@ from schedulers.llm.steps import dispatched_so_far
 from tests.test_app_browser import TIMEOUT, Lab, expect
 from tests.test_engine_browser import go_to
 from tests.test_fleet_app import CANCELS
-from tests.test_teach_browser import expect_text
+from tests.test_teach_browser import download, expect_text, tab
 
 pytestmark = pytest.mark.browser
 CANCELS_QUERY = "mode=llm&algorithm=sfq&servers=2&tenants=A:8+8!12,B:2~6+2,C:4+4!3:join=1"
@@ -157,3 +160,30 @@ def test_the_servers_at_presenter_size(browser, lab_url, test_output, lang):
     assert box["y"] + box["height"] <= 1080 and box["width"] >= 800   # on the first screen, across the wall
     lab.page.screenshot(path=test_output / f"fleet-{lang}-presenter-1920x1080.png")
     context.close()
+
+
+def test_compare_predict_and_export_with_servers(lab, test_output):
+    lab.open(CANCELS_QUERY + "&step=9")
+    result = simulate("llm", {"algorithm": "sfq", **CANCELS})
+    lab.expect_step(9, len(result["steps"]))
+    tab(lab, "Compare")
+    right = simulate("llm", {"algorithm": "rr", **CANCELS})   # the right side runs on the same two servers
+    expect_text(lab.page.locator(".compare-right"), "Right: Per-tenant round robin")
+    for side in ("left", "right"):
+        expect(lab.page.locator(f".compare-{side} .server-row")).to_have_count(2, timeout=TIMEOUT)
+    expect_text(lab.page.locator(".compare-diff"), "share no stretch of dispatches")
+    expect_text(lab.page.locator(".compare-diff"), shown(result["fairness"]["service"], "max_gap") + " → "
+                + shown(right["fairness"]["service"], "max_gap"))
+    lab.shot(test_output, "fleet-compare-en-1366")
+    tab(lab, "Predict")
+    expect(lab.page.locator(".quiz-score")).to_be_visible(timeout=TIMEOUT)
+    lab.page.locator(".quiz-next button").first.click()
+    expect(lab.page.locator(".quiz-choice button").first).to_be_visible(timeout=TIMEOUT)
+    expect(lab.page.locator(".fleet-servers")).to_be_visible(timeout=TIMEOUT)   # the servers so far, no future
+    assert lab.page.locator("table.metrics").count() == 0
+    lab.shot(test_output, "fleet-predict-en-1366")
+    tab(lab, "Export")
+    rows = list(csv.DictReader(io.StringIO(download(lab, "export-csv").read_text(encoding="utf-8"))))
+    assert [r["actual_service"] for r in rows[:-1]] == [str(t["actual_service"]) for t in result["tenants"]]
+    svg = download(lab, "export-svg").read_text(encoding="utf-8")
+    assert "server 0 · A #1: charged 8, runs 8 · cancelled at t=12" in svg
