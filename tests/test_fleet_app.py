@@ -238,3 +238,17 @@ def test_the_replicas_preset_shows_the_whole_systems_difference_and_each_replica
             want = [f'M = {latest[-1]["meters"][name]}' for name in replica["tenants"]] if latest else []
             assert re.findall(r'class="bar-value">(M = [^<]*)<', block) == want
     assert "server 1 · replica 1" in fleet.rows(0)
+
+
+@pytest.mark.parametrize("search, field", [
+    ("servers=0", "servers"), ("servers=2&replicas=3", "replicas"), ("replicas=2", "replicas"),
+    ("servers=2&spread=sideways", "spread"), ("servers=1&tenants=A:8~0+8,B:2x3", "tenants[0].costs[0].actual"),
+    ("tenants=A:8!3,B:2x3", "tenants[0].costs[0].cancel"),
+    ("servers=1&tenants=A:8x2:arrivals=5+1", "tenants[0].arrivals[1]")])
+def test_a_links_bad_fleet_part_is_named_and_the_rest_applies(search, field):
+    lab = llm_lab()
+    before = lab.result
+    lab.restore(f"mode=llm&algorithm=fifo&{search}")
+    assert [name for name, _ in lab.notices] == [field]
+    assert lab.algorithm == "fifo" and lab.errors == {}
+    assert lab.result == simulate("llm", {**lab.scenario()}) and lab.result["dispatch"] != before["dispatch"]
