@@ -18,7 +18,7 @@ from schedulers import ScenarioError, algorithms, simulate
 from schedulers.trace import step_aligner
 
 from . import render
-from .model import LabView, every_rules_parameters, parameter_text, scenario_for
+from .model import LabView, choice_options, chosen, every_rules_parameters, parameter_text, scenario_for
 from .modes import app_mode, views_of
 from .panes import pane
 from .render import esc
@@ -125,9 +125,15 @@ class CompareView(LabView):
         widgets = [select]
         info = catalog.get(self.algorithm)
         for name in info.parameters if info else ():
-            used = (self.result or {}).get("parameters", {}).get(name)   # the core's default shows as a hint
-            box = TextField(label=name, value=self.other_parameters.get(name, ""), width=120,
-                            css_classes=[f"compare-param-{name}"], placeholder=parameter_text(used))
+            text = self.other_parameters.get(name, "")
+            if chosen(lab.mode, name):   # a choice or true/false: picked from its list, as in the editor
+                options = choice_options(lab.mode, name, lang)
+                box = pn.widgets.Select(label=name, options=options, value=text if text in options.values() else "",
+                                        width=200, css_classes=[f"compare-param-{name}"])
+            else:
+                used = (self.result or {}).get("parameters", {}).get(name)   # the core's default shows as a hint
+                box = TextField(label=name, value=text, width=120, css_classes=[f"compare-param-{name}"],
+                                placeholder=parameter_text(used))
             pn.bind(self.set_parameter, name, box, watch=True)
             widgets.append(box)
         return pn.FlexBox(*widgets, align_items="end")

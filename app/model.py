@@ -37,8 +37,16 @@ def number(text: str) -> object:
     return int(text) if INTEGER.match(text) else text
 
 
-def parameter_value(text: str) -> object:
-    """A parameter as typed: ``2`` is a number, ``1, 2, 4`` (commas or spaces) a list, as MLFQ's quanta."""
+BOOLEANS = {"true": True, "false": False}   # a yes/no parameter's text (the engine's charge_first_token)
+
+
+def parameter_value(text: str, kind: str = "") -> object:
+    """A parameter as typed: ``2`` is a number, ``1, 2, 4`` (commas or spaces) a list, as MLFQ's quanta; a choice as
+    it is (``input+output``), and ``true``/``false`` for a boolean (``kind``: the schema field's type)."""
+    if kind == "choice":
+        return text.strip()
+    if kind == "boolean":
+        return BOOLEANS.get(text.strip().lower(), text.strip())   # else the core names the field
     items = query.split_costs(text)
     return [number(item) for item in items] if len(items) > 1 or "," in text else number(text)
 
@@ -47,9 +55,31 @@ def parameter_text(value: object) -> str:
     """How the core's value of a parameter is shown in its field: ``1, 2, 4`` for a list, empty for none."""
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, (list, tuple)):
         return ", ".join(str(item) for item in value)
     return str(value)
+
+
+def chosen(mode: str, name: str) -> bool:
+    """A parameter picked from a list (a choice, true/false): left empty it follows its default or a preset (the
+    engine's conventions), so the editor never fills it with the value a run used."""
+    return schema(mode).field(name).type in ("choice", "boolean")
+
+
+def choice_options(mode: str, name: str, lang: str) -> dict[str, str]:
+    """A choice's (or true/false's) options as a list offers them: its words -> its value, first "" (left empty: its
+    default, or in a card with a preset the preset's value). A value's words are its mode's ``option.NAME.VALUE``."""
+    field, words = schema(mode).field(name), app_mode(mode)
+    card = next((card for card in words.cards if name in card.parameters), None)
+
+    def word(value: str) -> str:
+        return f"{words.say(lang, f'option.{name}.{value}')} ({value})"
+
+    unset = words.say(lang, f"{card.title}.unset") if card and card.preset not in (None, name) \
+        else t(lang, "choice.default", value=word(parameter_text(field.default)))
+    return {unset: "", **{word(value): value for value in field.choices or ("true", "false")}}
 
 
 def editable_fields(mode: str) -> tuple[str, ...]:
@@ -144,8 +174,8 @@ def parameters_read(mode: str, algorithm: str) -> tuple[str, ...]:
 def scenario_for(mode: str, algorithm: str, parameters: dict[str, str], rows: list[Row]) -> dict[str, object]:
     """What the core is asked to run: the algorithm, the parameters it reads (those typed), and the rows."""
     scenario: dict[str, object] = {"algorithm": algorithm}
-    scenario.update({name: parameter_value(parameters[name]) for name in parameters_read(mode, algorithm)
-                     if parameters.get(name, "").strip()})
+    scenario.update({name: parameter_value(parameters[name], schema(mode).field(name).type)
+                     for name in parameters_read(mode, algorithm) if parameters.get(name, "").strip()})
     scenario[schema(mode).items] = [row.scenario() for row in rows]
     return scenario
 
@@ -288,7 +318,8 @@ class Lab(param.Parameterized):
             self._show(previous[0] if previous else None, errors={error.field: error.problem})
             return
         for name, value in result.get("parameters", {}).items():  # show the values the core used (not their
-            if name in self.used_parameters() and not self.parameters.get(name, "").strip():   # exact forms)
+            if name in self.used_parameters() and not self.parameters.get(name, "").strip() \
+                    and not chosen(self.mode, name):   # exact forms)
                 self.parameters[name] = parameter_text(value)  # in place: the same run, no second one
         self._valid[self.mode] = (result, self.setup())
         self._show(result, errors={})

@@ -19,7 +19,7 @@ from schedulers.exercises import MAX_SEED
 from schedulers.quiz import next_question, question
 
 from . import render
-from .model import LabView, parameter_value, rows_from_text
+from .model import LabView, parameter_text, parameter_value, rows_from_text
 from .modes import app_mode, views_of
 from .panes import pane
 from .render import esc
@@ -31,8 +31,9 @@ def command_line(mode: str, seed: int, algorithm: str, parameters: dict[str, str
     """The command that prints the answers of this exercise."""
     words = ["python -m schedulers", mode, "--seed", str(seed), "--algorithm", algorithm]
     for name, text in parameters.items():
-        value = parameter_value(text)
-        words += [f"--{name.replace('_', '-')}", ",".join(map(str, value)) if isinstance(value, list) else str(value)]
+        value = parameter_value(text, schema(mode).field(name).type)
+        written = ",".join(map(str, value)) if isinstance(value, list) else parameter_text(value)
+        words += [f"--{name.replace('_', '-')}", written]
     return " ".join(words)
 
 

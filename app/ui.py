@@ -16,8 +16,8 @@ from schedulers import schema
 from schedulers.custom import CUSTOM, TEMPLATES
 
 from . import render
-from .model import MAX_ROWS, LabView, Row, shown_when_given
-from .modes import app_mode, names, views_of
+from .model import MAX_ROWS, LabView, Row, choice_options, chosen, shown_when_given
+from .modes import Card, app_mode, names, views_of
 from .pager import Stepping
 from .presets import PresetView
 from .panes import SCALED, pane
@@ -104,12 +104,19 @@ class LabUI(LabView):
         info = catalog.get(lab.algorithm)
         parts = [select, pane(f'<p class="muted">{render.esc(info.summary.get(lang, "")) if info else ""}</p>'),
                  self._error_pane(lambda field: field == "algorithm"), self.presets.controls]
+        mode = app_mode(lab.mode)
+        card_of = {name: card for card in mode.cards for name in card.parameters}
+        folded: dict[Card, list] = {}
         for name in lab.used_parameters():
-            box = TextField(label=label(lang, name), value=lab.parameters.get(name, ""), width=160,
-                            css_classes=[f"param-{name}"],
-                            description=field_help(lang, name))
-            pn.bind(lab.set_parameter, name, box, watch=True)
-            parts += [box, self._error_pane(lambda field, name=name: field == name)]
+            card = card_of.get(name)
+            widget = self._parameter(name)
+            (folded.setdefault(card, []) if card else parts).extend(
+                [widget, self._error_pane(lambda field, name=name: field == name)])
+        for card, widgets in folded.items():   # folded unless one of its parameters is set
+            opened = any(lab.parameters.get(name, "").strip() for name in card.parameters)
+            parts.append(pn.Card(*widgets, title=mode.say(lang, card.title), collapsed=not opened,
+                                 sizing_mode="stretch_width", css_classes=[f"card-{card.title}"], margin=(4, 0),
+                                 stylesheets=[FOLDING]))
         reads = info.item_fields if info else ()
         listing = schema(lab.mode).items
         parts.append(pane(f"<h2>{render.esc(t(lang, listing))}</h2>"))
@@ -124,6 +131,23 @@ class LabUI(LabView):
                   self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
                                         and field not in lab.used_parameters())]
         return pn.Column(*parts, sizing_mode="stretch_width", css_classes=["editor"])
+
+    def _parameter(self, name: str):
+        """A parameter's widget: a text field, or a list to pick from for a choice or true/false. Its empty option
+        is the default; in a card with a preset, the preset's value."""
+        lab, lang = self.lab, self.lab.lang
+        text = lab.parameters.get(name, "")
+        if not chosen(lab.mode, name):
+            box = TextField(label=label(lang, name), value=text, width=160, css_classes=[f"param-{name}"],
+                            description=field_help(lang, name))
+            pn.bind(lab.set_parameter, name, box, watch=True)
+            return box
+        options = choice_options(lab.mode, name, lang)
+        values = set(options.values())
+        select = pn.widgets.Select(label=label(lang, name), options=options, value=text if text in values else "",
+                                   width=280, css_classes=[f"param-{name}"], description=field_help(lang, name))
+        pn.bind(lab.set_parameter, name, select, watch=True)
+        return select
 
     def _row_editor(self, row: Row, index: int, reads: tuple[str, ...]):
         lab, lang = self.lab, self.lab.lang

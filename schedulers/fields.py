@@ -109,6 +109,13 @@ def choice(value: Any, field: str, options: Sequence[str]) -> str:
     return value
 
 
+def boolean(value: Any, field: str) -> bool:
+    """JSON's true or false (a widget's or the command line's text "true"/"false" is read before it comes here)."""
+    if not isinstance(value, bool):
+        raise ScenarioError(field, f"must be true or false, not {describe(value)}")
+    return value
+
+
 def unique_names(names: Sequence[str], field: str) -> None:
     seen: set[str] = set()
     for index, item in enumerate(names):
@@ -143,15 +150,19 @@ def known_keys(obj: Mapping[str, Any], field: str, allowed: Sequence[str]) -> No
 
 
 def of_field(field: Field, value: Any, where: str, count: int | None = None) -> Any:
-    """``value`` read as ``field`` declares it (its type and limits), for the field called ``where``: text (one of its
-    ``choices``, when it has them), an integer, a positive exact number, or a list of integers (``count`` of them,
+    """``value`` read as ``field`` declares it (its type and limits), for the field called ``where``: text, an
+    integer, a positive exact number, one of its choices, true or false, or a list of integers (``count`` of them,
     when the list has one per unit of another parameter, or one integer for all of them)."""
     if field.type == "text":
-        return choice(value, where, field.choices) if field.choices else name(value, where)
+        return name(value, where)
     if field.type == "integer":
         return integer(value, where, field.minimum, field.maximum)
     if field.type == "number":
         return positive_rational(value, where, field.maximum)
+    if field.type == "choice":
+        return choice(value, where, field.choices)
+    if field.type == "boolean":
+        return boolean(value, where)
     if field.type != "integers":
         raise ValueError(f"{where}: no reader for a field of type {field.type}")
     if count is not None and isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -417,3 +417,32 @@ def test_the_text_says_the_system_difference(capsys):
     assert "Whole system: max |x_i - x_j| = 6 (B vs C, t=10), one router's 2q̄ = 2: EXCEEDS it" in text
     assert main(["llm", "--preset", "replicas", "--replicas", "1", "--lang", "ja"]) == 0
     assert "システム全体: max |x_i - x_j| = 1" in capsys.readouterr().out
+
+
+def test_bad_fleet_input_is_one_error_line_on_the_command_line(tmp_path, capsys):
+    from schedulers.cli import main
+    cases = [({"tenants": [{"name": "A", "costs": [1, "2!5"]}]}, [],
+              "error: tenants[0].costs[1].cancel: needs servers"),
+             ({"servers": 1, "tenants": [{"name": "A", "costs": ["3~0"]}]}, [],
+              "error: tenants[0].costs[0].actual: must be >= 1, not 0"),
+             (REFERENCE, ["--servers", "2", "--replicas", "3"], "error: replicas: must be <= servers (2), not 3"),
+             (REFERENCE, ["--servers", "2", "--replicas", "2", "--spread", "x"], "error: spread: must be one of "),
+             (REFERENCE, ["--servers", "0"], "error: servers: must be >= 1, not 0"),
+             (REFERENCE, ["--servers", "x"], "error: servers: must be an integer from 1 to 1000, not 'x'")]
+    for k, (scenario, options, message) in enumerate(cases):
+        path = tmp_path / f"s{k}.json"
+        path.write_text(json.dumps(scenario), encoding="utf-8")
+        assert main(["llm", "--scenario", str(path), *options]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.startswith(message) and len(captured.err.splitlines()) == 1, \
+            captured.err
+
+
+def test_a_large_fleet_runs():
+    from schedulers.exercises import llm_exercise
+    scenario = llm_exercise(1, tenants=200, max_cost=100, max_join=20_000, requests=20_000)
+    for extra in ({"servers": 20}, {"servers": 20, "replicas": 4, "spread": "tenant"}):
+        result = run({**scenario, **extra}, trace=False)
+        assert result["summary"]["requests"] == 20_000 and result["summary"]["busy"] == sum(
+            d["cost"] for d in result["dispatch"])
+    assert run({**scenario, "servers": 20})["trace"]["level"] == "compact"

@@ -286,7 +286,9 @@ class Router(ExactUnits):
         self.dispatched[tenant] += 1
         entry = {"time": now, "tenant": spec.name, "request": request, "cost": cost, "arrival": spec.arrivals[request]}
         self.dispatch.append(entry)
-        fleet = self.servers is not None and self.serve(now, tenant, request, entry)
+        fleet = self.servers is not None
+        if fleet:
+            self.serve(now, tenant, request, entry)
         if self.band:
             self.band.watch(tenant)
             self.band.check(now)
@@ -302,7 +304,7 @@ class Router(ExactUnits):
                         server=entry["server"], end=entry["end"], actual=entry["actual"],
                         decision=json_plain(decision.facts))
 
-    def serve(self, now: int, tenant: int, request: int, entry: dict[str, Any]) -> bool:
+    def serve(self, now: int, tenant: int, request: int, entry: dict[str, Any]) -> None:
         """The dispatched request takes the free server of lowest number until its actual service is done, or until
         it is cancelled if that comes first (``entry`` gains ``server``, ``start``, ``end``, ``actual``, and
         ``cancelled``)."""
@@ -322,7 +324,6 @@ class Router(ExactUnits):
         self.waits[tenant] += now - spec.arrivals[request]
         heapq.heappush(self.ends, (end, server, tenant, request, cancelled))
         self.emptied_everything()
-        return True
 
     def take(self, tenant: int, request: int) -> None:
         """Take the chosen request off its tenant's queue: O(1) (a request inside the queue is marked sent and

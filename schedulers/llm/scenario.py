@@ -53,7 +53,7 @@ PARAMETERS = (
                "service; default: none (one dispatch per time unit)"),
     Field("replicas", "integer", minimum=1, maximum=MAX_SERVERS, metavar="R",
           help="routers, each with its own meters and V and an equal share of the servers (needs servers)"),
-    Field("spread", "text", default="request", choices=SPREADS, metavar="HOW",
+    Field("spread", "choice", default="request", choices=SPREADS,
           help="how requests reach the replicas: request (arrival number mod R) or tenant (tenant k to replica "
                "k mod R)"),
 )
