@@ -96,3 +96,12 @@ def test_every_list_of_rows_and_every_mode_has_its_words():
         return ROLES | ({API} if mode.name in TEMPLATES else set())
     assert {mode.name: sorted(needed(mode) - {role for role in mode.words if set(mode.words[role]) == LANGS})
             for mode in all_modes()} == {name: [] for name in names()}
+
+
+def test_every_option_of_every_choice_has_its_words():
+    """A parameter picked from a list (a choice, true/false) shows each value by its mode's ``option.NAME.VALUE``."""
+    missing = [f"{mode.name}: option.{field.name}.{value}" for mode in all_modes()
+               for field in schema(mode.name).parameters if field.type in ("choice", "boolean")
+               for value in field.choices or ("true", "false")
+               if not worded(mode.words, f"option.{field.name}.{value}")]
+    assert missing == []

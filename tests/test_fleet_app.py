@@ -252,3 +252,17 @@ def test_a_links_bad_fleet_part_is_named_and_the_rest_applies(search, field):
     assert [name for name, _ in lab.notices] == [field]
     assert lab.algorithm == "fifo" and lab.errors == {}
     assert lab.result == simulate("llm", {**lab.scenario()}) and lab.result["dispatch"] != before["dispatch"]
+
+
+def test_the_editor_draws_the_fleet_parameters_the_presets_and_a_rows_arrivals():
+    """Servers and replicas are typed, spread is picked from its list (its options in the mode's words); a row with
+    arrivals (the on-off pattern's B) shows them in place of its join."""
+    from app.ui import LabUI
+    lab = loaded("pattern:on-off", "2")
+    ui = LabUI(lab)
+    classes = [c for widget in ui.editor().select(lambda o: hasattr(o, "css_classes")) for c in widget.css_classes]
+    assert {"param-servers", "param-replicas", "param-spread", "preset-choice", "preset-load"} <= set(classes)
+    with_arrivals = next(i for i, row in enumerate(lab.rows) if row.arrivals)
+    row = ui._row_editor(lab.rows[with_arrivals], with_arrivals, ())
+    fields = [c for widget in row.select(lambda o: hasattr(o, "css_classes")) for c in widget.css_classes]
+    assert "field-arrivals" in fields and "field-join" not in fields
