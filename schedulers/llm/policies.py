@@ -235,6 +235,7 @@ class Shortest(Policy):
     def __init__(self, router: Router) -> None:
         super().__init__(router)
         self.requests: list[tuple[int, int, int, int]] = []   # (cost, arrival, tenant, request)
+        self.cancels = any("cancel" in tenant.entries for tenant in router.tenants)
 
     def arrive(self, tenant: int, requests: Sequence[int], joined: bool) -> None:
         spec = self.router.tenants[tenant]
@@ -242,9 +243,11 @@ class Shortest(Policy):
             heapq.heappush(self.requests, (spec.costs[request], spec.arrivals[request], tenant, request))
 
     def pick(self, now: int) -> Decision:
-        self.drop_withdrawn()
+        if self.cancels:
+            self.drop_withdrawn()
         cost, arrival, tenant, request = heapq.heappop(self.requests)
-        self.drop_withdrawn()
+        if self.cancels:
+            self.drop_withdrawn()
         facts: dict[str, Any] = {"rule": "least cost", "cost": cost, "arrival": arrival}
         if self.requests and self.requests[0][0] == cost and self.requests[0][2] != tenant:
             facts["tied_with"] = self.name_of(self.requests[0][2])
