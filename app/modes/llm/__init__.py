@@ -77,10 +77,8 @@ WORDS = {
               "head_cost, costs, dispatched, charged）。state: 自由に使える dict。Fraction が使えます。import、try、"
               "_ で始まる名前は使えません。"},
     "chart": {"en": "Dispatch order ({algorithm})", "ja": "送出順（{algorithm}）"},
-    "option.spread.request": {"en": "by request: arrival number modulo the replicas",
-                              "ja": "リクエストごと: 到着番号をレプリカ数で割った余り"},
-    "option.spread.tenant": {"en": "by tenant: tenant k to replica k modulo the replicas",
-                             "ja": "テナントごと: テナント k をレプリカ k mod レプリカ数へ"},
+    "option.spread.request": {"en": "round the replicas", "ja": "レプリカを順に"},
+    "option.spread.tenant": {"en": "fixed per tenant", "ja": "テナントごとに固定"},
 }
 
 MODE = AppMode(name=NAME, words=WORDS, algorithm="sfq", rows=REFERENCE, link=Link(encode_tenants, decode_tenants),
