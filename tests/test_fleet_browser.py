@@ -15,7 +15,7 @@ from app.modes.llm.views import shown
 from app.text import t
 from schedulers import MODES, simulate
 from schedulers.llm.steps import dispatched_so_far
-from tests.test_app_browser import TIMEOUT, Lab, expect
+from tests.test_app_browser import TIMEOUT, Lab, expect, expect_true
 from tests.test_engine_browser import go_to
 from tests.test_fleet_app import CANCELS
 from tests.test_teach_browser import download, expect_text, tab
@@ -103,6 +103,13 @@ def test_a_cancellation_shows_in_the_queue_the_strip_and_the_servers(lab, test_o
     expect(lab.page.locator(".strip .cell.cancelled")).to_have_count(1, timeout=TIMEOUT)
     expect(lab.page.locator(".server-row .bar-value")).to_have_text(holds(result, running), timeout=TIMEOUT)
     lab.shot(test_output, "fleet-cancel-en-1366")
+    # In a narrow iframe the page does not scroll sideways and the servers' rows fit (the results table, nine
+    # columns with a fleet, scrolls inside its own box).
+    lab.page.set_viewport_size({"width": 360, "height": 800})
+    rows = lab.page.locator(".fleet-servers").element_handle()
+    expect_true(lab.page, "s => document.documentElement.scrollWidth <= 370 && s.scrollWidth <= s.clientWidth + 1",
+                rows, "the page or the servers' rows scroll sideways at 360 px")
+    lab.shot(test_output, "fleet-cancel-360")
 
 
 def test_the_replicas_preset_shows_the_whole_systems_difference(lab, test_output):
