@@ -142,7 +142,7 @@ class Results:
                      if not column.optional or any(column.name in row for row in rows))
 
     def average_row(self, result: Mapping[str, Any]) -> Mapping[str, Any]:
-        """The averaged columns' means over the rows."""
+        """The averaged columns' means over the rows (of the columns this result has)."""
         if self.averages is not None:
             return self.averages(result)
-        return mean_row(result[self.items], self.averaged)
+        return mean_row(result[self.items], [column.name for column in self.shown(result) if column.averaged])
