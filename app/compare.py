@@ -18,7 +18,8 @@ from schedulers import ScenarioError, algorithms, schema, simulate
 from schedulers.trace import step_aligner
 
 from . import render
-from .model import LabView, choice_options, chosen, parameter_text, parameters_sent, scenario_for
+from .model import (LabView, choice_options, chosen, every_rules_parameters, parameter_text, parameters_read,
+                    scenario_for)
 from .modes import app_mode, views_of
 from .panes import pane
 from .render import esc
@@ -92,8 +93,10 @@ class CompareView(LabView):
         return self.other.get(mode) or default_other(mode, self.lab.algorithm)
 
     def scenario(self) -> dict[str, Any]:
-        """The lab's rows under the right side's algorithm and parameters."""
-        return scenario_for(self.lab.mode, self.algorithm, self.other_parameters, self.lab.rows)
+        """The lab's rows, and the scenario's own parameters (the router's servers), under the right side's
+        algorithm and parameters."""
+        shared = {name: self.lab.parameters.get(name, "") for name in every_rules_parameters(self.lab.mode)}
+        return scenario_for(self.lab.mode, self.algorithm, {**shared, **self.other_parameters}, self.lab.rows)
 
     def simulate(self) -> dict[str, Any]:
         """The right side's run: one the mode's views offer beyond its menu (engine mode's router, on the lab's
@@ -133,7 +136,7 @@ class CompareView(LabView):
         pn.bind(self.set_algorithm, select, watch=True)
         widgets = [select]
         info = catalog.get(self.algorithm)
-        for name in parameters_sent(lab.mode, self.algorithm) if info else ():
+        for name in parameters_read(lab.mode, self.algorithm) if info else ():
             text = self.other_parameters.get(name, "")
             if chosen(lab.mode, name):   # a choice or true/false: picked from its list, as in the editor
                 options = choice_options(lab.mode, name, lang)

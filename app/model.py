@@ -102,13 +102,15 @@ def choice_options(mode: str, name: str, lang: str) -> dict[str, str]:
 
 
 def editable_fields(mode: str) -> tuple[str, ...]:
-    """The fields the editor offers for one task or tenant, from the core's schema: every one-value field, and a
-    list that stands for required fields (a tenant's ``costs``, typed as ``8 8 2`` instead of cost and count). A
-    list that refines an optional field (a tenant's ``arrivals`` for ``join``) is left to JSON and the command
-    line."""
-    fields = schema(mode)
-    return tuple(f.name for f in fields.item_fields
-                 if f.type != "integers" or all(fields.field(name).required for name in f.instead_of))
+    """The fields the editor offers for one task or tenant, from the core's schema: every field, the lists typed as
+    ``8 8 2`` (a tenant's ``costs`` instead of cost and count, its ``arrivals`` instead of join)."""
+    return schema(mode).names
+
+
+def shown_when_given(mode: str, name: str) -> bool:
+    """A list that refines an optional field (a tenant's ``arrivals`` for ``join``) is in a row's editor only when
+    the row has one (from a preset, a link or a seeded exercise): every tenant's row stays on one line."""
+    return name in query.refining_lists(mode)
 
 
 class Row(param.Parameterized):
@@ -146,8 +148,10 @@ class Row(param.Parameterized):
             text = self.text(field.name)
             if field.type == "integers":
                 values = query.split_costs(text)
-                if values:
-                    item[field.name] = [number(value) for value in values]
+                if values:   # numbers as a list; a list in its compact text (costs with actual, cancel) as typed
+                    numbers = [number(value) for value in values]
+                    plain = field.fields == () or all(isinstance(value, int) for value in numbers)
+                    item[field.name] = numbers if plain else text.strip()
                     replaced.update(field.instead_of)
             elif field.required or text.strip():
                 item[field.name] = number(text)
@@ -167,28 +171,30 @@ def row_class(mode: str) -> type[Row]:
     return kind
 
 
+def every_rules_parameters(mode: str) -> tuple[str, ...]:
+    """The parameters of the scenario rather than of a rule, which the schema marks read by every algorithm (no
+    ``read_by``): the router's servers, replicas and spread."""
+    return tuple(field.name for field in schema(mode).parameters if not field.read_by)
+
+
 def parameters_read(mode: str, algorithm: str) -> tuple[str, ...]:
     """The parameters a run of ``algorithm`` reads: its own; for your own policy, those every rule of the mode reads
-    (the engine's slots, memory, w_in and w_out; none in CPU and LLM mode)."""
+    (the engine's slots, memory, w_in and w_out; none in CPU mode); then the run's own, read by no rule in
+    particular (``every_rules_parameters``: CPU's switch_cost and conventions, the router's servers)."""
     catalog = algorithms(mode)
     if algorithm in catalog:
-        return catalog[algorithm].parameters
-    first, *others = catalog.values()
-    return tuple(name for name in first.parameters if all(name in other.parameters for other in others))
-
-
-def parameters_sent(mode: str, algorithm: str) -> tuple[str, ...]:
-    """The parameters the core is given for a run of ``algorithm``: those it reads, then those of the run itself,
-    which the schema marks as read by no rule in particular (CPU's switch_cost and conventions)."""
-    own = parameters_read(mode, algorithm)
-    return (*own, *(f.name for f in schema(mode).parameters if not f.read_by and f.name not in own))
+        own = catalog[algorithm].parameters
+    else:
+        first, *others = catalog.values()
+        own = tuple(name for name in first.parameters if all(name in other.parameters for other in others))
+    return own + tuple(name for name in every_rules_parameters(mode) if name not in own)
 
 
 def scenario_for(mode: str, algorithm: str, parameters: dict[str, str], rows: list[Row]) -> dict[str, object]:
     """What the core is asked to run: the algorithm, the parameters it reads (those typed), and the rows."""
     scenario: dict[str, object] = {"algorithm": algorithm}
     scenario.update({name: parameter_value(parameters[name], schema(mode).field(name).type)
-                     for name in parameters_sent(mode, algorithm) if parameters.get(name, "").strip()})
+                     for name in parameters_read(mode, algorithm) if parameters.get(name, "").strip()})
     scenario[schema(mode).items] = [row.scenario() for row in rows]
     return scenario
 
@@ -285,16 +291,13 @@ class Lab(param.Parameterized):
     def used_parameters(self) -> tuple[str, ...]:
         return parameters_read(self.mode, self.algorithm)
 
-    def sent_parameters(self) -> tuple[str, ...]:
-        return parameters_sent(self.mode, self.algorithm)
-
     def scenario(self) -> dict[str, object]:
         return scenario_for(self.mode, self.algorithm, self.parameters, self.rows)
 
     def setup(self) -> dict[str, object]:
         """The current inputs as text, in the shape ``query.encode`` takes."""
         return {"mode": self.mode, "algorithm": self.algorithm,
-                "parameters": {k: v for k, v in self.parameters.items() if k in self.sent_parameters()},
+                "parameters": {k: v for k, v in self.parameters.items() if k in self.used_parameters()},
                 schema(self.mode).items: [row.as_text() for row in self.rows]}
 
     def link(self) -> str:
@@ -336,7 +339,7 @@ class Lab(param.Parameterized):
             self._show(previous[0] if previous else None, errors={error.field: error.problem})
             return
         for name, value in result.get("parameters", {}).items():  # show the values the core used (not their
-            if name in self.sent_parameters() and not self.parameters.get(name, "").strip() \
+            if name in self.used_parameters() and not self.parameters.get(name, "").strip() \
                     and not chosen(self.mode, name):   # exact forms)
                 self.parameters[name] = parameter_text(value)  # in place: the same run, no second one
         self._valid[self.mode] = (result, self.setup())
@@ -379,6 +382,18 @@ class Lab(param.Parameterized):
         self.state.param.update(algorithm=scenario.get("algorithm", mode.algorithm), parameters=parameters,
                                 rows=rows)
         self.offer = dict(preset.compare) if preset.compare is not None else None
+
+    def load(self, scenario: dict[str, object]) -> None:
+        """Make a core scenario (a preset's) the inputs of the mode on screen, in one run: its algorithm when it
+        names one, its parameters (the others emptied: the core's defaults) and its items as the editor types them."""
+        mode, listing = app_mode(self.mode), schema(self.mode).items
+        changes: dict[str, object] = {
+            "parameters": {field.name: parameter_text(scenario.get(field.name))
+                           for field in schema(self.mode).parameters},
+            "rows": rows_from_text(self.mode, [mode.typed(item) for item in scenario[listing]])}
+        if "algorithm" in scenario:
+            changes["algorithm"] = scenario["algorithm"]
+        self.state.param.update(**changes)
 
     def set_parameter(self, name: str, text: str) -> None:
         self.state.parameters = {**self.parameters, name: text}

@@ -59,6 +59,20 @@ def split_costs(text: str) -> list[str]:
     return [c for c in text.replace("+", " ").replace(",", " ").split() if c]
 
 
+def refining_lists(mode: str) -> tuple[str, ...]:
+    """The lists that refine an optional field (a tenant's ``arrivals``, one time per request, for ``join``): in a
+    link, an optional part ``:arrivals=0+0+5`` of the rows that have one."""
+    fields = schema(mode)
+    return tuple(f.name for f in fields.item_fields if f.type == "integers"
+                 and not all(fields.field(name).required for name in f.instead_of))
+
+
+def encode_lists(row: Mapping[str, str], names: Iterable[str]) -> list[str]:
+    """The ``name=1+2+3`` parts of the lists ``row`` fills."""
+    return [f"{name}={'+'.join(map(part, split_costs(row[name])))}" for name in names
+            if split_costs(row.get(name, ""))]
+
+
 def _pairs(search: str) -> list[tuple[str, str]]:
     """``a=1&b=2`` -> raw (still encoded) values; keys decoded. A leading ``?`` is ignored."""
     pairs = []
@@ -69,19 +83,20 @@ def _pairs(search: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _optional(parts: list[str], allowed: tuple[str, ...], where: str, row: Row) -> None:
+def _optional(parts: list[str], allowed: tuple[str, ...], where: str, row: Row, lists: tuple[str, ...] = ()) -> None:
     for piece in parts:
         key, sep, value = piece.partition("=")
         key = unquote(key)
         if not sep or key not in allowed:
             raise ValueError(f"{where}: cannot read {unquote(piece)!r} (expected one of "
                              + ", ".join(f"{a}=..." for a in allowed) + ")")
-        row[key] = unquote(value)
+        row[key] = unquote(value) if key not in lists else " ".join(unquote(v) for v in value.split("+") if v)
 
 
 def decode_items(value: str, required: int, shape: str, head: Callable[[list[str]], Row],
-                 optional: tuple[str, ...]) -> list[Row]:
-    """Comma-separated items of ``required`` colon parts (read by ``head``), then ``field=value`` parts."""
+                 optional: tuple[str, ...], lists: tuple[str, ...] = ()) -> list[Row]:
+    """Comma-separated items of ``required`` colon parts (read by ``head``), then ``field=value`` parts (of
+    ``optional`` fields, or of ``lists``, whose values are joined by ``+``)."""
     rows = []
     for index, item in enumerate(value.split(",")):
         parts = item.split(":")
@@ -89,7 +104,7 @@ def decode_items(value: str, required: int, shape: str, head: Callable[[list[str
         if len(parts) < required:
             raise ValueError(f"{where}: {unquote(item)!r} is not {shape}")
         row = head(parts[:required])
-        _optional(parts[required:], optional, where, row)
+        _optional(parts[required:], (*optional, *lists), where, row, lists)
         rows.append(row)
     return rows
 

@@ -155,7 +155,7 @@ class QuizView(LabView):
         if [row.as_text() for row in lab.rows] != [row.as_text() for row in exercise_rows(lab.mode, exercise)] or \
                 any(lab.parameters.get(k) != str(v) for k, v in exercise.items() if k != schema(lab.mode).items):
             return ""   # edited since: no longer the seeded exercise
-        parameters = {k: v for k, v in lab.parameters.items() if k in lab.sent_parameters() and v.strip()}
+        parameters = {k: v for k, v in lab.parameters.items() if k in lab.used_parameters() and v.strip()}
         if any("=" in v for v in parameters.values()):
             return ""   # flags given one by one (CPU's conventions) have no command-line form
         command = command_line(lab.mode, self.exercise, lab.algorithm, parameters, self.sized)

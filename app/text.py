@@ -30,6 +30,14 @@ TEXT: dict[str, dict[str, str]] = {
     "presets": {"en": "Presets", "ja": "プリセット"},
     "presets.choose": {"en": "— load a ready-made lesson —", "ja": "— 用意された教材を読み込む —"},
     "presets.what": {"en": "What the presets show", "ja": "各プリセットの内容"},
+    "preset": {"en": "Preset", "ja": "プリセット"},
+    "preset.seed": {"en": "Seed", "ja": "シード"},
+    "preset.load": {"en": "Load", "ja": "読み込む"},
+    "preset.look": {"en": "What to look for: {look}", "ja": "注目する点: {look}"},
+    "preset.named": {"en": "{name} (preset)", "ja": "{name}（プリセット）"},
+    "preset.seeded": {"en": "{name} (seeded pattern)", "ja": "{name}（シード付きパターン）"},
+    "preset.problem": {"en": "Not loaded: {problem} — the editor keeps its inputs.",
+                       "ja": "読み込みません: {problem} — エディターの入力はそのままです。"},
     "group.article": {"en": "The article's four", "ja": "記事の 4 つ"},
     "group.more": {"en": "Beyond the article", "ja": "記事の先"},
     "tasks": {"en": "Tasks", "ja": "タスク"},
@@ -125,6 +133,19 @@ TEXT: dict[str, dict[str, str]] = {
                        "ja": "2 テナント間のコスト ÷ 重みの最大差: {gap}（上限 2c̄ = {bound}）: {status}"},
     "fairness.band": {"en": "Band V ≤ M_i ≤ V + c̄ (c̄ = {width}): {status}",
                       "ja": "帯 V ≤ M_i ≤ V + c̄（c̄ = {width}）: {status}"},
+    "fairness.service": {"en": "Largest difference in actual service ÷ weight there (what the servers really gave): "
+                               "{gap}, against the same 2c̄ = {bound}: {status}",
+                         "ja": "同じ区間の実際のサービス ÷ 重みの最大差（サーバーが実際に与えた分）: {gap}"
+                               "（同じ 2c̄ = {bound}）: {status}"},
+    "fairness.system": {"en": "Whole system ({replicas} routers, each with its own meters): largest difference in cost "
+                              "÷ weight between two tenants {gap}, against one router's 2c̄ = {bound}: {status}",
+                        "ja": "システム全体（ルーター {replicas} 台、それぞれ自分のメーター）: 2 テナント間のコスト ÷ "
+                              "重みの最大差 {gap}（1 台のルーターの 2c̄ = {bound}）: {status}"},
+    "fairness.replica": {"en": "Replica {replica} alone: largest difference {gap}, against 2c̄ = {bound}: {status}",
+                         "ja": "レプリカ {replica} 単独: 最大差 {gap}（2c̄ = {bound}）: {status}"},
+    "fairness.within": {"en": "within it", "ja": "範囲内"},
+    "fairness.outside": {"en": "outside it: SFQ bounds the estimates it charges, not the real service",
+                         "ja": "範囲外（SFQ が抑えるのは課金する見積もりで、実際のサービスではありません）"},
     "holds": {"en": "holds", "ja": "成立"},
     "broken": {"en": "broken", "ja": "不成立"},
     "deficits": {"en": "Deficit counters of deficit round robin.",
@@ -159,6 +180,8 @@ TEXT: dict[str, dict[str, str]] = {
                                "OSTEP's preset also follows mlfq.py's other rules (docs/cpu.md, Conventions).",
                          "ja": "同じ時刻の同着だけを決めます。同着を決めた規約はナレーションが名指しします。"
                                "OSTEP のプリセットは mlfq.py のほかの規則にも従います（docs/cpu.md の Conventions）。"},
+    "kind.complete": {"en": "completion", "ja": "完了"},
+    "kind.cancel": {"en": "cancellation", "ja": "取り消し"},
     # CPU mode: the rule's own numbers per task (CFS, EEVDF)
     "rule.state": {"en": "The rule's numbers per task", "ja": "タスクごとの規則の値"},
     "rule.state.none": {"en": "not runnable yet", "ja": "まだ実行可能ではありません"},
@@ -235,6 +258,28 @@ TEXT: dict[str, dict[str, str]] = {
     "summary.batch": {"en": "{iterations} iterations ({idle} idle) · {tokens} tokens generated · {occupancy} requests "
                              "per busy iteration", "ja": "{iterations} 反復（空き {idle}）・生成 {tokens} トークン・"
                              "稼働反復あたり {occupancy} 件"},
+    # LLM router mode with a fleet (``servers``): the servers' rows, cancellations, actual service, replicas
+    "fleet": {"en": "Servers, over time", "ja": "サーバー（時間の経過）"},
+    "fleet.server": {"en": "server {server}", "ja": "サーバー {server}"},
+    "fleet.request": {"en": "{tenant} #{request}: charged {cost}, runs {actual}",
+                      "ja": "{tenant} #{request}: 課金 {cost}、実行 {actual}"},
+    "fleet.cancelled": {"en": "cancelled at t={t}", "ja": "t={t} に取り消し"},
+    "fleet.withdrawn": {"en": "{tenant} #{request}: cancelled while waiting, uncharged",
+                        "ja": "{tenant} #{request}: 待ちの間に取り消し（課金なし）"},
+    "fleet.server.replica": {"en": "server {server} · replica {replica}",
+                             "ja": "サーバー {server}・レプリカ {replica}"},
+    "fleet.replica": {"en": "Replica {replica} (servers: {servers})",
+                      "ja": "レプリカ {replica}（サーバー: {servers}）"},
+    "fleet.acting": {"en": "this step", "ja": "このステップ"},
+    "fleet.holds": {"en": "{tenant} #{request} {ran}/{actual}", "ja": "{tenant} #{request} {ran}/{actual}"},
+    "fleet.axis": {"en": "t = {start} … {end}; the line is now (t={now})",
+                   "ja": "t = {start} … {end}。縦線が現在（t={now}）"},
+    "fleet.legend": {"en": "Each bar is a request from its dispatch to its end or now; ✕: cancelled while running "
+                           "(its charge stays).",
+                     "ja": "各棒は送出から終了（または現在）までのリクエストです。✕: 実行中に取り消し"
+                           "（課金はそのまま）。"},
+    "fleet.more": {"en": "{count} more servers are not drawn (the exports have them all).",
+                   "ja": "ほか {count} 台のサーバーは描いていません（書き出しにはすべてあります）。"},
     # --- the teaching features: the rule, compare, the quiz, your own policy, exports
     "tab.lab": {"en": "Step through", "ja": "ステップ実行"},
     "tab.compare": {"en": "Compare", "ja": "比較"},
@@ -309,6 +354,12 @@ TEXT: dict[str, dict[str, str]] = {
                      "ja": "均等さ（Jain 指数。1 = 完全に均等）"},
     "compare.gap": {"en": "Largest difference in cost ÷ weight between two tenants",
                     "ja": "2 テナント間のコスト ÷ 重みの最大差"},
+    "compare.gap.actual": {"en": "Largest difference in actual service ÷ weight between two tenants",
+                           "ja": "2 テナント間の実際のサービス ÷ 重みの最大差"},
+    "compare.fleet": {"en": "With servers each run dispatches when its own servers free, so the two runs share no "
+                            "stretch of dispatches: the widest gaps are each whole run's, over its own interval.",
+                      "ja": "サーバーがあると、各実行は自分のサーバーが空いたときに送出するので、両者に共通の送出の"
+                            "区間はありません。最大差は各実行全体のもので、それぞれの区間で測っています。"},
     "compare.switches": {"en": "Context switches", "ja": "コンテキストスイッチ"},
     "compare.switch_time": {"en": "Time switching", "ja": "切り替えの時間"},
     "compare.utilisation": {"en": "CPU utilisation", "ja": "CPU 利用率"},
@@ -391,6 +442,10 @@ LABELS: dict[str, dict[str, str]] = {
     "count": {"en": "Count", "ja": "件数"},
     "costs": {"en": "Costs", "ja": "コスト列"},
     "join": {"en": "Join", "ja": "参加時刻"},
+    "arrivals": {"en": "Arrivals", "ja": "到着時刻列"},
+    "servers": {"en": "Servers", "ja": "サーバー数"},
+    "replicas": {"en": "Replicas (routers)", "ja": "レプリカ（ルーター数）"},
+    "spread": {"en": "Spread", "ja": "振り分け"},
     "quantum": {"en": "Quantum", "ja": "クォンタム"},
     "levels": {"en": "Levels", "ja": "段数"},
     "quanta": {"en": "Quanta per level", "ja": "段ごとのクォンタム"},
@@ -439,6 +494,10 @@ LABELS: dict[str, dict[str, str]] = {
     "counter": {"en": "Counter", "ja": "カウンター"},
     "mean_waiting": {"en": "Mean wait", "ja": "平均待ち"},
     "mean_latency": {"en": "Mean latency", "ja": "平均遅延"},
+    "actual_service": {"en": "Actual service", "ja": "実際のサービス"},
+    "latency_mean": {"en": "Mean latency", "ja": "平均遅延"},
+    "latency_p95": {"en": "Latency p95", "ja": "遅延 p95"},
+    "wait_mean": {"en": "Mean wait", "ja": "平均待ち"},
 }
 
 SHORT: dict[str, dict[str, str]] = {
@@ -465,6 +524,10 @@ SHORT: dict[str, dict[str, str]] = {
     "counter": {"en": "Ctr", "ja": "カウンター"},
     "mean_waiting": {"en": "Wait", "ja": "待ち"},
     "mean_latency": {"en": "Lat.", "ja": "遅延"},
+    "actual_service": {"en": "Ran", "ja": "実行"},
+    "latency_mean": {"en": "Lat.", "ja": "遅延"},
+    "latency_p95": {"en": "p95", "ja": "p95"},
+    "wait_mean": {"en": "Wait", "ja": "待ち"},
 }
 
 HELP: dict[str, dict[str, str]] = {
@@ -501,6 +564,18 @@ HELP: dict[str, dict[str, str]] = {
                  "ja": "リクエストごとの 入力/出力 トークン。例: 4/8x16（16 件）、8/30x2@10（反復 10 に到着）、"
                        "4/5~3（予測出力 3）。複数のグループは + でつなぎます。"},
     "slots": {"en": "Requests in the batch at once.", "ja": "バッチに同時に入るリクエスト数。"},
+    "arrivals": {"en": "One arrival time per request, e.g. 0 0 5 5; when given it replaces join.",
+                 "ja": "リクエストごとの到着時刻（例: 0 0 5 5）。指定すると参加時刻の代わりに使います。"},
+    "servers": {"en": "Servers in the fleet; each runs one request for its actual time. Empty: no fleet, one "
+                      "dispatch per time unit.",
+                "ja": "サーバー群の台数。各サーバーは 1 件ずつ、その実際の時間だけ実行します。空欄: "
+                      "サーバーなし（1 時刻に 1 件送出）。"},
+    "replicas": {"en": "Routers, each with its own meters and an equal share of the servers.",
+                 "ja": "ルーターの数。それぞれが自分のメーターとサーバーの等しい取り分を持ちます。"},
+    "spread": {"en": "request: the request's arrival number modulo the replicas; tenant: tenant k always to "
+                     "replica k modulo the replicas.",
+               "ja": "request: リクエストの到着番号をレプリカ数で割った余り。tenant: テナント k は常にレプリカ "
+                     "k mod レプリカ数へ。"},
     "memory": {"en": "Tokens the batch may hold (inputs + tokens generated); empty: no limit.",
                "ja": "バッチが保持できるトークン数（入力 + 生成済み）。空欄: 制限なし。"},
     "conventions": {"en": "Where the VTC artifact's S-LoRA router decides otherwise than the lab: lab sets every "

@@ -16,10 +16,11 @@ from schedulers import schema
 from schedulers.custom import CUSTOM, TEMPLATES
 
 from . import render
-from .model import MAX_ROWS, LabView, Row, choice_options, chosen
+from .model import MAX_ROWS, LabView, Row, choice_options, chosen, shown_when_given
 from .modes import Card, app_mode, names, views_of
 from .pager import Stepping
 from .panes import FOLDING, SCALED, pane
+from .presets import PresetView
 from .teach import Teaching
 from .text import LANGUAGES, TEXT, field_help, label, pick, t
 from .textfield import TextField
@@ -28,7 +29,7 @@ ITEM_LISTS = "|".join(schema(mode).items for mode in names())   # tasks|tenants:
 FIELD_ERROR = re.compile(rf"^(?P<list>{ITEM_LISTS})\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
 # A row's fields in the editor, in pixels (others 64): wide enough for their whole value (a burst of 990000), narrow
 # enough that an LLM tenant's row (name, cost, count, costs, join, weight, ✕) stays on one line at 1920 px.
-WIDTHS = {"name": 96, "costs": 120, "arrival": 84, "burst": 84, "bursts": 120, "requests": 200}
+WIDTHS = {"name": 96, "costs": 120, "arrivals": 120, "arrival": 84, "burst": 84, "bursts": 120, "requests": 200}
 
 
 def head(field: str) -> str:
@@ -50,6 +51,7 @@ class LabUI(LabView):
         super().__init__(lab, **params)
         self.teaching = Teaching(self.lab)
         self.stepping = Stepping(self.lab, self.teaching)
+        self.presets = PresetView(self.lab)
 
     # --- header --------------------------------------------------------------------------------------
     @param.depends("lab.lang", "lab.mode")
@@ -97,11 +99,11 @@ class LabUI(LabView):
         info = catalog.get(lab.algorithm)
         summary = render.esc(info.summary.get(lang, "")) if info else ""
         parts = [select, pane(f'<p class="muted">{summary}</p>'),
-                 self._error_pane(lambda field: field == "algorithm")]
+                 self._error_pane(lambda field: field == "algorithm"), self.presets.controls]
         mode, own = app_mode(lab.mode), views_of(lab.mode).own_parameters
         card_of = {name: card for card in mode.cards for name in card.parameters}
         folded: dict[Card, list] = {}
-        for name in lab.sent_parameters():
+        for name in lab.used_parameters():
             if name in own:   # the mode's views draw it (CPU's conventions card, below)
                 continue
             card = card_of.get(name)
@@ -137,7 +139,7 @@ class LabUI(LabView):
         limit = t(lang, "limit.full", limit=MAX_ROWS, what=listing)
         parts += [add, pane(f'<p class="muted row-limit" role="status">{render.esc(limit)}</p>' if full else ""),
                   self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
-                                        and field not in lab.sent_parameters() and head(field) not in own)]
+                                        and field not in lab.used_parameters() and head(field) not in own)]
         return pn.Column(*parts, sizing_mode="stretch_width", css_classes=["editor"])
 
     def _presets(self) -> list:
@@ -185,10 +187,16 @@ class LabUI(LabView):
     def _row_editor(self, row: Row, index: int, reads: tuple[str, ...], hidden: set[str]):
         lab, lang = self.lab, self.lab.lang
         # A field every algorithm reads is always there (but one shown on request, until asked for); one only some
-        # read appears when the algorithm reads it, or when the row already has a value there. An empty optional
-        # field shows the core's default.
+        # read appears when the algorithm reads it, or when the row already has a value there (as a list that refines
+        # an optional field, arrivals). An empty optional field shows the core's default. A given list that refines an
+        # optional field hides the field it replaces (arrivals, join).
+        replaced = {name for field in map(schema(lab.mode).field, row._fields)
+                    if shown_when_given(lab.mode, field.name) and row.text(field.name).strip()
+                    for name in field.instead_of}
         fields = [field for field in map(schema(lab.mode).field, row._fields) if field.name not in hidden
-                  and (not field.read_by or field.name in reads or row.text(field.name).strip())]
+                  and (row.text(field.name).strip() or (not shown_when_given(lab.mode, field.name)
+                                                        and field.name not in replaced
+                                                        and (not field.read_by or field.name in reads)))]
         widgets = [TextField.from_param(row.widget_param(f.name), label=label(lang, f.name),
                                         width=WIDTHS.get(f.name, 64), css_classes=[f"field-{f.name}"],
                                         margin=(2, 4), placeholder=placeholder(f),

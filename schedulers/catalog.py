@@ -58,6 +58,15 @@ def catalogue(mode: str, rules: Iterable[type]) -> dict[str, Algorithm]:
 
 
 @dataclass(frozen=True)
+class Workload:
+    """A named scenario a mode offers: a preset (``make`` ignores its seed) or a seeded generator (a pattern: the same
+    seed, the same scenario, in CPython and Pyodide), with one sentence per language on what to look for in it."""
+    name: str
+    look_for: dict[str, str]                           # {"en": ..., "ja": ...}
+    make: Callable[[int], dict[str, Any]]              # seed -> the scenario
+
+
+@dataclass(frozen=True)
 class Mode:
     """One mode of the lab as ``simulate``, ``algorithms``, ``schema``, ``python -m schedulers`` and the shared modules
     reach it (``schedulers.modes.MODES``); each mode package defines its ``MODE``. Whatever a shared module would
@@ -79,6 +88,8 @@ class Mode:
     # (scenario, result, lang) -> the exercise's items and questions without the answers (--problem)
     render_trace: Callable[[Mapping[str, Any], str], str] | None = None   # (result, lang) -> a line per event (--trace)
     trace_scenario: Mapping[str, Any] = field(default_factory=dict)   # what --trace adds to the scenario
+    presets: Mapping[str, Workload] = field(default_factory=dict)    # named scenarios (the app's presets)
+    patterns: Mapping[str, Workload] = field(default_factory=dict)   # seeded generators (--pattern NAME --seed N)
 
 
 def json_number(value: Fraction | int) -> int | float:

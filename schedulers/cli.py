@@ -13,9 +13,11 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Mapping
 from typing import Any, NoReturn
 
 from . import custom, fields, simulate
+from .catalog import Workload
 from .errors import ScenarioError
 from .export import trace_json
 from .modes import MODES, meant_for
@@ -60,7 +62,13 @@ def build_parser(argv: list[str]) -> Parser:
                                formatter_class=argparse.RawDescriptionHelpFormatter)
         sub.add_argument("--scenario", metavar="FILE.json", help="the scenario file (JSON); '-' reads stdin")
         sub.add_argument("--seed", metavar="N", help="instead of a file, the seeded random exercise N "
-                         "(the lab shows the same one for the same seed)")
+                         "(the lab shows the same one for the same seed); with --pattern, that pattern's seed")
+        if mode.patterns:
+            sub.add_argument("--pattern", metavar="NAME", help="instead of a file, a seeded generator (with --seed N, "
+                             "default 0): " + " ".join(mode.patterns))
+        if mode.presets:
+            sub.add_argument("--preset", metavar="NAME", help="instead of a file, a named scenario: "
+                             + " ".join(mode.presets))
         sub.add_argument("--algorithm", metavar="NAME", help="overrides the file's algorithm: "
                          + " ".join(mode.algorithms))
         if mode.custom is not None:
@@ -158,6 +166,13 @@ def parse_seed(text: str) -> int:
     return int(text)
 
 
+def named(workloads: Mapping[str, Workload], name: str, field: str) -> Workload:
+    """A mode's pattern or preset by name; an unknown one is an error naming ``field``."""
+    if name not in workloads:
+        raise ScenarioError(field, f"must be one of {', '.join(workloads)}, not {fields.describe(name)}")
+    return workloads[name]
+
+
 def one_line(text: str) -> str:
     """The error stays one line whatever the user typed: a newline or a control character in an argument
     is shown escaped (``\\n``)."""
@@ -173,14 +188,22 @@ def main(argv: list[str] | None = None) -> int:
         if args.list:
             emit(algorithm_list(args.mode, args.lang))
             return 0
-        if args.scenario and args.seed is not None:
-            raise UsageError("give either --scenario or --seed, not both")
+        pattern, preset = getattr(args, "pattern", None), getattr(args, "preset", None)
+        given = [option for option, value in (("--scenario", args.scenario), ("--pattern", pattern),
+                                              ("--preset", preset)) if value is not None]
+        if len(given) > 1 or (given and given[0] != "--pattern" and args.seed is not None):
+            both = [*given, *(["--seed"] if args.seed is not None and "--pattern" not in given else [])]
+            raise UsageError(f"give either {both[0]} or {both[1]}, not both")
         sizes = {size.name: fields.integer_text(getattr(args, size.name), size.name, size)
                  for size in mode.exercise_sizes if getattr(args, size.name) is not None}
-        if sizes and args.seed is None:
+        if sizes and (args.seed is None or pattern is not None):
             raise UsageError(f"--{next(iter(sizes)).replace('_', '-')} shapes the exercise of --seed N: give --seed")
         problem, traced = getattr(args, "problem", False), getattr(args, "trace", False)
-        if args.seed is not None:
+        if pattern is not None:
+            scenario = named(mode.patterns, pattern, "pattern").make(parse_seed(args.seed or "0"))
+        elif preset is not None:
+            scenario = named(mode.presets, preset, "preset").make(0)
+        elif args.seed is not None:
             scenario = mode.exercise(parse_seed(args.seed), **sizes)
         elif args.scenario:
             scenario = read_scenario(args.scenario)

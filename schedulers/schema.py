@@ -16,7 +16,9 @@ from typing import Any
 
 from .catalog import Algorithm, json_number
 
-# number: exact rational (int, float, "p/q"); integers: a list; records: a list of objects with the field's own
+# number: exact rational (int, float, "p/q"); integers: a list (with ``fields``, an item may also be an object of
+# those fields, the first being the integer itself, and the list its compact text: the router's costs, docs/llm.md
+# "Servers"); records: a list of objects with the field's own
 # ``fields`` (engine's requests), which may also be given in a compact text form (docs/engine.md "The compact form");
 # choice: one of the field's ``choices``; boolean: JSON's true or false
 TYPES = ("text", "integer", "number", "integers", "records", "choice", "boolean")
@@ -35,7 +37,7 @@ class Field:
     maximum: int | None = None
     instead_of: tuple[str, ...] = ()   # giving this field replaces those (``costs`` replaces cost and count)
     read_by: tuple[str, ...] = ()      # the algorithms that read it; empty: every algorithm
-    fields: tuple[Field, ...] = ()     # records: the fields of each record
+    fields: tuple[Field, ...] = ()     # records: the fields of each record (integers: of an item given as an object)
     choices: tuple[str, ...] = ()      # choice: the values it may take
     per: str | None = None             # integers: one item per unit of that parameter (quanta: one per level), or
                                        # one integer for all of them
@@ -141,7 +143,7 @@ class Results:
                      if not column.optional or any(column.name in row for row in rows))
 
     def average_row(self, result: Mapping[str, Any]) -> Mapping[str, Any]:
-        """The averaged columns' means over the rows."""
+        """The averaged columns' means over the rows (of the columns this result has)."""
         if self.averages is not None:
             return self.averages(result)
-        return mean_row(result[self.items], self.averaged)
+        return mean_row(result[self.items], [column.name for column in self.shown(result) if column.averaged])

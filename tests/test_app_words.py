@@ -40,11 +40,13 @@ def every_optional(mode: str, scenario: dict) -> dict:
 
 
 def runs(mode: str):
-    """A run of every algorithm of the mode, on its seeded exercises (which fill the optional fields they read), and
-    on the first with every optional field given."""
+    """A run of every algorithm of the mode, on its seeded exercises (which fill the optional fields they read), on
+    the first with every optional field given, and on the presets and patterns the core offers (the router's fleet
+    and its columns)."""
+    workloads = [*MODES[mode].presets.values(), *MODES[mode].patterns.values()]
     for algorithm in algorithms(mode):
         exercises = [MODES[mode].exercise(seed) for seed in range(3)]
-        for scenario in (*exercises, every_optional(mode, exercises[0])):
+        for scenario in (*exercises, every_optional(mode, exercises[0]), *(w.make(1) for w in workloads)):
             yield simulate(mode, {**scenario, "algorithm": algorithm})
 
 
@@ -99,3 +101,12 @@ def test_every_list_of_rows_and_every_mode_has_its_words():
         return ROLES | ({API} if mode.name in TEMPLATES else set())
     assert {mode.name: sorted(needed(mode) - {role for role in mode.words if set(mode.words[role]) == LANGS})
             for mode in all_modes()} == {name: [] for name in names()}
+
+
+def test_every_option_of_every_choice_has_its_words():
+    """A parameter picked from a list (a choice, true/false) shows each value by its mode's ``option.NAME.VALUE``."""
+    missing = [f"{mode.name}: option.{field.name}.{value}" for mode in all_modes()
+               for field in schema(mode.name).parameters if field.type in ("choice", "boolean")
+               for value in field.choices or ("true", "false")
+               if not worded(mode.words, f"option.{field.name}.{value}")]
+    assert missing == []

@@ -40,7 +40,7 @@ from schedulers.trace import resumes_quantum
 
 CPU_HOOKS = ("key", "choose", "preempts", "quantum", "admit", "expire", "complete", "at_instant", "start", "streak",
              "block", "wake")
-LLM_HOOKS = ("arrive", "pick", "charge", "leave", "idle_reset")
+LLM_HOOKS = ("arrive", "pick", "charge", "leave", "idle_reset", "withdraw")
 ENGINE_HOOKS = ("join", "pick", "admit", "generate", "finish", "charge")
 NOT_DECIDING = {"engine": set(),
                 "cpu": {"next_instant", "detail", "parameters", "from_parameters", "trace_state"},
@@ -72,6 +72,13 @@ def llm_scenarios() -> list[dict]:
             scenario["tenants"][-1]["weight"] = "3/2"
         if seed % 4 == 1:
             scenario["quantum"] = 2
+        if seed % 6 == 5:   # a fleet: actual costs, and cancellations of waiting and of running requests
+            scenario["servers"] = 1 + seed // 6 % 3
+            for k, tenant in enumerate(scenario["tenants"]):
+                cost, count = tenant.pop("cost"), tenant.pop("count")
+                tenant["costs"] = [{"cost": cost, "actual": 1 + (cost * (k + i)) % 7,
+                                    **({"cancel": tenant["join"] + i + k} if (i + k) % 3 == 0 else {})}
+                                   for i in range(count)]
         found.append(scenario)
     return found
 
@@ -200,6 +207,11 @@ def spy_llm(algorithm: str, scenario: dict) -> tuple[list[dict], dict[int, set[s
     router = Router(read_llm({**scenario, "algorithm": algorithm}, LLM_ALGORITHMS), make)
     router.run()
     calls[len(router.steps) - 1] |= calls.pop(len(router.steps), set())   # the final reset: noted on the last step
+    for index, step in enumerate(router.steps):   # with servers, on the step that emptied the queues, before others
+        if "final_reset" in step and "idle_reset" in calls.get(index + 1, set()) \
+                and router.steps[index + 1]["kind"] != "idle_reset":
+            calls[index + 1].discard("idle_reset")
+            calls[index].add("idle_reset")
     return router.steps, calls
 
 
@@ -260,6 +272,11 @@ def test_the_spy_sees_the_hooks_that_were_easy_to_miss(monkeypatch):
     assert any("leave" in hooks for hooks in calls.values())
     steps, calls = spy_llm("sfq", llm_scenarios()[0])
     assert "idle_reset" in calls[len(steps) - 1] and "final_reset" in steps[-1]
+    fleet = [scenario for scenario in llm_scenarios() if "servers" in scenario]   # a waiting request's cancellation
+    for algorithm in ("fifo", "rr", "drr", "sfq", "wfq"):
+        seen = [spy_llm(algorithm, scenario) for scenario in fleet]
+        assert any(step["kind"] == "cancel" and not step["running"] and "withdraw" in calls[index]
+                   for steps, calls in seen for index, step in enumerate(steps))
     resumed = boosted = False
     for scenario in cpu_scenarios():
         result, calls = spy_cpu("mlfq", scenario, monkeypatch)

@@ -22,6 +22,7 @@ from importlib import import_module
 from typing import Any
 
 from schedulers.modes import MODES as CORE_MODES, from_environment as entries
+from schedulers import schema
 
 from ..text import fill
 
@@ -78,8 +79,10 @@ class AppMode:
                                               # options are its words "option.NAME.VALUE"
 
     def typed(self, item: Mapping[str, Any]) -> dict[str, str]:
-        """A core scenario's item (a seeded exercise's) as the editor's text."""
-        return {k: self.item_text.get(k, str)(v) for k, v in item.items()}
+        """A core scenario's item (a seeded exercise's, a preset's) as the editor's text; the fields a given list
+        replaces (cost and count, for costs) are left empty, as a link leaves them."""
+        replaced = {name for f in schema(self.name).item_fields if f.name in item for name in f.instead_of}
+        return {**dict.fromkeys(replaced, ""), **{k: self.item_text.get(k, str)(v) for k, v in item.items()}}
 
     def say(self, lang: str, role: str, **values: object) -> str:
         """One of its own words, filled in as ``text.t`` fills the shared ones."""

@@ -9,21 +9,23 @@ the metrics in ``fairness.py``, the scenario fields and limits in ``scenario.py`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from typing import Any
 
-from ..catalog import Algorithm, Mode, catalogue, json_number
+from ..catalog import Algorithm, Mode, catalogue
 from ..exercises import llm_exercise
-from ..schema import Column, Results, with_readers
+from ..schema import with_readers
 from .custom import CUSTOM_POLICY
 from .fairness import measure
 from .lines import LINES
 from .policies import POLICIES, RULES, Policy
 from ..recording import COMPACT, NONE, note
+from .results import RESULTS, fleet_totals, tenant_summary
+from .replicas import run_replicas
 from .router import TRACE_BUDGET, Router
 from .scenario import PARAMETERS, TENANT, TOP_KEYS, read
 from .steps import STEPS
 from .text import TEXT_NEEDS_STEPS, render_text
+from .workloads import PATTERNS, PRESETS
 
 __all__ = ["ALGORITHMS", "MODE", "SCHEMA", "run", "render_text"]
 
@@ -32,9 +34,6 @@ SCHEMA = with_readers("llm", "tenants", TENANT, PARAMETERS, TOP_KEYS, ALGORITHMS
 TRACE_NOTES = {COMPACT: f"compact: a full trace would pass the budget of {TRACE_BUDGET} entries, so steps carry "
                         "only the acting tenant's numbers, no queues and no sentences",
                NONE: "off: no steps were recorded"}
-RESULTS = Results("tenants", "tenant", (   # a result's tenant rows (tenant_summary)
-    *map(Column, ("name", "weight", "join", "requests")),
-    *(Column(name, averaged=True) for name in ("dispatched", "charged", "normalized"))))
 
 
 def run(scenario: Mapping[str, Any], trace: bool = True,
@@ -43,10 +42,13 @@ def run(scenario: Mapping[str, Any], trace: bool = True,
     rule of your own (a ``Policy`` class, or any callable that makes one from the router) instead of the
     scenario's ``algorithm``."""
     model = read(scenario, ALGORITHMS)
-    router = Router(model, policy or POLICIES[model.algorithm], trace)
+    maker = policy or POLICIES[model.algorithm]
+    if model.replicas is not None:
+        return replicated(model, maker, trace, policy)
+    router = Router(model, maker, trace)
     router.run()
     times = [entry["time"] for entry in router.dispatch]
-    return {
+    result = {
         "mode": "llm",
         "algorithm": router.policy.name if policy else model.algorithm,
         "parameters": router.policy.parameters(),
@@ -54,24 +56,24 @@ def run(scenario: Mapping[str, Any], trace: bool = True,
         "dispatch": router.dispatch,
         "tenants": [tenant_summary(router, t.order) for t in model.tenants],
         "summary": {"requests": len(times), "makespan": times[-1] + 1, "idle": times[-1] + 1 - len(times),
-                    "first_dispatch": times[0]},
-        "fairness": measure(router, times),
+                    "first_dispatch": times[0]} if model.servers is None else fleet_totals(router),
+        "fairness": measure(router),
         "steps": router.steps,
     }
+    if model.servers is not None:
+        result["servers"] = model.servers
+        result["cancelled"] = router.cancelled
+    return result
 
 
-def tenant_summary(router: Router, tenant: int) -> dict[str, Any]:
-    spec = router.tenants[tenant]
-    normalized = Fraction(router.charged[tenant]) / spec.weight
-    summary = {"name": spec.name, "weight": json_number(spec.weight), "join": spec.join, "requests": len(spec.costs),
-               "dispatched": router.dispatched[tenant], "charged": router.charged[tenant],
-               "normalized": json_number(normalized),
-               "exact": {"weight": str(spec.weight), "normalized": str(normalized)}}
-    if len(set(spec.arrivals)) > 1:
-        summary["arrivals"] = list(spec.arrivals)
-    return summary
+def replicated(model: Any, maker: Callable[[Router], Policy], trace: bool, policy: Any) -> dict[str, Any]:
+    """``replicas`` routers (``replicas.py``), in the keys of one router's result."""
+    parts, first = run_replicas(model, maker, trace)   # the first replica's rule and trace level: every one's
+    return {"mode": "llm", "algorithm": first.policy.name if policy else model.algorithm,
+            "parameters": first.policy.parameters(), "trace": note(first.level, TRACE_BUDGET, TRACE_NOTES), **parts}
 
 
 MODE = Mode("llm", "LLM router: order of dispatch to a server fleet", ALGORITHMS, SCHEMA, run=run,
             render_text=render_text, exercise=llm_exercise, text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS,
-            steps=STEPS, lines=LINES, custom=CUSTOM_POLICY)
+            steps=STEPS, lines=LINES, custom=CUSTOM_POLICY, presets=PRESETS,
+            patterns=PATTERNS)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..custom import CUSTOM, Custom, Program, checked_name, lines_at
+from ..custom import CUSTOM, Custom, Program, checked_name, lines_at, lines_of_call
 from ..narration import Messages, say
 from .policies import Decision, Policy
 
@@ -77,15 +77,23 @@ def policy(program: Program, scenario: Mapping[str, Any]) -> Callable[[Any], Pol
                 self.since[tenant] = self.router.tenants[tenant].arrivals[requests[0]]
 
         def pick(self, now: int) -> Decision:
+            call = len(program.lines)   # with servers several picks share a time: the decision names its call
             waiting = {self.name_of(i): i for i in sorted(self.since)}
             answer = program.call(now, tuple(TenantView(self.router, i, self.since[i]) for i in waiting.values()),
                                   now, self.memory)
             tenant = checked_name(program, answer, now, ("tenant", "テナント"), self.names, waiting,
                                   ("waiting", "待ち"))
-            return Decision(tenant, self.router.head(tenant), {"rule": "your choose()"})
+            facts: dict[str, Any] = {"rule": "your choose()"}
+            if self.router.servers is not None:
+                facts["call"] = call
+            return Decision(tenant, self.router.head(tenant), facts)
 
         def leave(self, tenant: int) -> None:
             del self.since[tenant]
+
+        def withdraw(self, tenant: int, request: int, emptied: bool) -> None:
+            if emptied:
+                del self.since[tenant]
 
         def explain(self, now: int, decision: Decision) -> dict[str, str]:
             cost = self.router.tenants[decision.tenant].costs[decision.request]
@@ -97,7 +105,10 @@ def policy(program: Program, scenario: Mapping[str, Any]) -> Callable[[Any], Pol
 def lines(result: Mapping[str, Any], step: int) -> set[int]:
     """The lines your ``choose`` ran for the dispatch at ``step`` (none at a step that dispatches nothing)."""
     now = result["steps"][step]
-    return lines_at(result, now["time"]) if now.get("kind") == "dispatch" else set()
+    if now.get("kind") != "dispatch":
+        return set()
+    call = (now.get("decision") or {}).get("call")
+    return lines_at(result, now["time"]) if call is None else lines_of_call(result, call)
 
 
 CUSTOM_POLICY = Custom(parameters=PARAMETERS, template=TEMPLATE, policy=policy, lines=lines)

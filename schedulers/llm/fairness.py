@@ -21,7 +21,6 @@ over the interval two runs share), with ``Spread`` and ``interval_figures`` from
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left, bisect_right
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -45,10 +44,12 @@ NOTES: Messages = {
     "one_tenant": {"en": "one tenant: no pair to compare", "ja": "テナントが 1 つなので、比べる対がありません"},
     "no_meters": {"en": "this policy keeps no meters", "ja": "この方式はメーターを持ちません"},
     "no_waiting": {"en": "no boundary had a waiting tenant", "ja": "待ちテナントのいる境界がありません"},
+    "per_replica": {"en": "each replica keeps its own meters and V: see each one's band in replicas",
+                    "ja": "複製ごとにメーターと V を持つため、帯は replicas の各複製を見てください"},
 }
 
 
-def measure(router: Router, times: list[int]) -> dict[str, Any]:
+def measure(router: Router) -> dict[str, Any]:
     names = [t.name for t in router.tenants]
     compared = sorted(router.compared)
     q_bar = router.exact(max(router.units(t.order, max(t.costs)) for t in router.tenants))
@@ -60,16 +61,17 @@ def measure(router: Router, times: list[int]) -> dict[str, Any]:
         result["notes"]["interval"] = say(NOTES, "never_backlogged")
         result["notes"]["jain"] = say(NOTES, "no_interval")
     else:
-        start, end = router.backlog.best
-        first, last = bisect_left(times, start), bisect_right(times, end)
-        result["interval"] = {"start": start, "end": end, "dispatches": last - first}
-        increments, (worst, at, pair) = walk(router, compared, first, last)
+        start, end, first, last = router.backlog.best
+        result["interval"] = {"start": start, "end": end, "dispatches": last + 1 - first}
+        increments, (worst, at, pair) = walk(router, compared, first, last + 1, "cost")
         figures = interval_figures(names, {i: router.exact(x) for i, x in increments.items()},
                                    (router.exact(worst), at, pair), q_bar)
         notes, exact = figures.pop("notes"), figures.pop("exact")
         result.update(figures)
         result["notes"].update(notes)
         result["exact"].update(exact)
+        if router.servers is not None:
+            result["service"] = service_figures(router, compared, first, last + 1, q_bar)
     band = router.band
     if band is None:
         result["notes"]["band"] = say(NOTES, "no_meters")
@@ -112,15 +114,33 @@ def interval_figures(names: list[str], increments: dict[int, Fraction | int],
     return figures
 
 
-def walk(router: Router, compared: list[int], first: int, last: int
+def walk(router: Router, compared: list[int], first: int, last: int, amount: str
          ) -> tuple[dict[int, int], tuple[int, int, tuple[int, int]]]:
-    """The increments x_i over dispatches first..last-1 (in units) and the widest gap after any of them."""
+    """The increments x_i over dispatches first..last-1 (in units) and the widest gap after any of them: of the
+    cost charged (``amount`` "cost") or of the service each dispatch gave (``"service"``: end - start)."""
     index = {t.name: t.order for t in router.tenants}
     spread = Spread(compared, router.dispatch[first]["time"])
     for entry in router.dispatch[first:last]:
         tenant = index[entry["tenant"]]
-        spread.charge(entry["time"], tenant, router.units(tenant, entry["cost"]))
+        given = entry["cost"] if amount == "cost" else entry["end"] - entry["start"]
+        spread.charge(entry["time"], tenant, router.units(tenant, given))
     return spread.x, spread.widest
+
+
+def service_figures(router: Router, compared: list[int], first: int, last: int, q_bar: Fraction | int
+                    ) -> dict[str, Any]:
+    """With servers: the same interval's increments of actual service (each dispatch's end - start, over the
+    tenant's weight) and their widest gap, against the same 2q̄: SFQ bounds the charged estimates, not this."""
+    names = [t.name for t in router.tenants]
+    increments, (worst, at, pair) = walk(router, compared, first, last, "service")
+    x = {i: router.exact(units) for i, units in increments.items()}
+    gap, bound = router.exact(worst), 2 * q_bar
+    figures: dict[str, Any] = {"increments": {names[i]: json_number(v) for i, v in x.items()},
+                               "max_gap": json_number(gap), "at": at, "tenants": [names[i] for i in pair],
+                               "bound": json_number(bound), "within_bound": gap <= bound,
+                               "exact": {"increments": {names[i]: str(v) for i, v in x.items()},
+                                         "max_gap": str(gap), "bound": str(bound)}}
+    return figures
 
 
 class Spread:
@@ -157,26 +177,28 @@ def jain_index(values: list[Fraction | int]) -> Fraction | None:
 
 
 class Backlog:
-    """The longest run of dispatches (earliest on ties) during which every compared tenant stayed backlogged:
-    waiting at each dispatch and never emptied in between."""
+    """The longest run of dispatches (by time, earliest on ties) during which every compared tenant stayed
+    backlogged: waiting at each dispatch and never emptied in between. A run is ``(start, end, first, last)``: the
+    times of its first and last dispatch and their positions in the dispatch list (a fleet dispatches several
+    requests at one time)."""
 
     def __init__(self) -> None:
-        self.open: list[int] | None = None     # [start, end] of the run in progress
-        self.best: tuple[int, int] | None = None
+        self.open: list[int] | None = None     # [start, end, first, last] of the run in progress
+        self.best: tuple[int, int, int, int] | None = None
 
-    def decide(self, now: int, all_busy: bool) -> None:
+    def decide(self, now: int, all_busy: bool, index: int) -> None:
         if not all_busy:
             self.close()
         elif self.open is None:
-            self.open = [now, now]
+            self.open = [now, now, index, index]
         else:
-            self.open[1] = now
+            self.open[1], self.open[3] = now, index
 
     def close(self) -> None:
         if self.open is not None:
-            start, end = self.open
+            start, end, first, last = self.open
             if self.best is None or end - start > self.best[1] - self.best[0]:
-                self.best = (start, end)
+                self.best = (start, end, first, last)
             self.open = None
 
 

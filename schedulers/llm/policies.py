@@ -11,7 +11,10 @@ at each logical time t (one dispatch per time unit):
 3. ``charge(tenant, request, cost)`` after the router has taken the request off the queue ("pick first, charge
    after"); then ``leave(tenant)`` if that emptied the tenant's queue;
 4. ``idle_reset()`` (meter policies only) when a dispatch has emptied every queue and more work is to come,
-   and once more after the last dispatch (the final reset).
+   and once more after the last dispatch (the final reset);
+5. with servers, ``withdraw(tenant, request, emptied)`` when a waiting request is cancelled: it has left the
+   router's queue (``emptied``: the tenant has nothing left waiting); a rule drops it from its own structures.
+   With servers, ``pick`` is asked once per free server at an instant, one pick at a time.
 
 ``explain(now, decision)`` turns a decision into one sentence per language, after the charge. Ties are
 always broken by tenant order (input order), then request order. Meters are exact integers in units of
@@ -69,6 +72,9 @@ class Policy:
         pass
 
     def leave(self, tenant: int) -> None:
+        pass
+
+    def withdraw(self, tenant: int, request: int, emptied: bool) -> None:
         pass
 
     def state(self, tenants: Sequence[int]) -> dict[str, Any]:
@@ -134,6 +140,12 @@ class Fifo(Policy):
         if self.router.waiting(tenant):
             self.push(tenant)
 
+    def withdraw(self, tenant: int, request: int, emptied: bool) -> None:
+        self.heads = [head for head in self.heads if head[1] != tenant]   # its head may have changed
+        heapq.heapify(self.heads)
+        if not emptied:
+            self.push(tenant)
+
     def explain(self, now: int, decision: Decision) -> dict[str, str]:
         return self.pick_sentence(decision, "fifo", now=now, arrival=decision.facts["arrival"])
 
@@ -153,6 +165,13 @@ class Cycle:
 
     def add(self, tenant: int) -> None:
         heapq.heappush(self.this_round if tenant > self.current else self.next_round, tenant)
+
+    def remove(self, tenant: int) -> None:
+        """A tenant that has nothing left waiting leaves the rounds."""
+        for heap in (self.this_round, self.next_round):
+            if tenant in heap:
+                heap.remove(tenant)
+                heapq.heapify(heap)
 
     def next(self) -> int:
         if not self.this_round:
@@ -192,6 +211,10 @@ class RoundRobin(Policy):
         if self.router.waiting(tenant):
             self.cycle.add(tenant)
 
+    def withdraw(self, tenant: int, request: int, emptied: bool) -> None:
+        if emptied:
+            self.cycle.remove(tenant)
+
     def explain(self, now: int, decision: Decision) -> dict[str, str]:
         return say(MESSAGES, "rr", t=now, tenant=self.name_of(decision.tenant))
 
@@ -212,6 +235,7 @@ class Shortest(Policy):
     def __init__(self, router: Router) -> None:
         super().__init__(router)
         self.requests: list[tuple[int, int, int, int]] = []   # (cost, arrival, tenant, request)
+        self.cancels = any("cancel" in tenant.entries for tenant in router.tenants)
 
     def arrive(self, tenant: int, requests: Sequence[int], joined: bool) -> None:
         spec = self.router.tenants[tenant]
@@ -219,11 +243,21 @@ class Shortest(Policy):
             heapq.heappush(self.requests, (spec.costs[request], spec.arrivals[request], tenant, request))
 
     def pick(self, now: int) -> Decision:
+        if self.cancels:
+            self.drop_withdrawn()
         cost, arrival, tenant, request = heapq.heappop(self.requests)
+        if self.cancels:
+            self.drop_withdrawn()
         facts: dict[str, Any] = {"rule": "least cost", "cost": cost, "arrival": arrival}
         if self.requests and self.requests[0][0] == cost and self.requests[0][2] != tenant:
             facts["tied_with"] = self.name_of(self.requests[0][2])
         return Decision(tenant, request, facts)
+
+    def drop_withdrawn(self) -> None:
+        """Cancelled requests (with servers) leave the heap when they reach its top: the router marks them gone."""
+        sent = self.router.sent
+        while self.requests and sent[self.requests[0][2]][self.requests[0][3]]:
+            heapq.heappop(self.requests)
 
     def explain(self, now: int, decision: Decision) -> dict[str, str]:
         return self.pick_sentence(decision, "shortest", now=now, cost=decision.facts["cost"])
@@ -303,6 +337,15 @@ class DeficitRoundRobin(Policy):
         self.deficit[tenant] = Fraction(0)
         self.turn = None
 
+    def withdraw(self, tenant: int, request: int, emptied: bool) -> None:
+        if not emptied:
+            return
+        self.deficit[tenant] = Fraction(0)   # its queue emptied: as when it sends its last request
+        if self.turn == tenant:
+            self.turn = None
+        else:
+            self.cycle.remove(tenant)
+
     def state(self, tenants: Sequence[int]) -> dict[str, Any]:
         return {"deficits": {i: self.deficit[i] for i in tenants}}
 
@@ -366,6 +409,12 @@ class MeterPolicy(Policy):
 
     def idle_reset(self) -> None:
         self.virtual_time = max(self.virtual_time, self.highest)
+
+    def withdraw(self, tenant: int, request: int, emptied: bool) -> None:
+        self.tags = [entry for entry in self.tags if entry[1] != tenant]   # WFQ's tag reads its head
+        heapq.heapify(self.tags)
+        if not emptied:
+            heapq.heappush(self.tags, (self.tag(tenant), tenant))
 
     def state(self, tenants: Sequence[int]) -> dict[str, Any]:
         exact = self.router.exact

@@ -9,14 +9,28 @@ Boundary order at each logical time t (the contract's rules):
 - if every queue is empty and the next arrival lies in the future, time jumps to it;
 - the final reset, with no arrival left to come, is noted on the last dispatch (``final_reset``).
 
+With ``servers`` (the fleet, ``run_fleet``) time is real: a request holds a server for its ``actual`` service (by
+default its cost), and at each instant t, in this order:
+
+1. the requests whose service ends at t (or that are cancelled while running) free their servers, lowest first;
+2. if a dispatch or a cancellation emptied every queue since the last arrival, the idle reset (meter policies),
+   then the arrivals at t;
+3. the requests cancelled at t while waiting leave their queues, uncharged;
+4. while a server is free and requests wait, the rule picks one (one pick at a time, in its own order) and it
+   goes to the free server of lowest number; the rule charges its estimate, as without servers.
+
+The final reset, once the queues are empty and nothing is left to arrive, is noted on the step that emptied them.
+
 The trace has three levels: ``full`` (every tenant's queue and the policy's numbers at every step, with a
 sentence), ``compact`` (only the acting tenant's numbers, no sentences: chosen when a full trace would pass
 ``TRACE_BUDGET``) and ``none`` (no steps: for benchmarks).
 """
 from __future__ import annotations
 
+import heapq
 import math
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 from ..catalog import json_number, json_plain
@@ -29,8 +43,19 @@ from .scenario import Scenario
 TRACE_BUDGET = 1_000_000   # queue entries and numbers a full trace may hold; above it the trace is compact
 
 
+@dataclass(frozen=True)
+class Share:
+    """One replica's part of a scenario (``replicas.py``): the requests of each tenant it receives (FIFO order), its
+    servers (numbers ``first_server`` onwards) and the tenants its fairness compares."""
+    requests: tuple[tuple[int, ...], ...]
+    first_server: int
+    servers: int
+    compared: tuple[int, ...]
+
+
 class Router(ExactUnits):
-    def __init__(self, scenario: Scenario, policy: type[Policy], trace: bool = True) -> None:
+    def __init__(self, scenario: Scenario, policy: type[Policy], trace: bool = True, share: Share | None = None
+                 ) -> None:
         self.scenario = scenario
         self.tenants = scenario.tenants
         self.names = [tenant.name for tenant in self.tenants]
@@ -40,11 +65,21 @@ class Router(ExactUnits):
         self.unit = [self.scale * t.weight.denominator // t.weight.numerator for t in self.tenants]
         self.queues: list[deque[int]] = [deque() for _ in self.tenants]
         self.sizes = [0] * len(self.tenants)
-        self.arrived = [0] * len(self.tenants)  # requests arrive in index order: 0..arrived-1 have arrived
-        self.sent = [bytearray(len(t.costs)) for t in self.tenants]   # 1 once dispatched
+        self.arrived = [0] * len(self.tenants)  # requests arrive in index order: none past arrived-1 has arrived
+        self.sent = [bytearray(len(t.costs)) for t in self.tenants]   # 1 once dispatched (or never coming here)
         self.busy = 0                          # tenants with waiting requests
         self.total_waiting = 0                 # requests waiting, all tenants
-        self.arrivals = arrival_events(self.tenants, lambda tenant: tenant.arrivals)
+        self.share = share
+        if share is None:
+            self.arrivals = arrival_events(self.tenants, lambda tenant: tenant.arrivals)
+        else:   # a replica: only its requests arrive, the others count as gone
+            for sent, owned in zip(self.sent, share.requests):
+                sent[:] = b"\x01" * len(sent)
+                for request in owned:
+                    sent[request] = 0
+            owned = arrival_events(self.tenants, lambda t: [t.arrivals[r] for r in share.requests[t.order]])
+            self.arrivals = [(time, tenant, [share.requests[tenant][k] for k in positions])
+                             for time, tenant, positions in owned]
         self.level = level(trace, trace_size(scenario, len(self.arrivals)), TRACE_BUDGET)
         self.tracing = self.level != NONE
         self.policy = policy(self)
@@ -52,10 +87,32 @@ class Router(ExactUnits):
         self.dispatch: list[dict[str, Any]] = []
         self.charged = [0] * len(self.tenants)
         self.dispatched = [0] * len(self.tenants)
-        self.compared = frozenset(scenario.compare)
+        self.compared = frozenset(scenario.compare if share is None else share.compared)
         self.compared_busy = 0
         self.backlog = Backlog()
         self.band = Band(self) if self.policy.meters else None
+        self.servers = scenario.servers if share is None else share.servers
+        self.first_server = 0 if share is None else share.first_server
+        if self.servers is not None:
+            self.fleet()
+
+    def fleet(self) -> None:
+        """The fleet's state: free servers (a heap: lowest number first), what each server runs, the running
+        requests by the time their server frees, the cancellations in time order, and each tenant's service."""
+        self.free = list(range(self.servers))
+        self.running: list[tuple[int, int] | None] = [None] * self.servers
+        self.ends: list[tuple[int, int, int, int, bool]] = []   # (end, server, tenant, request, cancelled)
+        self.started: dict[tuple[int, int], int] = {}            # (tenant, request) -> its dispatch's index
+        self.cancels = sorted((cancel, t.order, k) for t in self.tenants
+                              for k, cancel in enumerate(t.entries.get("cancel", ()))
+                              if cancel is not None and not self.sent[t.order][k])
+        self.actuals = [t.entries.get("actual", (None,) * len(t.costs)) for t in self.tenants]
+        self.service = [0] * len(self.tenants)                 # actual service given, cut short by cancellations
+        self.latencies: list[list[int]] = [[] for _ in self.tenants]   # completion - arrival, completed requests
+        self.waits = [0] * len(self.tenants)                   # sum of dispatch - arrival
+        self.cancelled: list[dict[str, Any]] = []              # requests cancelled while waiting
+        self.reset_pending = False
+        self.emptied_step = 0
 
     # --- what policies read ---------------------------------------------------------------------------
 
@@ -81,6 +138,9 @@ class Router(ExactUnits):
     def run(self) -> None:
         self.record("initial", 0, [], {}, say(MESSAGES, "initial", tenants=len(self.tenants)),
                     decision={"rule": "nothing has arrived"})
+        if self.servers is not None:
+            self.run_fleet()
+            return
         now, next_arrival = 0, 0
         while next_arrival < len(self.arrivals) or self.busy:
             if not self.busy:
@@ -94,13 +154,97 @@ class Router(ExactUnits):
             self.dispatch_one(now)
             now += 1
         if self.policy.meters and self.dispatch:
-            self.final_reset()
+            self.final_reset(len(self.steps) - 1)
+
+    def run_fleet(self) -> None:
+        """The instants at which something happens, in the order of the module docstring."""
+        arrivals, cancels, ends = self.arrivals, self.cancels, self.ends
+        next_arrival = next_cancel = 0
+        while next_arrival < len(arrivals) or next_cancel < len(cancels) or ends:
+            now = min(arrivals[next_arrival][0] if next_arrival < len(arrivals) else math.inf,
+                      cancels[next_cancel][0] if next_cancel < len(cancels) else math.inf,
+                      ends[0][0] if ends else math.inf)
+            while ends and ends[0][0] == now:
+                self.finish(now, *heapq.heappop(ends)[1:])
+            if next_arrival < len(arrivals) and arrivals[next_arrival][0] == now:
+                if self.reset_pending:
+                    self.reset_pending = False
+                    self.idle(now, now)
+                while next_arrival < len(arrivals) and arrivals[next_arrival][0] == now:
+                    self.arrive(*arrivals[next_arrival])
+                    next_arrival += 1
+            while next_cancel < len(cancels) and cancels[next_cancel][0] == now:
+                _, tenant, request = cancels[next_cancel]
+                next_cancel += 1
+                if request < self.arrived[tenant] and not self.sent[tenant][request]:
+                    self.withdraw(now, tenant, request)
+            while self.free and self.busy:
+                self.dispatch_one(now)
+            if self.reset_pending and next_arrival == len(arrivals):   # nothing left to join: the final reset
+                self.reset_pending = False
+                self.final_reset(self.emptied_step)
+
+    def finish(self, now: int, server: int, tenant: int, request: int, cancelled: bool) -> None:
+        """The request on ``server`` ends at ``now``: its service is done, or it was cancelled while running."""
+        self.running[server] = None
+        heapq.heappush(self.free, server)
+        entry = self.dispatch[self.started[tenant, request]]
+        served = now - entry["start"]
+        self.service[tenant] += served
+        spec = self.tenants[tenant]
+        if not cancelled:
+            self.latencies[tenant].append(now - spec.arrivals[request])
+        if self.tracing:
+            values = {"t": now, "tenant": spec.name, "request": request, "server": self.first_server + server,
+                      "service": served}
+            why = say(MESSAGES, "cancel_running" if cancelled else "complete", cost=entry["cost"],
+                      actual=entry["actual"], **values) if self.level == FULL else None
+            facts = {"tenant": spec.name, "request": request, "server": values["server"], "service": served}
+            if cancelled:
+                self.record("cancel", now, [tenant], {}, why, running=True, cost=entry["cost"], **facts,
+                            decision={"rule": "free the server; the charge stays"})
+            else:
+                self.record("complete", now, [tenant], {}, why, **facts, decision={"rule": "the server is free"})
+
+    def withdraw(self, now: int, tenant: int, request: int) -> None:
+        """A waiting request is cancelled: it leaves its queue, uncharged."""
+        before = self.state([tenant])
+        spec = self.tenants[tenant]
+        self.sent[tenant][request] = 1
+        self.sizes[tenant] -= 1
+        self.total_waiting -= 1
+        emptied = self.sizes[tenant] == 0
+        if emptied:
+            self.busy -= 1
+            if tenant in self.compared:
+                self.compared_busy -= 1
+                self.backlog.close()
+        self.policy.withdraw(tenant, request, emptied)
+        cost = spec.costs[request]
+        self.cancelled.append({"time": now, "tenant": spec.name, "request": request, "cost": cost,
+                               "arrival": spec.arrivals[request]})
+        self.emptied_everything()
+        if self.band:
+            self.band.watch(tenant)
+            self.band.check(now)
+        if self.tracing:
+            why = say(MESSAGES, "cancel_waiting", t=now, tenant=spec.name, request=request, cost=cost) \
+                if self.level == FULL else None
+            self.record("cancel", now, [tenant], before, why, tenant=spec.name, request=request, running=False,
+                        cost=cost, decision={"rule": "leave the queue uncharged"})
+
+    def emptied_everything(self) -> None:
+        """After a dispatch or a cancellation in the fleet: if every queue is now empty, the idle reset waits for
+        the next arrival (or is the final one), noted on the step about to be recorded."""
+        if self.total_waiting == 0 and self.policy.meters and self.dispatch:
+            self.reset_pending = True
+            self.emptied_step = len(self.steps)
 
     def arrive(self, now: int, tenant: int, requests: list[int]) -> None:
         joined = self.sizes[tenant] == 0
         before = self.state([tenant])
         self.queues[tenant].extend(requests)
-        self.arrived[tenant] += len(requests)
+        self.arrived[tenant] = requests[-1] + 1
         self.sizes[tenant] += len(requests)
         self.total_waiting += len(requests)
         if joined:
@@ -123,7 +267,7 @@ class Router(ExactUnits):
                         decision=decision)
 
     def dispatch_one(self, now: int) -> None:
-        self.backlog.decide(now, self.compared_busy == len(self.compared))
+        self.backlog.decide(now, self.compared_busy == len(self.compared), len(self.dispatch))
         before = self.state([])
         decision = self.policy.pick(now)
         tenant, request = decision.tenant, decision.request
@@ -140,15 +284,46 @@ class Router(ExactUnits):
             self.policy.leave(tenant)
         self.charged[tenant] += cost
         self.dispatched[tenant] += 1
-        self.dispatch.append({"time": now, "tenant": spec.name, "request": request, "cost": cost,
-                              "arrival": spec.arrivals[request]})
+        entry = {"time": now, "tenant": spec.name, "request": request, "cost": cost, "arrival": spec.arrivals[request]}
+        self.dispatch.append(entry)
+        fleet = self.servers is not None
+        if fleet:
+            self.serve(now, tenant, request, entry)
         if self.band:
             self.band.watch(tenant)
             self.band.check(now)
         if self.tracing:
             why = self.policy.explain(now, decision) if self.level == FULL else None
+            if not fleet:
+                self.record("dispatch", now, [tenant], before, why, tenant=spec.name, request=request, cost=cost,
+                            decision=json_plain(decision.facts))
+                return
+            if why is not None:
+                why = join(why, say(MESSAGES, "runs", server=entry["server"], cost=cost, actual=entry["actual"]))
             self.record("dispatch", now, [tenant], before, why, tenant=spec.name, request=request, cost=cost,
+                        server=entry["server"], end=entry["end"], actual=entry["actual"],
                         decision=json_plain(decision.facts))
+
+    def serve(self, now: int, tenant: int, request: int, entry: dict[str, Any]) -> None:
+        """The dispatched request takes the free server of lowest number until its actual service is done, or until
+        it is cancelled if that comes first (``entry`` gains ``server``, ``start``, ``end``, ``actual``, and
+        ``cancelled``)."""
+        server = heapq.heappop(self.free)
+        spec = self.tenants[tenant]
+        actual = self.actuals[tenant][request] or spec.costs[request]
+        end = now + actual
+        cancel = spec.entries["cancel"][request] if "cancel" in spec.entries else None
+        cancelled = cancel is not None and cancel < end
+        if cancelled:
+            end = cancel
+        entry.update(server=self.first_server + server, start=now, end=end, actual=actual)
+        if cancelled:
+            entry["cancelled"] = True
+        self.running[server] = (tenant, request)
+        self.started[tenant, request] = len(self.dispatch) - 1
+        self.waits[tenant] += now - spec.arrivals[request]
+        heapq.heappush(self.ends, (end, server, tenant, request, cancelled))
+        self.emptied_everything()
 
     def take(self, tenant: int, request: int) -> None:
         """Take the chosen request off its tenant's queue: O(1) (a request inside the queue is marked sent and
@@ -179,13 +354,14 @@ class Router(ExactUnits):
             self.record("idle_reset", now, [], before, why, until=coming,
                         decision={"rule": "V = max(V, max M)", "outcome": "raised" if raised else "kept"})
 
-    def final_reset(self) -> None:
+    def final_reset(self, noted: int) -> None:
+        """V = max(V, max M) once the last request has left the queues; noted on the step ``noted``."""
         before = self.policy.state([])["virtual_time"]
         self.policy.idle_reset()
         after = self.policy.state([])["virtual_time"]
         if not self.tracing:
             return
-        last = self.steps[-1]
+        last = self.steps[noted]
         last["final_reset"] = {"virtual_time_before": json_number(before), "virtual_time": json_number(after),
                                "exact": {"virtual_time_before": str(before), "virtual_time": str(after)}}
         if last["why"] is not None:
@@ -207,6 +383,9 @@ class Router(ExactUnits):
                                 "waiting": self.total_waiting}
         if self.level == FULL:
             step["queues"] = {t.name: self.queue_costs(t.order) for t in self.tenants}
+            if self.servers is not None:
+                step["servers"] = [None if running is None else {"tenant": self.names[running[0]],
+                                                                 "request": running[1]} for running in self.running]
         after = self.state(acting)
         exact: dict[str, Any] = {}
         for suffix, numbers in (("_before", before), ("", after)):
@@ -239,8 +418,11 @@ def trace_size(scenario: Scenario, arrival_count: int) -> int:
     """A bound on a full trace's size: every step shows every tenant's queue (at most all requests) and one
     number per tenant."""
     requests = scenario.requests
-    steps = 1 + requests + 2 * arrival_count
-    return steps * (len(scenario.tenants) + requests)
+    if scenario.servers is None:
+        steps = 1 + requests + 2 * arrival_count
+        return steps * (len(scenario.tenants) + requests)
+    steps = 1 + 3 * requests + 2 * arrival_count   # and each request's completion or cancellation
+    return steps * (len(scenario.tenants) + requests + scenario.servers)
 
 
 MESSAGES = {
@@ -266,6 +448,20 @@ MESSAGES = {
              "ja": "t={until} まで何も届かないので、時刻をそこへ進めます。"},
     "idle": {"en": "t={t}: every queue is empty; nothing arrives until t={until}, so time jumps there.",
              "ja": "t={t}: すべてのキューが空です。t={until} まで何も届かないので、時刻をそこへ進めます。"},
+    "runs": {"en": "It goes to server {server}: charged {cost} (its estimate); it runs {actual}.",
+             "ja": "サーバー {server} へ送ります。課金は {cost} (推定値)、実際には {actual} かかります。"},
+    "complete": {"en": "t={t}: {tenant}'s request #{request} is done on server {server} after {service}; "
+                       "the server is free.",
+                 "ja": "t={t}: {tenant} のリクエスト #{request} がサーバー {server} で {service} かけて終わり、"
+                       "サーバーが空きます。"},
+    "cancel_waiting": {"en": "t={t}: {tenant}'s request #{request} (cost {cost}) is cancelled while waiting: it "
+                             "leaves the queue uncharged.",
+                       "ja": "t={t}: {tenant} のリクエスト #{request} (コスト {cost}) が待ちの間に取り消され、"
+                             "課金されずにキューを出ます。"},
+    "cancel_running": {"en": "t={t}: {tenant}'s request #{request} is cancelled on server {server} after {service} "
+                             "of its {actual}: the server is free, and its charge of {cost} stays (no refund).",
+                       "ja": "t={t}: {tenant} のリクエスト #{request} がサーバー {server} で {actual} のうち "
+                             "{service} 動いたところで取り消されます。サーバーは空き、課金 {cost} は返金しません。"},
     "final": {"en": "Every queue is now empty and nothing more arrives: the final reset sets V = {v}.",
               "ja": "すべてのキューが空になり、もう何も届きません。最後のリセットで V = {v} とします。"},
 }

@@ -39,8 +39,11 @@ def dispatches_so_far(result: Result, step: int) -> list[Mapping[str, Any]]:
 
 
 def pending(result: Result, step: int) -> set[str]:
-    sent = Counter(item["tenant"] for item in dispatches_so_far(result, step))
-    return {tenant["name"] for tenant in result["tenants"] if sent[tenant["name"]] < tenant["requests"]}
+    """The tenants with requests not yet dispatched nor cancelled while waiting (with servers) after ``step``."""
+    gone = Counter(item["tenant"] for item in dispatches_so_far(result, step))
+    run = prepared(result)
+    gone.update(run.withdrawn[:bisect_right(run.withdrawn_at, step)])
+    return {tenant["name"] for tenant in result["tenants"] if gone[tenant["name"]] < tenant["requests"]}
 
 
 def aligner(left: Result, right: Result) -> Callable[[int], int]:
@@ -78,7 +81,7 @@ def fairness_so_far(result: Result, step: int) -> dict[str, Any]:
     count = dispatched_so_far(result, step)
     figures: dict[str, Any] = {"dispatched": count, "interval": None, "increments": None, "jain": None,
                                "pairwise_bound": None, "notes": {}, "exact": {}}
-    interval = run.own.best(run.latest(count))
+    interval = run.own.best(count)
     if interval is None:
         figures["notes"]["interval"] = say(NOTES, "never_backlogged" if count == len(run.times) else
                                            "not_yet_backlogged")
@@ -104,7 +107,7 @@ def compare_so_far(left: Result, step: int, right: Result) -> dict[str, Any]:
     if count > len(other.times) or (count and other.times[count - 1] != now):
         raise ValueError("compare_so_far needs runs that dispatch at the same times (both routers are "
                          "work-conserving, so runs of one scenario do)")
-    interval = shared.runs.best(now)
+    interval = shared.runs.best(count)
     if interval is None:
         return {"dispatched": count, "interval": None, "left": None, "right": None,
                 "notes": {"interval": say(NOTES, "not_both")}}
@@ -114,27 +117,33 @@ def compare_so_far(left: Result, step: int, right: Result) -> dict[str, Any]:
 
 
 class Runs:
-    """Disjoint intervals of dispatch times [start, end], in order, and which is the longest (earliest on ties)
-    among those that have begun by a time, each cut at that time."""
+    """Disjoint runs of dispatches ``(first, last)`` (positions in the dispatch list, a run's ends included), in
+    order, and which is the longest in time (earliest on ties) among those begun within the first ``count``
+    dispatches, each cut there. (A fleet dispatches several requests at one time, so positions, not times, say
+    where a run ends.)"""
 
-    def __init__(self, runs: list[tuple[int, int]]) -> None:
+    def __init__(self, runs: list[tuple[int, int]], times: list[int]) -> None:
         self.runs = runs
-        self.starts = [start for start, _ in runs]
+        self.times = times
+        self.firsts = [first for first, _ in runs]
         self.leader: list[int] = []   # leader[k]: the longest of runs[0..k]
-        for k, (start, end) in enumerate(runs):
+        for k, run in enumerate(runs):
             best = self.leader[-1] if self.leader else k
-            self.leader.append(k if end - start > runs[best][1] - runs[best][0] else best)
+            self.leader.append(k if self.span(run) > self.span(runs[best]) else best)
 
-    def best(self, now: int | None) -> tuple[int, int] | None:
-        begun = bisect_right(self.starts, now) if now is not None else 0
+    def span(self, run: tuple[int, int]) -> int:
+        return self.times[run[1]] - self.times[run[0]]
+
+    def best(self, count: int) -> tuple[int, int] | None:
+        begun = bisect_left(self.firsts, count)
         if not begun:
             return None
-        start, end = self.runs[begun - 1]
-        latest = (start, min(end, now))
+        first, last = self.runs[begun - 1]
+        latest = (first, min(last, count - 1))
         if begun == 1:
             return latest
-        start, end = self.runs[self.leader[begun - 2]]
-        return (start, end) if end - start >= latest[1] - latest[0] else latest
+        best = self.runs[self.leader[begun - 2]]
+        return best if self.span(best) >= self.span(latest) else latest
 
 
 class Prepared:
@@ -153,6 +162,9 @@ class Prepared:
         self.scale = math.lcm(*(w.numerator for w in weights))
         unit = [self.scale * w.denominator // w.numerator for w in weights]
         self.dispatched = list(accumulate(int(s.get("kind") == "dispatch") for s in result["steps"]))
+        cancelled = [(index, s["tenant"]) for index, s in enumerate(result["steps"])   # with servers: the steps
+                     if s.get("kind") == "cancel" and not s["running"]]             # that cancel a waiting request
+        self.withdrawn_at, self.withdrawn = [index for index, _ in cancelled], [tenant for _, tenant in cancelled]
         self.times = [item["time"] for item in result["dispatch"]]
         self.tenant = [order[item["tenant"]] for item in result["dispatch"]]
         self.units = [item["cost"] * unit[i] for item, i in zip(result["dispatch"], self.tenant)]
@@ -161,7 +173,7 @@ class Prepared:
         for k, (i, units) in enumerate(zip(self.tenant, self.units)):
             self.positions[i].append(k)
             self.totals[i].append((self.totals[i][-1] if self.totals[i] else 0) + units)
-        self.own = Runs(backlog_runs(result, self.tenant, self.compared))
+        self.own = Runs(backlog_runs(result, self.tenant, self.compared), self.times)
         self.own_widest = self.widest(self.own)
 
     def fraction(self, units: int) -> Fraction:
@@ -181,22 +193,20 @@ class Prepared:
     def widest(self, runs: Runs) -> dict[int, tuple[int, int, tuple[int, int]]]:
         """For each dispatch inside one of ``runs``: the widest gap from its run's start up to it."""
         found: dict[int, tuple[int, int, tuple[int, int]]] = {}
-        for start, end in runs.runs:
-            spread = Spread(self.compared, start)
-            for k in range(bisect_left(self.times, start), bisect_right(self.times, end)):
+        for first, last in runs.runs:
+            spread = Spread(self.compared, self.times[first])
+            for k in range(first, last + 1):
                 spread.charge(self.times[k], self.tenant[k], self.units[k])
                 found[k] = spread.widest
         return found
 
-    def interval(self, start: int, end: int) -> dict[str, int]:
-        return {"start": start, "end": end,
-                "dispatches": bisect_right(self.times, end) - bisect_left(self.times, start)}
+    def interval(self, first: int, last: int) -> dict[str, int]:
+        return {"start": self.times[first], "end": self.times[last], "dispatches": last + 1 - first}
 
-    def figures(self, start: int, end: int, widest: Mapping[int, tuple[int, int, tuple[int, int]]]
+    def figures(self, first: int, last: int, widest: Mapping[int, tuple[int, int, tuple[int, int]]]
                 ) -> dict[str, Any]:
-        """Increments, Jain's index and the widest gap over the dispatches at times start..end, the gap read from
-        ``widest`` (prepared for the run that starts at ``start``)."""
-        first, last = bisect_left(self.times, start), bisect_right(self.times, end) - 1
+        """Increments, Jain's index and the widest gap over dispatches first..last, the gap read from ``widest``
+        (prepared for the run that starts at ``first``)."""
         increments = {i: self.fraction(self.charged(i, first, last)) for i in self.compared}
         worst, at, pair = widest[last]
         return interval_figures(self.names, increments, (self.fraction(worst), at, pair), self.q_bar)
@@ -207,40 +217,50 @@ class Shared:
     gap within them."""
 
     def __init__(self, one: Prepared, other: Prepared) -> None:
-        self.runs = Runs(intersect(one.own.runs, other.own.runs))
+        self.runs = Runs(intersect(one.own.runs, other.own.runs), one.times)
         self.left, self.right = one.widest(self.runs), other.widest(self.runs)
 
 
 def backlog_runs(result: Result, tenant_of: list[int], compared: list[int]) -> list[tuple[int, int]]:
-    """Every maximal run of dispatch times during which every compared tenant is backlogged (the router's
-    ``Backlog``, replayed from the result): waiting at each dispatch, after that time's arrivals, and not emptied
-    by a dispatch before the run's last."""
-    arrivals = sorted((time, i) for i, tenant in enumerate(result["tenants"])
-                      for time in tenant.get("arrivals", [tenant["join"]] * tenant["requests"]))
+    """Every maximal run of dispatches (first and last position) during which every compared tenant is backlogged
+    (the router's ``Backlog``, replayed from the result): waiting at each dispatch, after that time's arrivals (and,
+    with servers, after the cancellations of waiting requests then), and not emptied before the run's last."""
+    order = {tenant["name"]: i for i, tenant in enumerate(result["tenants"])}
+    events = sorted([(time, 0, i) for i, tenant in enumerate(result["tenants"])
+                     for time in tenant.get("arrivals", [tenant["join"]] * tenant["requests"])]
+                    + [(item["time"], 1, order[item["tenant"]]) for item in result.get("cancelled", ())])
     waiting = [0] * len(result["tenants"])
     watched = set(compared)
-    busy, arrived, begun = 0, 0, None
+    busy, happened, begun = 0, 0, None
     runs: list[tuple[int, int]] = []
     times = [item["time"] for item in result["dispatch"]]
     for k, (now, tenant) in enumerate(zip(times, tenant_of)):
-        while arrived < len(arrivals) and arrivals[arrived][0] <= now:
-            i = arrivals[arrived][1]
-            busy += waiting[i] == 0 and i in watched
-            waiting[i] += 1
-            arrived += 1
+        while happened < len(events) and events[happened][0] <= now:
+            _, cancel, i = events[happened]
+            happened += 1
+            if not cancel:
+                busy += waiting[i] == 0 and i in watched
+                waiting[i] += 1
+                continue
+            waiting[i] -= 1
+            if waiting[i] == 0 and i in watched:
+                busy -= 1
+                if begun is not None:
+                    runs.append((begun, k - 1))
+                    begun = None
         if busy == len(watched):
-            begun = now if begun is None else begun
+            begun = k if begun is None else begun
         elif begun is not None:
-            runs.append((begun, times[k - 1]))
+            runs.append((begun, k - 1))
             begun = None
         waiting[tenant] -= 1
         if waiting[tenant] == 0 and tenant in watched:
             busy -= 1
             if begun is not None:
-                runs.append((begun, now))
+                runs.append((begun, k))
                 begun = None
     if begun is not None:
-        runs.append((begun, times[-1]))
+        runs.append((begun, len(times) - 1))
     return runs
 
 

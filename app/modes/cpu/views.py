@@ -204,7 +204,7 @@ class CpuViews(ModeViews):
     on_request = ("bursts",)   # a row of four fields and ✕ does not fit a laptop's editor: I/O when asked for
 
     def editor_cards(self, lab, errors) -> list:
-        return [ConventionsCard(lab, errors).card] if FIELD in lab.sent_parameters() else []
+        return [ConventionsCard(lab, errors).card] if FIELD in lab.used_parameters() else []
 
     def step_views(self, lab, stepping) -> list:
         def timeline(result: Result | None, lang: str, presenter: bool):

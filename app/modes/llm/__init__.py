@@ -2,21 +2,25 @@
 
 ``MODE`` is what the view-models read (no Panel): the contract's reference tenants under SFQ to start with, a tenant
 in a link as ``name:COSTxCOUNT`` (``A:8x6``: six requests of cost 8) or ``name:C1+C2+C3`` (one cost per request, in
-FIFO order), then its optional fields (``:join=6:weight=2``), and Compare's SFQ beside Round Robin. Its pictures
+FIFO order, each maybe in the core's compact form ``COST[~ACTUAL][!CANCEL]``: ``B:4~12+2!5``), then its optional
+fields (``:join=6:weight=2``) and its arrivals (``:arrivals=0+0+5``), and Compare's SFQ beside Round Robin. Its pictures
 (the dispatch strip, the queues and meters, the fairness so far) and its results table are ``views.py``'s.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from urllib.parse import unquote
+from typing import Any
+from urllib.parse import quote, unquote
 
 from schedulers import schema
+from schedulers.llm.scenario import format_costs
 
 from .. import AppMode, Link
-from ...query import decode_items, encode_item, part, split_costs
+from ...query import decode_items, encode_item, encode_lists, part, refining_lists, split_costs
 
 NAME = "llm"
 OPTIONAL = schema(NAME).optional   # :join=... :weight=...
+LISTS = refining_lists(NAME)       # :arrivals=0+0+5
 REFERENCE = ({"name": "A", "cost": "8", "count": "6"}, {"name": "B", "cost": "2", "count": "6"},
              {"name": "C", "cost": "2", "count": "4", "join": "6"})   # the contract's reference tenants
 
@@ -25,8 +29,11 @@ def encode_tenants(rows: Sequence[Mapping[str, str]]) -> str:
     items = []
     for row in rows:
         costs = split_costs(row.get("costs", ""))
-        amount = "+".join(map(part, costs)) if costs else f"{part(row.get('cost', ''))}x{part(row.get('count', ''))}"
-        items.append(encode_item(row, [part(row.get("name", "")), amount], OPTIONAL))
+        # a cost's compact form (8~12!5) stays readable: ~ and ! separate nothing in a link
+        amount = "+".join(quote(c, safe="~!") for c in costs) if costs else \
+            f"{part(row.get('cost', ''))}x{part(row.get('count', ''))}"
+        items.append(encode_item(row, [part(row.get("name", "")), amount], OPTIONAL) + "".join(
+            f":{listed}" for listed in encode_lists(row, LISTS)))
     return ",".join(items)
 
 
@@ -39,8 +46,14 @@ def tenant_head(parts: list[str]) -> dict[str, str]:
     return {"name": unquote(name), "cost": "", "count": "", "costs": costs}
 
 
+def listed(values: list[Any]) -> str:
+    """A list of the core's (a preset's costs, in their compact form, or arrivals) as the editor types it:
+    ``8 8~24 2!5``."""
+    return " ".join(format_costs([value]) for value in values)
+
+
 def decode_tenants(value: str) -> list[dict[str, str]]:
-    return decode_items(value, 2, "name:COSTxCOUNT or name:C1+C2+...", tenant_head, OPTIONAL)
+    return decode_items(value, 2, "name:COSTxCOUNT or name:C1+C2+...", tenant_head, OPTIONAL, LISTS)
 
 
 WORDS = {
@@ -64,7 +77,9 @@ WORDS = {
               "head_cost, costs, dispatched, charged）。state: 自由に使える dict。Fraction が使えます。import、try、"
               "_ で始まる名前は使えません。"},
     "chart": {"en": "Dispatch order ({algorithm})", "ja": "送出順（{algorithm}）"},
+    "option.spread.request": {"en": "round the replicas", "ja": "レプリカを順に"},
+    "option.spread.tenant": {"en": "fixed per tenant", "ja": "テナントごとに固定"},
 }
 
 MODE = AppMode(name=NAME, words=WORDS, algorithm="sfq", rows=REFERENCE, link=Link(encode_tenants, decode_tenants),
-               compare=("sfq", "rr"))
+               compare=("sfq", "rr"), item_text={"costs": listed, "arrivals": listed})

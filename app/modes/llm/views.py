@@ -25,6 +25,7 @@ from ...render import (bar_row, chip, colour, esc, exact, exact_number, indexes,
                        result_columns, results_table, section)
 from ...text import label, t
 from ..views import Align, Cell, Chart, ModeViews, Result
+from .fleet import FleetView, has_servers, request_words
 
 
 def strip_states(done: int, current: bool) -> tuple[int, int]:
@@ -41,11 +42,16 @@ def dispatch_strip(result: Mapping[str, Any], step: int, lang: str) -> str:
         name = item["tenant"]
         fill = colour(where[name])
         state = "current" if n == now else ("past" if n < past else "future")
-        label = f'{name} #{item.get("request", 0) + 1}: {item["cost"]}'
+        served = "server" in item   # a fleet's dispatch: its actual service and a cancellation are shown too
+        label = request_words(item, lang) if served else f'{name} #{item.get("request", 0) + 1}: {item["cost"]}'
         current_mark = ' aria-current="step"' if state == "current" else ""
-        cells.append(f'<li class="cell {state}" style="background:{fill};color:{ink(fill)}" title="{esc(label)}"'
-                     f'{current_mark}><span class="cell-name">{esc(name)}</span>'
-                     f'<span class="cell-cost">{esc(item["cost"])}</span></li>')
+        cancelled = " cancelled" if item.get("cancelled") else ""
+        actual = (f'<span class="cell-actual">→{esc(item["actual"])}</span>'
+                  if served and item["actual"] != item["cost"] else "")
+        mark = '<span class="cell-cancel">✕</span>' if cancelled else ""
+        cells.append(f'<li class="cell {state}{cancelled}" style="background:{fill};color:{ink(fill)}" '
+                     f'title="{esc(label)}"{current_mark}><span class="cell-name">{esc(name)}</span>'
+                     f'<span class="cell-cost">{esc(item["cost"])}{actual}{mark}</span></li>')
     return section(t(lang, "dispatch"), f'<ol class="strip">{"".join(cells)}</ol>')
 
 
@@ -54,13 +60,19 @@ def tenant_queues(result: Mapping[str, Any], step: int, lang: str) -> str:
     if queues is None:  # a compact trace (very large runs) records no queues
         return section(t(lang, "queues"), f'<p class="muted">{esc(t(lang, "queues.compact"))}</p>')
     rows = []
+    now = result["steps"][step]
+    left = now["tenant"] if now["kind"] == "cancel" and not now.get("running") else None   # it left its queue now
     for i, tenant in enumerate(result["tenants"]):
         waiting = queues.get(tenant["name"], [])
         fill = colour(i)
         boxes = "".join(f'<li class="req" style="background:{fill};color:{ink(fill)}">{esc(number(c))}</li>'
                         for c in waiting)
+        if tenant["name"] == left:
+            words = t(lang, "fleet.withdrawn", tenant=left, request=now["request"])
+            boxes += (f'<li class="req cancelled" style="background:{fill};color:{ink(fill)}" title="{esc(words)}">'
+                      f'✕ {esc(number(now["cost"]))}</li>')
         empty = f'<span class="muted">{esc(t(lang, "queue.empty"))}</span>'
-        listing = f'<ol class="reqs">{boxes}</ol>' if waiting else empty
+        listing = f'<ol class="reqs">{boxes}</ol>' if boxes else empty
         rows.append(f'<div class="queue-row">{chip(tenant["name"], i)}{listing}</div>')
     return section(t(lang, "queues"), "".join(rows))
 
@@ -116,14 +128,32 @@ def fairness(result: Mapping[str, Any], step: int, lang: str) -> str:
     else:   # the core's notes say the same as fairness.none
         lines.append(t(lang, "fairness.none"))
     facts = "".join(f"<li>{esc(line)}</li>" for line in lines)
-    band = whole.get("band")
-    legend = ""
-    if band:
-        facts += (f'<li>{esc(t(lang, "fairness.band", width=number(band["width"]),
-                                 status=t(lang, "holds" if band["holds"] else "broken")))}'
-                  f'{pending_mark(True, lang, "fairness.whole")}</li>')
-        legend = f'<p class="muted legend" aria-hidden="true">{esc(t(lang, "fairness.whole"))}</p>'
+    whole_run = [t(lang, "fairness.band", width=number(band["width"]), status=t(lang, "holds" if band["holds"]
+                                                                                  else "broken"))
+                 for band in [whole.get("band")] if band]
+    whole_run += fleet_fairness(result, lang)
+    facts += "".join(f'<li>{esc(line)}{pending_mark(True, lang, "fairness.whole")}</li>' for line in whole_run)
+    legend = f'<p class="muted legend" aria-hidden="true">{esc(t(lang, "fairness.whole"))}</p>' if whole_run else ""
     return section(t(lang, "fairness"), upto + rows + f'<ul class="facts">{facts}</ul>' + legend, "fairness")
+
+
+def fleet_fairness(result: Mapping[str, Any], lang: str) -> list[str]:
+    """With servers, the whole run's figures beside the charged ones: the actual service each compared tenant got
+    over the same interval, whose widest gap SFQ does not bound (it charges the estimate); with replicas, the whole
+    system's normalised-cost difference against one router's 2c̄."""
+    lines = []
+    system = result.get("system_difference")
+    if system:
+        lines.append(t(lang, "fairness.system", replicas=len(result["replicas"]), gap=shown(system, "max_gap"),
+                       bound=shown(system, "bound"), status=t(lang, "broken" if system["exceeds"] else "holds")))
+        lines += [t(lang, "fairness.replica", replica=replica["replica"], gap=shown(bound, "max_gap"),
+                    bound=shown(bound, "bound"), status=t(lang, "holds" if bound["holds"] else "broken"))
+                  for replica in result["replicas"] for bound in [replica["fairness"].get("pairwise_bound")] if bound]
+    service = (result.get("fairness") or {}).get("service")
+    if service:
+        lines.append(t(lang, "fairness.service", gap=shown(service, "max_gap"), bound=shown(service, "bound"),
+                       status=t(lang, "fairness.within" if service["within_bound"] else "fairness.outside")))
+    return lines
 
 
 LEFT_OUT = ("join",)   # of the core's columns: the table is what each tenant received, the editor shows its join
@@ -172,6 +202,8 @@ def fairness_diff(left: Result, step: int, right: Result, lang: str) -> str:
     received = table(t(lang, "compare.normalised", count=count), label(lang, "tenant"), change,
                      [(name, [delta_cell(float(mine[name]), float(theirs[name]), None,
                                          (fraction(mine[name]), fraction(theirs[name])))]) for name in mine])
+    if has_servers(left):   # the runs dispatch at different times: no stretch is shared
+        return received + fleet_diff(left, right, lang)
     both = compare_so_far(left, step, right)
     interval = both["interval"]
     if interval is None:
@@ -192,14 +224,31 @@ def fairness_diff(left: Result, step: int, right: Result, lang: str) -> str:
     return received + fair + f'<p class="muted">{esc(t(lang, "compare.like"))}</p>'
 
 
+def fleet_diff(left: Result, right: Result, lang: str) -> str:
+    """With servers each run dispatches when its servers free, so the two runs share no stretch of dispatches:
+    the whole runs' widest gaps, charged and actual, over each run's own interval."""
+    rows = []
+    for key, figures in (("compare.gap", lambda r: r["fairness"].get("pairwise_bound")),
+                         ("compare.gap.actual", lambda r: r["fairness"].get("service"))):
+        one, other = figures(left), figures(right)
+        if one and other:
+            rows.append((t(lang, key), [delta_cell(one["max_gap"], other["max_gap"], True,
+                                                   (shown(one, "max_gap"), shown(other, "max_gap")))]))
+    whole = table(t(lang, "compare.whole"), t(lang, "compare.metric"), [t(lang, "compare.change")], rows) if rows \
+        else ""
+    return whole + f'<p class="muted">{esc(t(lang, "compare.fleet"))}</p>'
+
+
 class LlmViews(ModeViews):
     def step_views(self, lab, stepping) -> list:
         return [stepping.slot("strip"), stepping.slot("state"), stepping.slot("fairness")]
 
     def step_frames(self, result: Result, lang: str) -> Frames:
         total = len(result["steps"])
+        fleet = FleetView(result, lang) if has_servers(result) else None   # its rows above the queues
         slots: dict[str, Slot] = {
-            "state": lambda k: ('<div class="grid">' + tenant_queues(result, k, lang) + meters(result, k, lang)
+            "state": lambda k: ((fleet.rows(k) if fleet else "") + '<div class="grid">' + tenant_queues(result, k, lang)
+                                + (fleet.meters(k) if fleet and fleet.replicas else meters(result, k, lang))
                                 + "</div>"),
             "fairness": lambda k: fairness(result, k, lang),
             "metrics": lambda k: metrics_table(result, k, lang)}
@@ -210,26 +259,46 @@ class LlmViews(ModeViews):
 
     def compare_frames(self, result: Result, owner: str, at: Align, total: int, lang: str,
                        other: Result | None) -> Frames:
-        return strip_frames(result, f"{owner}.strip", at, total, lang)
+        """The strip; with servers, their rows too, both sides on one axis (the later last completion)."""
+        built = strip_frames(result, f"{owner}.strip", at, total, lang)
+        if not has_servers(result):
+            return built
+        fleet = FleetView(result, lang)
+        end = max(fleet.end, FleetView(other, lang).end if other and has_servers(other) else 0)
+        return built.merged(Frames(total, {f"{owner}.servers": lambda k: fleet.rows(at(k), end)}))
 
     def compare_view(self, result: Result, owner: str, step: int, lab, stepping) -> list:
-        return [stepping.slot(f"{owner}.strip")]
+        servers = [stepping.slot(f"{owner}.servers")] if has_servers(result) else []
+        return [stepping.slot(f"{owner}.strip"), *servers]
 
     def compare_diff(self, left: Result, right: Result, align: Align, lang: str) -> Slot:
         return lambda k: f'<section class="card compare-diff">{fairness_diff(left, k, right, lang)}</section>'
 
     def known_state(self, result: Result, step: int, lang: str, presenter: bool) -> list:
+        """The strip so far; with servers, their rows on an axis that ends now."""
         past = {**result, "dispatch": dispatches_so_far(result, step)}
-        return [pane(dispatch_strip(past, step, lang) + '<div class="grid">' + tenant_queues(result, step, lang)
-                     + meters(result, step, lang) + "</div>")]
+        servers = ""
+        if has_servers(result):
+            fleet = FleetView(result, lang)
+            servers = fleet.rows(step, end=fleet.now(step))
+        return [pane(dispatch_strip(past, step, lang) + servers + '<div class="grid">'
+                     + tenant_queues(result, step, lang) + meters(result, step, lang) + "</div>")]
 
     def preview(self, result: Result, lang: str, presenter: bool):
         last = len(result["steps"]) - 1
-        return pn.Column(pane(dispatch_strip(result, last, lang) + metrics_table(result, last, lang)),
+        servers = FleetView(result, lang).rows(last) if has_servers(result) else ""
+        return pn.Column(pane(dispatch_strip(result, last, lang) + servers + metrics_table(result, last, lang)),
                          sizing_mode="stretch_width")
 
     def chart(self, result: Result, lang: str) -> Chart:
-        """One row per tenant, one cell per dispatch with its cost."""
+        """One row per tenant, one cell per dispatch with its cost; with servers, one row per server, a cell per
+        request from its start to its end."""
+        if has_servers(result):
+            where = indexes(result["tenants"])
+            rows = [t(lang, "fleet.server", server=k) for k in range(result["servers"])]
+            cells = [Cell(d["server"], d["start"], d["end"], d["tenant"], where[d["tenant"]],
+                          f'{rows[d["server"]]} · {request_words(d, lang)}') for d in result["dispatch"]]
+            return Chart(rows, cells, max((d["end"] for d in result["dispatch"]), default=1))
         names = [tenant["name"] for tenant in result["tenants"]]
         row_of = {name: i for i, name in enumerate(names)}
         cells = [Cell(row_of[d["tenant"]], d["time"], d["time"] + 1, str(d["cost"]), row_of[d["tenant"]], d["tenant"])
