@@ -121,6 +121,7 @@ TEXT: dict[str, dict[str, str]] = {
     "kind.lift": {"en": "counter lift", "ja": "カウンター引き上げ"},
     "kind.admit": {"en": "admission", "ja": "受け入れ"},
     "kind.decode": {"en": "decode iteration", "ja": "デコード反復"},
+    "kind.prefill": {"en": "prefill iteration", "ja": "プリフィル反復"},
     # CPU mode: the rule's own numbers per task (CFS, EEVDF)
     "rule.state": {"en": "The rule's numbers per task", "ja": "タスクごとの規則の値"},
     "rule.state.none": {"en": "not runnable yet", "ja": "まだ実行可能ではありません"},
@@ -153,11 +154,11 @@ TEXT: dict[str, dict[str, str]] = {
     "batch.phase": {"en": "iteration", "ja": "反復"},
     "batch.prefill": {"en": "prefill", "ja": "プリフィル"},
     "batch.decode": {"en": "decode", "ja": "デコード"},
-    "batch.phases": {"en": "loop = prefill-decode: each iteration is a prefill (P: only the requests just admitted "
-                           "generate their first token) or a decode (D: only the running ones generate); a running "
-                           "batch takes new requests after {between} decodes.",
-                     "ja": "loop = prefill-decode: 各反復はプリフィル (P: 受け入れたばかりのリクエストだけが最初の"
-                           "トークンを生成) かデコード (D: 実行中のリクエストだけが生成) のどちらかです。実行中の"
+    "batch.phases": {"en": "loop = prefill-decode: in the row of iterations a dark cell is a prefill (only the "
+                           "requests just admitted generate their first token), a light one a decode (only the "
+                           "running ones generate); a running batch takes new requests after {between} decodes.",
+                     "ja": "loop = prefill-decode: 反復の行の濃いセルはプリフィル (受け入れたばかりのリクエストだけが"
+                           "最初のトークンを生成)、淡いセルはデコード (実行中のリクエストだけが生成) です。実行中の"
                            "バッチは {between} 回デコードした後に新しいリクエストを受け入れます。"},
     "queues.tokens": {"en": "Waiting requests per tenant (input/output tokens)",
                       "ja": "テナントごとの待ちリクエスト（入力/出力 トークン）"},
