@@ -38,6 +38,7 @@ TEXT: dict[str, dict[str, str]] = {
                          "(the command line runs up to 100,000)",
                    "ja": "エディターで扱えるのは {limit} 件までです。{count} 件のうち最初の {limit} 件だけを使います"
                          "（コマンドラインなら 100,000 件まで実行できます）"},
+    "compare.conventions": {"en": "{name}, conventions {preset}", "ja": "{name}、規約 {preset}"},
     "choice.default": {"en": "default: {value}", "ja": "既定: {value}"},
     "limit.full": {"en": "The editor holds at most {limit} {what} (the command line runs up to 100,000).",
                    "ja": "エディターで扱えるのは {limit} 件までです"
@@ -494,6 +495,14 @@ def short_label(lang: str, name: str) -> str:
 def field_help(lang: str, name: str) -> str | None:
     """A field's sentence of help, or None where its label says enough."""
     return pick(HELP[name], lang) if name in HELP else None
+
+
+def side_label(result: Mapping[str, object], lang: str) -> str:
+    """A Compare side's run: its algorithm, and the conventions preset when a run shows one (the engine's
+    ``conventions``, in a result's parameters only when they are not the lab's)."""
+    preset = result.get("parameters", {}).get("conventions")
+    name = algorithm_label(result, lang)
+    return name if preset is None else t(lang, "compare.conventions", name=name, preset=preset)
 
 
 def algorithm_label(result: Mapping[str, object], lang: str) -> str:

@@ -8,10 +8,12 @@ import pytest
 
 from app.model import choice_options
 from app.modes import app_mode
+from app.modes.engine.views import PRESET_SIDES
+from app.render import number
 from schedulers import simulate
 from schedulers.engine import DEFAULT_SCENARIO
 from tests.test_app_browser import TIMEOUT, expect
-from tests.test_teach_browser import expect_text
+from tests.test_teach_browser import expect_text, tab
 
 pytestmark = pytest.mark.browser
 
@@ -100,3 +102,24 @@ def test_the_preset_picked_in_the_folded_card_runs_and_goes_in_the_link(lab, lab
     expect(lab.narration()).to_have_text(beside["steps"][-1]["why"]["en"], timeout=TIMEOUT)
     expect(lab.page.locator(".phase-row")).to_have_count(0, timeout=TIMEOUT)   # the mixed loop: no prefills
     lab.shot(test_output, "engine-s-lora-card")
+
+
+def test_compare_the_lab_beside_the_artifact_preset_in_both_languages(lab, test_output):
+    lab.open("mode=engine&algorithm=vtc&tenants=A:4/8x16,B:4/2x12")
+    tab(lab, "Compare")
+    lab.page.locator(".compare-algorithm select").select_option(
+        label=PRESET_SIDES["conventions-s-lora"].words["en"])
+    ours = simulate("engine", DEFAULT_SCENARIO)
+    theirs = simulate("engine", {**DEFAULT_SCENARIO, "conventions": "s-lora"})
+    right = lab.page.locator(".compare-right")
+    expect_text(right, "Right: VTC (virtual token counter), conventions s-lora")
+    lab.page.locator(".step-last button").first.click()
+    expect_text(lab.page.locator(".compare-left .counter"), f"step {len(ours['steps'])}/{len(ours['steps'])}")
+    expect(right.locator(".phase-row")).to_have_count(1, timeout=TIMEOUT)
+    expect(lab.page.locator(".compare-left .phase-row")).to_have_count(0, timeout=TIMEOUT)
+    latency = lab.page.locator(".compare-table tbody tr", has_text="B: Mean latency")
+    expect_text(latency, " → ".join(number(run["tenants"][1]["mean_latency"]) for run in (ours, theirs)))
+    lab.shot(test_output, "engine-s-lora-compare-en")
+    lab.page.locator(".bk-btn", has_text="日本語").click()
+    expect_text(lab.page.locator(".compare-right"), "規約 s-lora")
+    lab.shot(test_output, "engine-s-lora-compare-ja")
