@@ -327,10 +327,10 @@ def under_preset(preset: str):
 
 
 PRESET_SIDES = {  # Compare's other sides: the same rule under each preset
-    "conventions-s-lora": OtherSide({"en": "The same rule under the VTC artifact's conventions (s-lora)",
-                                     "ja": "同じ規則を VTC アーティファクトの規約で (s-lora)"}, under_preset("s-lora")),
-    "conventions-lab": OtherSide({"en": "The same rule under the lab's conventions",
-                                  "ja": "同じ規則をラボの規約で"}, under_preset("lab")),
+    "conventions-s-lora": OtherSide({"en": "Same rule, s-lora conventions",
+                                     "ja": "同じ規則、s-lora の規約"}, under_preset("s-lora")),
+    "conventions-lab": OtherSide({"en": "Same rule, lab conventions",
+                                  "ja": "同じ規則、lab の規約"}, under_preset("lab")),
 }
 
 
