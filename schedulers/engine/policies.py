@@ -240,16 +240,20 @@ class VTCPredict(VTC):
     parameter_names = (*VTC_PARAMETERS, "prediction")
     item_fields = ("weight", "predicted")
 
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        self.free = engine.free_tokens   # a request's first tokens that are not charged
+
     def admit(self, running: Running) -> int:
         running.predicted = self.prediction(running.request)
         return super().admit(running) + self.engine.units(running.request.tenant, output_tokens=running.predicted)
 
     def generate(self, running: Running) -> int:
-        # the tokens counted so far: without the first one when it is free, so the charges net to VTC's
-        return super().generate(running) if running.generated - self.engine.free_tokens > running.predicted else 0
+        # counted from the second token when the first is free (engine.free_tokens), so the charges net to VTC's
+        return super().generate(running) if running.generated > running.predicted + self.free else 0
 
     def finish(self, running: Running) -> int:
-        unused = max(0, running.predicted - (running.generated - self.engine.free_tokens))
+        unused = max(0, running.predicted + self.free - running.generated)
         return -self.engine.units(running.request.tenant, output_tokens=unused)
 
     def prediction(self, request: Request) -> int:
