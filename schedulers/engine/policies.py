@@ -174,10 +174,9 @@ class VTC(TokenCounting):
         least = self.least_waiting()
         if least is not None:
             rule, reference = "min_waiting", self.counter[least]
-        elif self.engine.in_batch():
-            rule, reference = "max_batch", max(self.counter[t] for t in self.engine.in_batch())
-            if self.engine.lift_waiting_only:
-                rule = "waiting_only"
+        elif self.engine.in_batch():   # with lift waiting-only the artifact's rule: the largest is only shown
+            rule, reference = "waiting_only" if self.engine.lift_waiting_only else "max_batch", \
+                max(self.counter[t] for t in self.engine.in_batch())
         else:
             rule, reference = "none", None
         if reference is not None and rule != "waiting_only":
@@ -253,7 +252,9 @@ class VTCPredict(VTC):
         return super().generate(running) if running.generated > running.predicted + self.free else 0
 
     def finish(self, running: Running) -> int:
-        unused = max(0, running.predicted + self.free - running.generated)
+        unused = max(0, running.predicted - running.generated)
+        if running.predicted >= running.generated:
+            unused += self.free   # a free first token was not one of the tokens the prediction paid for
         return -self.engine.units(running.request.tenant, output_tokens=unused)
 
     def prediction(self, request: Request) -> int:
