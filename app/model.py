@@ -84,7 +84,15 @@ def parameter_text(value: object) -> str:
 def chosen(mode: str, name: str) -> bool:
     """A parameter picked from a list (a choice, true/false): left empty it follows its default or a preset (the
     engine's conventions), so the editor never fills it with the value a run used."""
-    return schema(mode).field(name).type in ("choice", "boolean", "flag")
+    return schema(mode).field(name).type in ("choice", "boolean")
+
+
+def shown_when_empty(mode: str, name: str) -> bool:
+    """Whether an empty field shows the value the run used (slots 4): not a choice, whose empty option names its
+    default, nor a parameter in a card with a preset, which left empty follows the preset (the engine's
+    conventions): filled, it would stay when the preset changes."""
+    return not chosen(mode, name) and not any(card.preset and name in card.parameters
+                                              for card in app_mode(mode).cards)
 
 
 def choice_options(mode: str, name: str, lang: str) -> dict[str, str]:
@@ -340,7 +348,7 @@ class Lab(param.Parameterized):
             return
         for name, value in result.get("parameters", {}).items():  # show the values the core used (not their
             if name in self.used_parameters() and not self.parameters.get(name, "").strip() \
-                    and not chosen(self.mode, name):   # exact forms)
+                    and shown_when_empty(self.mode, name):   # exact forms)
                 self.parameters[name] = parameter_text(value)  # in place: the same run, no second one
         self._valid[self.mode] = (result, self.setup())
         self._show(result, errors={})

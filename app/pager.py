@@ -33,7 +33,7 @@ from . import frames
 from .compare import comparable
 from .model import SPEEDS, LabView
 from .panes import STYLESHEETS
-from .text import algorithm_label, t
+from .text import side_label, t
 
 # The pager's JavaScript (an ES module each, the components' `_esm`: Panel reads a path's file, and a missing one
 # fails loudly) and its stylesheet beside the lab's (each component draws in its own shadow root): files beside this
@@ -142,8 +142,8 @@ class Stepping(LabView):
             right = compare.result
             right = right if comparable(lab.result, right) else None
             lang = lab.lang
-            headings = (t(lang, "compare.left", name=algorithm_label(lab.result, lang)),
-                        t(lang, "compare.right", name=algorithm_label(right, lang) if right else ""))
+            headings = (t(lang, "compare.left", name=side_label(lab.result, lang)),
+                        t(lang, "compare.right", name=side_label(right, lang) if right else ""))
             built = built.merged(frames.compare_frames(lab.result, right, lang, headings))
         self._frames = built
         drawn = ["", "&".join(p for p in lab.link().split("&") if not p.startswith(("step=", "lang=")))]

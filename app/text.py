@@ -52,6 +52,7 @@ TEXT: dict[str, dict[str, str]] = {
                          "(the command line runs up to 100,000)",
                    "ja": "エディターで扱えるのは {limit} 件までです。{count} 件のうち最初の {limit} 件だけを使います"
                          "（コマンドラインなら 100,000 件まで実行できます）"},
+    "compare.conventions": {"en": "{name}, conventions {preset}", "ja": "{name}、規約 {preset}"},
     "choice.default": {"en": "default: {value}", "ja": "既定: {value}"},
     "limit.full": {"en": "The editor holds at most {limit} {what} (the command line runs up to 100,000).",
                    "ja": "エディターで扱えるのは {limit} 件までです"
@@ -182,6 +183,7 @@ TEXT: dict[str, dict[str, str]] = {
                                "OSTEP のプリセットは mlfq.py のほかの規則にも従います（docs/cpu.md の Conventions）。"},
     "kind.complete": {"en": "completion", "ja": "完了"},
     "kind.cancel": {"en": "cancellation", "ja": "取り消し"},
+    "kind.prefill": {"en": "prefill iteration", "ja": "プリフィル反復"},
     # CPU mode: the rule's own numbers per task (CFS, EEVDF)
     "rule.state": {"en": "The rule's numbers per task", "ja": "タスクごとの規則の値"},
     "rule.state.none": {"en": "not runnable yet", "ja": "まだ実行可能ではありません"},
@@ -217,11 +219,11 @@ TEXT: dict[str, dict[str, str]] = {
     "batch.phase": {"en": "iteration", "ja": "反復"},
     "batch.prefill": {"en": "prefill", "ja": "プリフィル"},
     "batch.decode": {"en": "decode", "ja": "デコード"},
-    "batch.phases": {"en": "loop = prefill-decode: each iteration is a prefill (P: only the requests just admitted "
-                           "generate their first token) or a decode (D: only the running ones generate); a running "
-                           "batch takes new requests after {between} decodes.",
-                     "ja": "loop = prefill-decode: 各反復はプリフィル (P: 受け入れたばかりのリクエストだけが最初の"
-                           "トークンを生成) かデコード (D: 実行中のリクエストだけが生成) のどちらかです。実行中の"
+    "batch.phases": {"en": "loop = prefill-decode: in the row of iterations a dark cell is a prefill (only the "
+                           "requests just admitted generate their first token), a light one a decode (only the "
+                           "running ones generate); a running batch takes new requests after {between} decodes.",
+                     "ja": "loop = prefill-decode: 反復の行の濃いセルはプリフィル (受け入れたばかりのリクエストだけが"
+                           "最初のトークンを生成)、淡いセルはデコード (実行中のリクエストだけが生成) です。実行中の"
                            "バッチは {between} 回デコードした後に新しいリクエストを受け入れます。"},
     "queues.tokens": {"en": "Waiting requests per tenant (input/output tokens)",
                       "ja": "テナントごとの待ちリクエスト（入力/出力 トークン）"},
@@ -641,6 +643,14 @@ def short_label(lang: str, name: str) -> str:
 def field_help(lang: str, name: str) -> str | None:
     """A field's sentence of help, or None where its label says enough."""
     return pick(HELP[name], lang) if name in HELP else None
+
+
+def side_label(result: Mapping[str, object], lang: str) -> str:
+    """A Compare side's run: its algorithm, and the conventions preset when a run shows one (the engine's
+    ``conventions``, in a result's parameters only when they are not the lab's)."""
+    preset = result.get("parameters", {}).get("conventions")
+    name = algorithm_label(result, lang)
+    return name if preset is None else t(lang, "compare.conventions", name=name, preset=preset)
 
 
 def algorithm_label(result: Mapping[str, object], lang: str) -> str:

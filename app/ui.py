@@ -16,7 +16,7 @@ from schedulers import schema
 from schedulers.custom import CUSTOM, TEMPLATES
 
 from . import render
-from .model import MAX_ROWS, LabView, Row, choice_options, chosen, shown_when_given
+from .model import MAX_ROWS, LabView, Row, choice_options, chosen, shown_when_empty, shown_when_given
 from .modes import Card, app_mode, names, views_of
 from .pager import Stepping
 from .panes import FOLDING, SCALED, pane
@@ -103,14 +103,18 @@ class LabUI(LabView):
         mode, own = app_mode(lab.mode), views_of(lab.mode).own_parameters
         card_of = {name: card for card in mode.cards for name in card.parameters}
         folded: dict[Card, list] = {}
+        widgets_of: dict[str, list] = {}
         for name in lab.used_parameters():
             if name in own:   # the mode's views draw it (CPU's conventions card, below)
                 continue
             card = card_of.get(name)
-            widget = self._parameter(name)
-            (folded.setdefault(card, []) if card else parts).extend(
-                [widget, self._error_pane(lambda field, name=name: field == name)])
-        for card, widgets in folded.items():   # folded unless one of its parameters is set
+            widgets_of[name] = [self._parameter(name), self._error_pane(lambda field, name=name: field == name)]
+            if card:
+                folded.setdefault(card, [])
+            else:
+                parts += widgets_of[name]
+        for card, widgets in folded.items():   # folded unless one of its parameters is set; in the card's order
+            widgets = [w for name in card.parameters for w in widgets_of.get(name, [])]
             opened = any(lab.parameters.get(name, "").strip() for name in card.parameters)
             parts.append(pn.Card(*widgets, title=mode.say(lang, card.title), collapsed=not opened,
                                  sizing_mode="stretch_width", css_classes=[f"card-{card.title}"], margin=(4, 0),
@@ -170,14 +174,16 @@ class LabUI(LabView):
         lab, lang = self.lab, self.lab.lang
         text = lab.parameters.get(name, "")
         if not chosen(lab.mode, name):
+            hint = "" if shown_when_empty(lab.mode, name) else placeholder(schema(lab.mode).field(name))
             box = TextField(label=label(lang, name), value=text, width=160, css_classes=[f"param-{name}"],
-                            description=field_help(lang, name), placeholder=placeholder(schema(lab.mode).field(name)))
+                            description=field_help(lang, name), placeholder=hint)
             pn.bind(lab.set_parameter, name, box, watch=True)
             return box
         options = choice_options(lab.mode, name, lang)
         values = set(options.values())
         select = pn.widgets.Select(label=label(lang, name), options=options, value=text if text in values else "",
-                                   width=280, css_classes=[f"param-{name}"], description=field_help(lang, name))
+                                   sizing_mode="stretch_width", max_width=420, css_classes=[f"param-{name}"],
+                                   description=field_help(lang, name))
         pn.bind(lab.set_parameter, name, select, watch=True)
         return select
 

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedulers import simulate
-from schedulers.engine import DEFAULT_SCENARIO, run
+from schedulers.engine import DEFAULT_SCENARIO, render_text, run
 from schedulers.engine.scenario import CONVENTION_FIELDS, PRESETS
 from schedulers.errors import ScenarioError
 from schedulers.export import trace_json
@@ -305,6 +305,16 @@ def test_the_conventions_on_the_command_line():
         [sys.executable, "-m", "schedulers", "engine", "--help"], capture_output=True, text=True, timeout=60
     )
     assert "--lift lab|waiting-only" in helped.stdout and "(default true)" in helped.stdout
+
+
+def test_the_text_output_names_the_conventions_and_marks_prefills_and_decodes():
+    # The case of test_prefill_decode_takes_new_requests_only_after_its_decodes: P at t=0 and 3, D between.
+    text = render_text(engine(("A", "1/5"), ("B", "1/2@1"), slots=2, conventions="s-lora",
+                              decodes_between_prefills=2))
+    assert ("conventions s-lora (lift waiting-only, ties first-arrival, charge_first_token false, loop "
+            "prefill-decode, decodes_between_prefills 2, reserve input+output)") in text
+    assert "  P/D     PDDPDD\n  slot 0  AAAAAA\n  slot 1  ...BB." in text
+    assert "conventions" not in render_text(engine(("A", "1/5")))
 
 
 # --- properties -----------------------------------------------------------------------------------------------------

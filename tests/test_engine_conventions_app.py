@@ -16,6 +16,7 @@ from app.compare import CompareView
 from app.exports import algorithm_title
 from app.model import Lab, choice_options
 from app.modes import app_mode
+from app.text import TEXT
 from app.modes.engine.views import PRESET_SIDES, EngineView, axis
 from schedulers import schema, simulate
 from schedulers.engine import DEFAULT_SCENARIO
@@ -129,3 +130,10 @@ def test_the_batch_shows_prefill_and_decode_iterations_apart_up_to_the_step(lang
     assert "prefill-decode" in view.batch(decode)
     # the lab's loop draws no row of iterations
     assert "phase-cell" not in EngineView(simulate(NAME, DEFAULT_SCENARIO), lang).batch(10)
+
+
+def test_every_kind_of_step_of_the_artifact_preset_has_its_words():
+    # the counter names the step's kind ("step 22/77 t=8 → 9 prefill iteration")
+    kinds = {step["kind"] for step in simulate(NAME, {**DEFAULT_SCENARIO, "conventions": "s-lora"})["steps"]}
+    assert "prefill" in kinds
+    assert sorted(kind for kind in kinds if set(TEXT.get(f"kind.{kind}", {})) != {"en", "ja"}) == []

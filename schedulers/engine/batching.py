@@ -197,6 +197,10 @@ class Engine(ExactUnits):
             self.admit(now, request, decision)
         return None
 
+    def after_first(self, running: Running) -> int:
+        """The rule's charge for a token, with charge_first_token false: nothing for a request's first."""
+        return self.policy.generate(running) if running.generated > 1 else 0
+
     def peak_with(self, request: Request) -> int:
         """The most tokens the batch would hold, with ``request`` admitted, if every request ran to its output (the
         artifact's estimate, reserve input+output): a request holds input + its tokens so far (a new one input + 1,
@@ -248,25 +252,25 @@ class Engine(ExactUnits):
         uncharged: dict[int, int] = {}
         still: list[Running] = []
         finished: list[Running] = []
-        generate, free = self.policy.generate, self.free_tokens
+        generate = self.policy.generate if not self.free_tokens else self.after_first
         generating = self.active if start is None else self.active[start:]
         # prefill-decode: a decode while a slot is free and requests wait, not asked to admit (the convention decides)
         held_back = self.phased and start is None and blocked is None and bool(self.free) and self.waiting_total > 0
         for running in generating:
             running.generated += 1
             tenant = running.request.tenant
-            if running.generated > free:
-                units = generate(running)
-            else:
-                units = 0
-                uncharged[tenant] = uncharged.get(tenant, 0) + 1
             if tenant in tokens:
                 tokens[tenant] += 1
-                charged[tenant] += units
+                charged[tenant] += generate(running)
             else:
                 tokens[tenant] = 1
-                charged[tenant] = units
+                charged[tenant] = generate(running)
             (finished if running.generated == running.request.output else still).append(running)
+        if self.free_tokens:
+            for running in generating:
+                if running.generated == 1:
+                    tenant = running.request.tenant
+                    uncharged[tenant] = uncharged.get(tenant, 0) + 1
         self.busy_iterations += 1
         self.slot_iterations += len(generating)
         self.held += len(generating)

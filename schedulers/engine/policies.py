@@ -174,10 +174,9 @@ class VTC(TokenCounting):
         least = self.least_waiting()
         if least is not None:
             rule, reference = "min_waiting", self.counter[least]
-        elif self.engine.in_batch():
-            rule, reference = "max_batch", max(self.counter[t] for t in self.engine.in_batch())
-            if self.engine.lift_waiting_only:
-                rule = "waiting_only"
+        elif self.engine.in_batch():   # with lift waiting-only the artifact's rule: the largest is only shown
+            rule, reference = "waiting_only" if self.engine.lift_waiting_only else "max_batch", \
+                max(self.counter[t] for t in self.engine.in_batch())
         else:
             rule, reference = "none", None
         if reference is not None and rule != "waiting_only":
@@ -240,16 +239,22 @@ class VTCPredict(VTC):
     parameter_names = (*VTC_PARAMETERS, "prediction")
     item_fields = ("weight", "predicted")
 
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        self.free = engine.free_tokens   # a request's first tokens that are not charged
+
     def admit(self, running: Running) -> int:
         running.predicted = self.prediction(running.request)
         return super().admit(running) + self.engine.units(running.request.tenant, output_tokens=running.predicted)
 
     def generate(self, running: Running) -> int:
-        # the tokens counted so far: without the first one when it is free, so the charges net to VTC's
-        return super().generate(running) if running.generated - self.engine.free_tokens > running.predicted else 0
+        # counted from the second token when the first is free (engine.free_tokens), so the charges net to VTC's
+        return super().generate(running) if running.generated > running.predicted + self.free else 0
 
     def finish(self, running: Running) -> int:
-        unused = max(0, running.predicted - (running.generated - self.engine.free_tokens))
+        unused = max(0, running.predicted - running.generated)
+        if running.predicted >= running.generated:
+            unused += self.free   # a free first token was not one of the tokens the prediction paid for
         return -self.engine.units(running.request.tenant, output_tokens=unused)
 
     def prediction(self, request: Request) -> int:

@@ -5,14 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..llm.text import table, width
+from .scenario import CONVENTION_FIELDS
 
 TEXT_NEEDS_STEPS = True   # the text prints every step's sentence
 MAX_CHART = 120       # iterations drawn one character each
 MAX_SENTENCES = 400   # step sentences printed; the JSON has them all
 
+PHASE_MARKS = {"prefill": "P", "decode": "D"}   # loop prefill-decode: what each iteration was
+
 HEADINGS = {
     "en": {"title": "Inference engine", "slots": "Batch slots (one character per iteration)", "slot": "slot",
-           "steps": "Steps", "tenants": "Tenants", "fairness": "Fairness",
+           "steps": "Steps", "tenants": "Tenants", "fairness": "Fairness", "phase": "  P/D",
            "columns": ("tenant", "weight", "requests", "input", "output", "service", "counter", "mean wait",
                        "mean latency"),
            "more": "… {n} more steps (see --json)", "trace": "Trace", "wide": "(too many iterations to draw: "
@@ -22,7 +25,7 @@ HEADINGS = {
            "summary": "{iterations} iterations ({idle} idle), {tokens} tokens generated, {occupancy} requests per "
                       "busy iteration on average"},
     "ja": {"title": "推論エンジン", "slots": "バッチのスロット (1 文字 = 1 反復)", "slot": "スロット",
-           "steps": "ステップ", "tenants": "テナント", "fairness": "公平性",
+           "steps": "ステップ", "tenants": "テナント", "fairness": "公平性", "phase": "  P/D",
            "columns": ("テナント", "重み", "件数", "入力", "出力", "サービス", "カウンター", "平均待ち", "平均遅延"),
            "more": "… ほか {n} ステップ (--json を参照)", "trace": "トレース",
            "wide": "(反復が多すぎて描けません: {n}。--json を参照)", "none": "なし", "holds": "成立",
@@ -38,7 +41,9 @@ def render_text(result: dict[str, Any], lang: str = "en") -> str:
     p = result["parameters"]
     settings = [f"slots {p['slots']}"] + ([f"memory {p['memory']}"] if p["memory"] is not None else []) \
         + [f"w_in {p['exact']['w_in']}", f"w_out {p['exact']['w_out']}"] \
-        + ([f"prediction {p['prediction']}"] if p.get("prediction") is not None else [])
+        + ([f"prediction {p['prediction']}"] if p.get("prediction") is not None else []) \
+        + ([f"conventions {p['conventions']} (" + ", ".join(f"{name} {written(p[name])}" for name in CONVENTION_FIELDS)
+            + ")"] if "conventions" in p else [])
     lines = [f"{h['title']} · {result['algorithm']} · " + " · ".join(settings), ""]
     lines += slot_lines(result, h) + [""]
     summary = result["summary"]
@@ -57,6 +62,11 @@ def render_text(result: dict[str, Any], lang: str = "en") -> str:
     return "\n".join(lines)
 
 
+def written(value: Any) -> str:
+    """A parameter as JSON writes it: false, not False."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def slot_lines(result: dict[str, Any], h: dict[str, Any]) -> list[str]:
     """One row per slot, one character per iteration: the first character of the tenant's name, "." when free."""
     iterations = result["summary"]["iterations"]
@@ -69,8 +79,14 @@ def slot_lines(result: dict[str, Any], h: dict[str, Any]) -> list[str]:
     digits = len(str(len(rows) - 1))
     labels = [f"  {h['slot']} {k:>{digits}}  " for k in range(len(rows))]
     ticks = "".join(f"{t:<5}" for t in range(0, iterations, 5)).rstrip()
-    return [f"{h['slots']}:", " " * width(labels[0]) + ticks] + [label + "".join(row)
-                                                                 for label, row in zip(labels, rows)]
+    lines = [f"{h['slots']}:", " " * width(labels[0]) + ticks]
+    if result["parameters"].get("loop") == "prefill-decode":   # each iteration a prefill (P) or a decode (D)
+        kinds = ["."] * iterations
+        for step in result["steps"]:
+            if step["kind"] in PHASE_MARKS:
+                kinds[step["iteration"]] = PHASE_MARKS[step["kind"]]
+        lines.append(f"{h['phase']:<{width(labels[0])}}" + "".join(kinds))
+    return lines + [label + "".join(row) for label, row in zip(labels, rows)]
 
 
 def fairness_line(f: dict[str, Any], h: dict[str, Any], lang: str) -> str:

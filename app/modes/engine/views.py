@@ -41,7 +41,6 @@ SPAN = 80              # iterations the batch's axis spans at most (``axis``)
 MAX_SLOT_ROWS = 48     # slots drawn (up to 1,000 are allowed); the table and the exports have them all
 MAX_POINTS = 2_000     # points of all the service lines together (a longer run, or many tenants, are sampled)
 CHART_W, CHART_H = 600, 160
-PHASE_MARKS = {"prefill": "P", "decode": "D"}   # an iteration's mark under prefill-decode (the legend says them)
 
 
 def table_columns(result: Mapping[str, Any]) -> list[str]:
@@ -157,15 +156,16 @@ class EngineView:
         return section(t(lang, "batch"), "".join(body) + legend, "engine-batch")
 
     def phase_row(self, step: int, low: int, high: int) -> str:
-        """Under prefill-decode, a row above the slots: each iteration up to the step, P (a prefill: only the requests
-        just admitted generate) or D (a decode: only the running ones), on the slots' axis."""
+        """Under prefill-decode, a row above the slots: each iteration up to the step, a prefill (only the requests
+        just admitted generate; dark) or a decode (only the running ones; light), on the slots' axis."""
         width = high - low
         cells = []
         for iteration, kind in self.phases[:self.phases_by[step]]:
             if low <= iteration < high:
                 word = t(self.lang, f"batch.{kind}")
                 cells.append(f'<span class="phase-cell {kind}" style="left:{100 * (iteration - low) / width:.2f}%;'
-                             f'width:{100 / width:.2f}%" title="t={iteration}: {esc(word)}">{PHASE_MARKS[kind]}</span>')
+                             f'width:{100 / width:.2f}%" title="t={iteration}: {esc(word)}" '
+                             f'aria-label="t={iteration}: {esc(word)}"></span>')
         return (f'<div class="bar-row phase-row"><span class="bar-name">{esc(t(self.lang, "batch.phase"))}</span>'
                 f'<span class="bar-track phase-track">{"".join(cells)}</span><span class="bar-value"></span></div>')
 
@@ -327,10 +327,10 @@ def under_preset(preset: str):
 
 
 PRESET_SIDES = {  # Compare's other sides: the same rule under each preset
-    "conventions-s-lora": OtherSide({"en": "The same rule under the VTC artifact's conventions (s-lora)",
-                                     "ja": "同じ規則を VTC アーティファクトの規約で (s-lora)"}, under_preset("s-lora")),
-    "conventions-lab": OtherSide({"en": "The same rule under the lab's conventions",
-                                  "ja": "同じ規則をラボの規約で"}, under_preset("lab")),
+    "conventions-s-lora": OtherSide({"en": "Same rule, s-lora conventions",
+                                     "ja": "同じ規則、s-lora の規約"}, under_preset("s-lora")),
+    "conventions-lab": OtherSide({"en": "Same rule, lab conventions",
+                                  "ja": "同じ規則、lab の規約"}, under_preset("lab")),
 }
 
 
