@@ -48,7 +48,7 @@ def parameter_value(text: str, kind: str = "") -> object:
     Anything else goes to the core as it is, which names the field."""
     if kind == "choice":
         return text.strip()
-    if kind in ("boolean", "flag"):
+    if kind == "boolean":
         return BOOLEANS.get(text.strip().lower(), text.strip())   # else the core names the field
     if kind == "text":
         return pairs_value(text) if "=" in text else text.strip()

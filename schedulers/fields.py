@@ -74,19 +74,6 @@ def positive_rational(value: Any, field: str, maximum: int | None = None) -> Fra
     return rational
 
 
-FLAG_WORDS = {"true": True, "false": False, "yes": True, "no": False, "1": True, "0": False, "on": True,
-              "off": False}
-
-
-def flag(value: Any, field: str) -> bool:
-    """true or false: JSON's booleans, or one of FLAG_WORDS as typed on a command line or in a link."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in FLAG_WORDS:
-        return FLAG_WORDS[value.strip().lower()]
-    raise ScenarioError(field, f"must be true or false, not {describe(value)}")
-
-
 def name(value: Any, field: str) -> str:
     if not isinstance(value, str):
         raise ScenarioError(field, f"must be text, not {describe(value)}")
@@ -172,8 +159,6 @@ def of_field(field: Field, value: Any, where: str, count: int | None = None) -> 
         return integer(value, where, field.minimum, field.maximum)
     if field.type == "number":
         return positive_rational(value, where, field.maximum)
-    if field.type == "flag":
-        return flag(value, where)
     if field.type == "choice":
         return choice(value, where, field.choices)
     if field.type == "boolean":

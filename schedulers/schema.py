@@ -78,7 +78,7 @@ class Schema:
 
 
 PYTHON_TYPES = {"text": str, "integer": int, "number": Fraction, "integers": tuple, "records": tuple, "choice": str,
-                "boolean": bool, "flag": bool}
+                "boolean": bool}
 
 
 def record(name: str, fields: Iterable[Field], first: Iterable[tuple[str, type]] = (), **options: Any) -> type:

@@ -58,13 +58,13 @@ PARAMETERS = (   # one line each: the reader, Parameters, the defaults (docs/cpu
           help="cfs: the shortest slice"),
     Field("slice", "integer", default=3, minimum=1, maximum=MAX_HORIZON,
           help="eevdf: the length of every request"),
-    Field("io_resets_allotment", "flag", default=False, metavar="true|false",
+    Field("io_resets_allotment", "boolean", default=False,
           help="MLFQ: a task that blocks before its quantum ends keeps its level with a fresh allotment (OSTEP -S)"),
-    Field("io_to_front", "flag", default=False, metavar="true|false",
+    Field("io_to_front", "boolean", default=False,
           help="MLFQ: a task returning from I/O goes to the front of its level (OSTEP -I)"),
     Field("switch_cost", "integer", default=0, minimum=0, maximum=MAX_SWITCH_COST,
           help="time units a context switch takes (a dispatch of a task other than the one that ran last)"),
-    Field("step_details", "flag", default=False, metavar="true|false",
+    Field("step_details", "boolean", default=False,
           help="full steps also carry the running task's quantum (and MLFQ allotment) left and lottery's draw"),
     Field("conventions", "text", default="lab", metavar="NAME",
           help='how ties at one instant are broken: "lab" or "ostep" (in JSON also a mapping of the three flags)'),
@@ -233,7 +233,7 @@ def read_conventions(value: Any) -> Conventions:
                                            f"{', '.join(CONVENTION_FLAGS)}, not {fields.describe(value)}")
     fields.known_keys(value, "conventions", CONVENTION_FLAGS)
     lab = CONVENTIONS["lab"]
-    flags = {name: fields.flag(value[name], f"conventions.{name}") if name in value else getattr(lab, name)
+    flags = {name: fields.boolean(value[name], f"conventions.{name}") if name in value else getattr(lab, name)
              for name in CONVENTION_FLAGS[:2]}
     order = fields.choice(value.get("boost_order", lab.boost_order), "conventions.boost_order", BOOST_ORDERS)
     conventions = Conventions(**flags, boost_order=order, name=None)

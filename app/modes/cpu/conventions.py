@@ -33,7 +33,7 @@ def flags_of(text: str) -> tuple[str, dict[str, object]]:
         if name == "boost_order":   # an order the core does not know shows the default (its message names it)
             flags[name] = typed[name] if typed.get(name) in BOOST_ORDERS else flags[name]
         elif name in typed:
-            flags[name] = parameter_value(typed[name], "flag") is True
+            flags[name] = parameter_value(typed[name], "boolean") is True
     return OWN, flags
 
 
