@@ -210,15 +210,7 @@ class Router(ExactUnits):
         """A waiting request is cancelled: it leaves its queue, uncharged."""
         before = self.state([tenant])
         spec = self.tenants[tenant]
-        self.sent[tenant][request] = 1
-        self.sizes[tenant] -= 1
-        self.total_waiting -= 1
-        emptied = self.sizes[tenant] == 0
-        if emptied:
-            self.busy -= 1
-            if tenant in self.compared:
-                self.compared_busy -= 1
-                self.backlog.close()
+        emptied = self.leaves_waiting(tenant, request)
         self.policy.withdraw(tenant, request, emptied)
         cost = spec.costs[request]
         self.cancelled.append({"time": now, "tenant": spec.name, "request": request, "cost": cost,
@@ -273,14 +265,9 @@ class Router(ExactUnits):
         tenant, request = decision.tenant, decision.request
         spec = self.tenants[tenant]
         cost = spec.costs[request]
-        self.take(tenant, request)
+        emptied = self.take(tenant, request)
         self.policy.charge(tenant, request, cost)
-        emptied = self.sizes[tenant] == 0
         if emptied:
-            self.busy -= 1
-            if tenant in self.compared:
-                self.compared_busy -= 1
-                self.backlog.close()
             self.policy.leave(tenant)
         self.charged[tenant] += cost
         self.dispatched[tenant] += 1
@@ -325,16 +312,29 @@ class Router(ExactUnits):
         heapq.heappush(self.ends, (end, server, tenant, request, cancelled))
         self.emptied_everything()
 
-    def take(self, tenant: int, request: int) -> None:
+    def take(self, tenant: int, request: int) -> bool:
         """Take the chosen request off its tenant's queue: O(1) (a request inside the queue is marked sent and
-        dropped when it reaches the head)."""
+        dropped when it reaches the head). True when its tenant has nothing left waiting."""
         if not (0 <= request < self.arrived[tenant]) or self.sent[tenant][request]:
             raise PolicyError(f"chose request {request} of {self.tenants[tenant].name}, which is not waiting")
         if self.head(tenant) == request:
             self.queues[tenant].popleft()
+        return self.leaves_waiting(tenant, request)
+
+    def leaves_waiting(self, tenant: int, request: int) -> bool:
+        """The request is no longer waiting, dispatched or cancelled (marked sent: its queue drops it at the head).
+        True when its tenant has nothing left waiting: it is no longer busy, and a compared one closes the common
+        backlog."""
         self.sent[tenant][request] = 1
         self.sizes[tenant] -= 1
         self.total_waiting -= 1
+        if self.sizes[tenant]:
+            return False
+        self.busy -= 1
+        if tenant in self.compared:
+            self.compared_busy -= 1
+            self.backlog.close()
+        return True
 
     def idle(self, now: int, coming: int) -> None:
         """Every queue is empty after the dispatch at now - 1; the next arrival is at ``coming``."""
