@@ -158,5 +158,7 @@ def test_the_served_app_steps_the_toy_modes_frames(toy, browser, test_output):
         lab.shot(test_output, "toy-mode-1366")
         context.close()
         assert errors == []
-    log = (test_output / "panel-serve-toy.log").read_text()
+    # What the app logged while it served; after the SIGTERM, Bokeh may trip on its own shutdown (a websocket that
+    # closes after the server detached its session: `assert self._session is not None` in bokeh/server/connection.py).
+    log = (test_output / "panel-serve-toy.log").read_text().partition("Received signal SIGTERM")[0]
     assert "Error thrown from callback" not in log and "Traceback" not in log, log[-3000:]
