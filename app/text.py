@@ -407,6 +407,7 @@ LABELS: dict[str, dict[str, str]] = {
     "io_to_front": {"en": "I/O returns to the front (-I)", "ja": "I/Oから先頭に戻る（-I）"},
     "switch_cost": {"en": "Switch cost", "ja": "切り替えコスト"},
     "conventions": {"en": "Conventions", "ja": "規約"},
+    "cpus": {"en": "CPUs", "ja": "CPU 数"},
     "step_details": {"en": "Step details", "ja": "ステップの詳細"},
     "tenant": {"en": "Tenant", "ja": "テナント"},
     "requests": {"en": "Requests", "ja": "リクエスト"},
