@@ -62,7 +62,7 @@ def question(result: Result, step: int) -> Question | None:
     when nothing runs, nor at an instant where nothing happened (no arrival, requeue, expiry or completion, and the
     running task continues): nothing could have changed since the step before."""
     now: dict[str, Any] = result["steps"][step]
-    if now["running"] is None:
+    if now["running"] is None or isinstance(now["running"], list):   # several CPUs: not asked (docs/cpu.md)
         return None
     if now["decision"] == "continue" and not any(event["time"] == step - 1 for event in now["events"]):
         return None
