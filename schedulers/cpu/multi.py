@@ -218,7 +218,7 @@ class MultiLoop:
     # the slice [t, t+1)
     def run_unit(self) -> list[dict[str, Any]]:
         """Every CPU runs its task one unit (or switches, or idles); the slice's ends, in CPU order."""
-        t, policy, ends, ran = self.t, self.policy, [], 0
+        t, policy, ends = self.t, self.policy, []
         for cpu in self.cpus:
             task = cpu.task
             if task is None or cpu.switching(t):
@@ -234,9 +234,10 @@ class MultiLoop:
             task.remaining -= 1
             if task.slice_left is not None:
                 task.slice_left -= 1
-            ran += 1
         if isinstance(policy, EEVDF) and policy.runnable_weight:
-            policy.left -= ran - 1   # sum(w * v) grows by 1024 per CPU that ran a task, not per time unit
+            # sum(w * v) grows by 1024 per CPU that runs a task or switches into one (as on one CPU, whose switch
+            # time counts), not once per time unit
+            policy.left -= sum(cpu.task is not None for cpu in self.cpus) - 1
         for cpu in self.cpus:
             task = cpu.task
             if task is None or cpu.switching(t) or cpu.timeline[-1] != task.name:

@@ -762,8 +762,9 @@ class EEVDF(CFS):
     that unit (with none runnable it keeps its own, 0). A task that blocks for I/O leaves the runnable tasks (and V)
     and keeps no lag: back, it is placed as an arrival is, with a new request. No wakeup preemption. Ties: earlier
     arrival, then input order. Several CPUs: one runnable set for all CPUs: V averages over every runnable task,
-    running on any CPU or ready, so sum(w * v) grows by 1024 per CPU that ran a task in a time unit; the free CPUs
-    take, in turn, the eligible task with the earliest virtual deadline (V does not move between their choices)."""
+    running on any CPU or ready, so sum(w * v) grows by 1024 per CPU that ran (or switched into) a task in a time
+    unit; the free CPUs take, in turn, the eligible task with the earliest virtual deadline (V does not move between
+    their choices)."""
     name = "eevdf"
     parameter_names = ("slice",)
     dynamic = True            # eligibility moves with V
