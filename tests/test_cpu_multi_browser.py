@@ -48,10 +48,10 @@ def test_two_cpus_show_a_row_each_every_running_task_and_the_migration(browser, 
     n, k = len(result["steps"]), 5   # the slice [4, 5): C on CPU 0, A on CPU 1 after migrating
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     page = context.new_page()
-    lab = Lab(page, f"{lab_url}").open(f"{LINK}&step={k}&lang={lang}")
-    expect(lab.counter()).to_contain_text(words["step"].format(k=k, n=n), timeout=TIMEOUT)
+    lab = Lab(page, lab_url).open(f"{LINK}&step={k + 1}&lang={lang}")   # the link counts steps from 1
+    expect(lab.counter()).to_contain_text(words["step"].format(k=k + 1, n=n), timeout=TIMEOUT)
     expect(lab.narration()).to_have_text(result["steps"][k]["why"][lang], timeout=TIMEOUT)
-    cpus = page.locator("ul.cpus li")
+    cpus = page.locator(".cpus .cpu")
     expect(cpus).to_have_count(2, timeout=TIMEOUT)
     expect(cpus.nth(0)).to_contain_text("CPU 0:")
     expect(cpus.nth(0)).to_contain_text("C")
@@ -66,8 +66,10 @@ def test_two_cpus_show_a_row_each_every_running_task_and_the_migration(browser, 
     assert sorted(map(tuple, chart["bars"][" "])) == sorted(map(tuple, expected))
     lab.shot(test_output, f"cpu-multi-{lang}-1366")
     # The toggle: one row per task, each slice labelled with its CPU.
-    page.get_by_text(words["by_task"]).click()
-    expect(page.locator(".gantt canvas").first).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".gantt-by-task")).to_contain_text(words["by_task"], timeout=TIMEOUT)
+    toggle = page.locator(".gantt-by-task input[type=checkbox]")
+    toggle.check()
+    expect(toggle).to_be_checked(timeout=TIMEOUT)
     page.wait_for_function("""() => [...Bokeh.index.all_views()].some((view) => view.model?.type === "GlyphRenderer"
         && view.parent.el.isConnected && view.glyph.model.type === "HBar"
         && [...view.parent.model.y_range.factors].includes("A"))""", timeout=TIMEOUT)
@@ -84,14 +86,14 @@ def test_four_cpus_fit_presenter_mode(browser, lab_url, test_output, lang):
     k = 3
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = context.new_page()
-    lab = Lab(page, lab_url).open(f"{FOUR_LINK}&step={k}&lang={lang}")
-    expect(page.locator("ul.cpus li")).to_have_count(4, timeout=TIMEOUT)
+    lab = Lab(page, lab_url).open(f"{FOUR_LINK}&step={k + 1}&lang={lang}")
+    expect(page.locator(".cpus .cpu")).to_have_count(4, timeout=TIMEOUT)
     page.get_by_role("button", name=PRESENTER[lang]).click()
     expect(page.locator(".editor")).to_be_hidden(timeout=TIMEOUT)
-    canvas, cpus = page.locator(".gantt canvas").first, page.locator("ul.cpus")
+    canvas, cpus = page.locator("canvas").first, page.locator(".cpus")
     expect(canvas).to_be_visible(timeout=TIMEOUT)
     for cpu, name in enumerate(result["steps"][k]["running"]):
-        expect(cpus.locator("li").nth(cpu)).to_contain_text(name, timeout=TIMEOUT)
+        expect(cpus.locator(".cpu").nth(cpu)).to_contain_text(name, timeout=TIMEOUT)
     expect(lab.narration()).to_have_text(result["steps"][k]["why"][lang], timeout=TIMEOUT)
     page.screenshot(path=test_output / f"cpu-multi-4-{lang}-presenter-1920x1080.png")
     for part in (canvas, cpus, lab.narration()):

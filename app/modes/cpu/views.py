@@ -42,10 +42,11 @@ def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) ->
     nothing = "running.before" if span(step)[0] is None else "running.none"
     if isinstance(running, list):   # several CPUs: each CPU's task (``switch``: the task each is switching into)
         switching = switching or [None] * len(running)
-        run_html = "".join(f'<li><span class="label">{esc(t(lang, "gantt.processor", cpu=cpu))}:</span> '
-                           f'{running_html(name, into, where, nothing, lang)}</li>'
-                           for cpu, (name, into) in enumerate(zip(running, switching)))
-        run_html = f'<ul class="queue cpus">{run_html}</ul>'
+        # one line, not a list: four CPUs still leave the card short enough for presenter mode's first screen
+        run_html = " · ".join(f'<span class="cpu"><span class="label">{esc(t(lang, "gantt.processor", cpu=cpu))}:'
+                              f'</span> {running_html(name, into, where, nothing, lang)}</span>'
+                              for cpu, (name, into) in enumerate(zip(running, switching)))
+        run_html = f'<span class="cpus">{run_html}</span>'
     else:
         run_html = running_html(running, switching, where, nothing, lang)
     queue = step.get("ready")
@@ -137,7 +138,8 @@ def metrics_table(result: Mapping[str, Any], step: int, lang: str) -> str:
         note += (f'<p class="muted cpu-utilisation">{esc(t(lang, "summary.cpus", shares=shares,
                                                            utilisation=percent(result["utilisation"]),
                                                            migrations=result["migrations"]))}</p>')
-    if "switch_time" in result:   # the switches are counted in the summary's sentence already
+    if "switch_time" in result and (result["switch_time"] or "cpu_utilisation" not in result):
+        # the switches are counted in the summary's sentence already (several CPUs: their utilisation is above)
         switching = t(lang, "summary.switching", switch_time=result["switch_time"],
                       utilisation=percent(result["utilisation"]))
         note += f'<p class="muted switching">{esc(switching)}</p>'
