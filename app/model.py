@@ -56,10 +56,11 @@ def parameter_value(text: str, kind: str = "") -> object:
     return [number(item) for item in items] if len(items) > 1 or "," in text else number(text)
 
 
-def pairs_value(text: str) -> dict[str, str]:
-    """``a=1, b=x`` -> {"a": "1", "b": "x"}: the values stay text (the core reads ``true`` as a flag)."""
+def pairs_value(text: str) -> dict[str, object]:
+    """``a=true, b=x`` -> {"a": True, "b": "x"}: ``true``/``false`` are JSON's booleans, as the core reads a flag;
+    other values stay text (the core names a bad one)."""
     pairs = (item.partition("=") for item in text.split(",") if item.strip())
-    return {key.strip(): value.strip() for key, _, value in pairs}
+    return {key.strip(): BOOLEANS.get(value.strip().lower(), value.strip()) for key, _, value in pairs}
 
 
 def pairs_text(mapping: Mapping[str, object]) -> str:

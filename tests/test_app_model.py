@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip("param")
 from schedulers import simulate
 
-from app.model import MAX_ROWS, Lab
+from app.model import MAX_ROWS, Lab, every_rules_parameters
 
 ARTICLE = [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
            {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]
@@ -134,7 +134,9 @@ def test_cfs_and_eevdf_are_in_the_cpu_menu_and_nice_travels_in_the_editor_and_li
     lab = Lab()
     assert {"cfs", "eevdf"} <= set(lab.catalog)
     lab.set_algorithm("cfs")
-    assert lab.used_parameters() == ("latency", "min_granularity")
+    # its own parameters, then the run's own that no rule lists (switch_cost, conventions, ...)
+    assert lab.used_parameters() == ("latency", "min_granularity", *every_rules_parameters("cpu"))
+    assert "switch_cost" in every_rules_parameters("cpu")
     assert lab.parameters["latency"] == "6" and lab.parameters["min_granularity"] == "1"   # what the core used
     lab.rows[1].nice = "-5"
     lab.set_parameter("latency", "4")

@@ -11,7 +11,7 @@ import panel as pn
 
 from schedulers.cpu.scenario import BOOST_ORDERS, CONVENTION_FLAGS, CONVENTIONS
 
-from ...model import pairs_value, parameter_value
+from ...model import pairs_value
 from ...panes import FOLDING, SCALED, pane
 from ...render import esc
 from ...text import t
@@ -33,7 +33,7 @@ def flags_of(text: str) -> tuple[str, dict[str, object]]:
         if name == "boost_order":   # an order the core does not know shows the default (its message names it)
             flags[name] = typed[name] if typed.get(name) in BOOST_ORDERS else flags[name]
         elif name in typed:
-            flags[name] = parameter_value(typed[name], "boolean") is True
+            flags[name] = typed[name] is True
     return OWN, flags
 
 
