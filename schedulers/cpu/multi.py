@@ -322,6 +322,8 @@ def with_cpus(out: dict[str, Any], several: MultiLoop) -> dict[str, Any]:
     out["exact"].update(utilisation=str(utilisation), cpu_utilisation=[str(share) for share in each])
     out.update(utilisation=json_number(utilisation), cpu_utilisation=[json_number(share) for share in each],
                migrations=several.migrations)
+    if "switches" in out:   # the loop's own count, per CPU (one CPU's result counts the timeline's changes at no cost)
+        out["switches"] = several.switches
     shown: dict[str, Any] = {}
     for key, value in out.items():
         if key == "timeline":

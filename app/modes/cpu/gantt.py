@@ -169,10 +169,9 @@ class Gantt:
         if texts:   # several CPUs: each slice's task (rows per CPU) or CPU (rows per task), as canvas text
             plot.text(x=[(s.start + s.end) / 2 for s in pieces], y=places, text=texts, text_align="center",
                       text_baseline="middle", text_font_size="14pt" if presenter else "9pt", text_color="black")
-        arrivals = ColumnDataSource({"x": [task["arrival"] for task in tasks], "row": keys[:len(tasks)],
-                                     "fill": [colour(i) for i in range(len(tasks))]})
-        if "timelines" in result and not by_task:   # the rows are CPUs: no task's arrival has a row
-            arrivals = ColumnDataSource({"x": [], "row": [], "fill": []})
+        marked = [] if "timelines" in result and not by_task else tasks   # rows per CPU: no task's arrival has a row
+        arrivals = ColumnDataSource({"x": [task["arrival"] for task in marked], "row": keys[:len(marked)],
+                                     "fill": [colour(i) for i in range(len(marked))]})
         plot.scatter(x="x", y=dodge("row", 0.42, range=plot.y_range), marker="inverted_triangle",
                      size=16 if presenter else 11, fill_color="fill", line_color="black", source=arrivals)
         # On the overlay layer: moving them repaints that layer alone, not every bar (the pager moves them per step).
