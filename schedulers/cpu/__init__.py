@@ -20,6 +20,7 @@ from ..schema import Column, Results, with_readers
 from .custom import CUSTOM_POLICY
 from .loop import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, queue_kind, schedule
 from .lines import LINES
+from .multi import schedule_multi, with_cpus
 from .policies import RULES, Policy, make_policy
 from .scenario import CONVENTIONS, MAX_SCAN_WORK, PARAMETERS, SCENARIO_FIELDS, TASK, Task, check_horizon, \
     read_parameters, read_tasks
@@ -70,6 +71,11 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
     if switch_cost:
         steps += switch_cost * (makespan + len(tasks) + sum(task.blocks_left for task in tasks))
     level = COMPACT if trace == "compact" else trace_level(trace is not False, steps * len(tasks), FULL_TRACE_CELLS)
+    if parameters.cpus > 1:
+        several = schedule_multi(tasks, policy, level, parameters.cpus, parameters.conventions, switch_cost)
+        makespan = len(several.cpus[0].timeline)
+        return with_cpus(result(algorithm, policy, tasks, makespan, [], several.trace, (several.switches, switch_cost),
+                                io), several)
     timeline, recorded, switches = schedule(tasks, policy, level, parameters.conventions, switch_cost,
                                             "conventions" in scenario, parameters.step_details)
     extra = "switch_cost" in scenario or io

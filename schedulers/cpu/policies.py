@@ -142,7 +142,8 @@ class Policy:
 )
 class FCFS(Policy):
     """First come, first served: the task that joined the ready queue first runs to completion.
-    Arrivals at the same time join in input order, so ties go to earlier arrival, then input order."""
+    Arrivals at the same time join in input order, so ties go to earlier arrival, then input order. Several CPUs:
+    the free CPUs take the first tasks to have joined, in turn."""
     name = "fcfs"
     queue = "fifo"
 
@@ -164,7 +165,7 @@ class FCFS(Policy):
 class SJF(Policy):
     """Shortest job first, non-preemptive: when the CPU is free, the ready task with the least burst
     runs to completion (with I/O: the least current CPU burst runs until it ends). Ties: earlier arrival, then
-    input order."""
+    input order. Several CPUs: the free CPUs take the least bursts in turn."""
     name = "sjf"
     ties_by_arrival = True
 
@@ -187,7 +188,9 @@ class SJF(Policy):
 class SRTF(Policy):
     """Shortest remaining time first: the ready task with the least remaining time runs; it preempts the
     running task only when its remaining time is strictly shorter (with I/O: the remaining time of the current CPU
-    burst). Ties: earlier arrival, then input order."""
+    burst). Ties: earlier arrival, then input order. Several CPUs: the free CPUs get the least remaining times; then a
+    ready task strictly shorter than the longest remaining running task preempts that one (ties: the later arrival,
+    then the later in the input, is preempted)."""
     name = "srtf"
     preemptive = True
     ties_by_arrival = True
@@ -211,7 +214,8 @@ class SRTF(Policy):
 class RoundRobin(Policy):
     """Round Robin with quantum q: the head of the ready queue runs for at most q; a task whose quantum
     expires returns to the tail (after the tasks that arrive at that instant); a task that completes
-    inside its quantum frees the CPU at once. Alone in the system, it starts a new quantum."""
+    inside its quantum frees the CPU at once. Alone in the system, it starts a new quantum. Several CPUs: the free
+    CPUs take the queue's first tasks in turn; quanta that end together rejoin the tail in CPU order."""
     name = "rr"
     queue = "fifo"
     parameter_names = ("quantum",)
@@ -244,7 +248,7 @@ class Priority(Policy):
     """Priority, non-preemptive: when the CPU is free, the ready task with the least priority number runs
     to completion (0 is the most urgent; a task without one has 0). Optional aging a: a task's effective
     priority is its priority minus one for every a time units it has waited in the ready queue (not running, not
-    in I/O). Ties: earlier arrival, then input order."""
+    in I/O). Ties: earlier arrival, then input order. Several CPUs: the free CPUs get the least numbers in turn."""
     name = "priority"
     parameter_names = ("aging",)
     item_fields = ("priority",)
@@ -285,7 +289,9 @@ class Priority(Policy):
 class PreemptivePriority(Priority):
     """Priority, preemptive: the ready task with the least effective priority number runs, as in Priority
     (0 is the most urgent, optional aging), and it preempts the running task when its effective priority is
-    strictly better. Ties: earlier arrival, then input order."""
+    strictly better. Ties: earlier arrival, then input order. Several CPUs: a ready task strictly better than the
+    running task with the greatest effective number preempts that one (ties: the later arrival, then the later in the
+    input, is preempted)."""
     name = "priority-preemptive"
     preemptive = True
 
@@ -305,7 +311,8 @@ class HRRN(Policy):
     """Highest response ratio next, non-preemptive: when the CPU is free, the ready task with the greatest
     (waiting + burst) / burst runs to completion, waiting being now - arrival. With I/O, burst is the current CPU
     burst and waiting is counted from when the task last joined the ready queue (its arrival, or its return from
-    I/O). Ties: earlier such join, then the order of joining (input order at one instant)."""
+    I/O). Ties: earlier such join, then the order of joining (input order at one instant). Several CPUs: the free
+    CPUs get the greatest ratios in turn."""
     name = "hrrn"
     dynamic = True
     queue = "cohorts"   # by cohort(): a decision compares one task per burst length, not every ready task
@@ -351,7 +358,10 @@ class MLFQ(Policy):
     the running task. The boost takes blocked tasks to the top level too. The conventions (`scenario.Conventions`)
     decide the boost's order ("bottom-first": the top level, then the others from the bottom up); under "ostep"
     blocking as the quantum ends uses a quantum of the fresh allotment, and with `io_to_front` a returning task goes
-    ahead of the running task of its level (and so runs next)."""
+    ahead of the running task of its level (and so runs next). Several CPUs: the levels are shared, one set for all
+    CPUs; a task arriving at a higher level preempts the running task of the lowest level (ties: the later in its
+    level's queue), and `io_to_front` puts a returning task at the front of its level (the running tasks are in no
+    queue)."""
     name = "mlfq"
     parameter_names = ("levels", "quanta", "allotment", "boost", "io_resets_allotment", "io_to_front")
     preemptive = True
@@ -459,7 +469,8 @@ class EDF(Policy):
     """Earliest deadline first, preemptive: the ready task with the earliest absolute deadline runs; it
     preempts the running task only when its deadline is strictly earlier. A task without a deadline comes
     after every task with one. A late task still runs to completion (its miss is reported). Ties: earlier
-    arrival, then input order."""
+    arrival, then input order. Several CPUs: a strictly earlier deadline preempts the running task with the latest
+    (ties: the later arrival, then the later in the input, is preempted)."""
     name = "edf"
     item_fields = ("deadline",)
     preemptive = True
@@ -499,7 +510,8 @@ class Stride(Policy):
     least pass runs, then its pass += stride (a task that completes early needs no pass). A task arriving
     gets the least pass among the tasks present (0 if none), so it can neither hog nor starve. A task that blocks for
     I/O is charged for the part of its quantum it used (pass += stride x used / quantum); back from I/O it gets
-    max(its own pass, that least pass). Ties: earlier arrival, then input order."""
+    max(its own pass, that least pass). Ties: earlier arrival, then input order. Several CPUs: the free CPUs take the
+    least passes in turn, and "the tasks present" are the ready ones and those running on every CPU."""
     name = "stride"
     parameter_names = ("quantum",)
     item_fields = ("tickets",)
@@ -587,7 +599,8 @@ class Lottery(Policy):
     """Lottery scheduling: every quantum, draw a winning ticket uniformly from 0 .. total - 1 over the ready
     tasks' tickets (Python's random.Random(lottery_seed), the same in CPython and Pyodide); the tickets are
     laid out along the ready queue (arrival order, requeued tasks at the tail) and the task holding the
-    winning ticket runs for one quantum. Same seed, same schedule."""
+    winning ticket runs for one quantum. Same seed, same schedule. Several CPUs: the free CPUs draw their winners
+    in CPU order, without replacement (a winner leaves the draw, whose tickets are the ready tasks' left)."""
     name = "lottery"
     parameter_names = ("quantum", "lottery_seed")
     item_fields = ("tickets",)
@@ -656,7 +669,10 @@ class CFS(Policy):
     task that arrives gets vruntime = max(its own, min_vruntime), the least vruntime of the runnable tasks,
     the running one included (with none runnable, it keeps its own, 0); a task back from I/O (a wake-up) the same,
     max(its own, min_vruntime), and while blocked its weight is not in W. No wakeup preemption: an arrival or a
-    wake-up waits for the end of the running slice. Ties: earlier arrival, then input order."""
+    wake-up waits for the end of the running slice. Ties: earlier arrival, then input order. Several CPUs: one
+    runnable set for all CPUs: W is the weight of every runnable task, running on any CPU or ready; min_vruntime the
+    least vruntime among them (each running task with what it has run so far); the free CPUs take the least
+    vruntimes in turn."""
     name = "cfs"
     parameter_names = ("latency", "min_granularity")
     item_fields = ("nice",)
@@ -745,7 +761,10 @@ class EEVDF(CFS):
     v = V rounded down to vruntime's unit, 1/lcm(the 40 weights) of a time unit: lag 0, or above 0 by less than
     that unit (with none runnable it keeps its own, 0). A task that blocks for I/O leaves the runnable tasks (and V)
     and keeps no lag: back, it is placed as an arrival is, with a new request. No wakeup preemption. Ties: earlier
-    arrival, then input order."""
+    arrival, then input order. Several CPUs: one runnable set for all CPUs: V averages over every runnable task,
+    running on any CPU or ready, so sum(w * v) grows by 1024 per CPU that ran (or switched into) a task in a time
+    unit; the free CPUs take, in turn, the eligible task with the earliest virtual deadline (V does not move between
+    their choices)."""
     name = "eevdf"
     parameter_names = ("slice",)
     dynamic = True            # eligibility moves with V

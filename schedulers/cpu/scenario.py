@@ -27,6 +27,7 @@ MAX_SEED = 2**63 - 1
 MAX_SCAN_WORK = 20_000_000
 MAX_SWITCH_COST = 1_000
 MAX_BURSTS = 1_000           # CPU and I/O bursts of one task
+MAX_CPUS = 8
 
 TASK = (   # a new task field is one line here (and its words in the app): the reader, Task and the results follow
     Field("name", "text", required=True),
@@ -64,6 +65,8 @@ PARAMETERS = (   # one line each: the reader, Parameters, the defaults (docs/cpu
           help="MLFQ: a task returning from I/O goes to the front of its level (OSTEP -I)"),
     Field("switch_cost", "integer", default=0, minimum=0, maximum=MAX_SWITCH_COST,
           help="time units a context switch takes (a dispatch of a task other than the one that ran last)"),
+    Field("cpus", "integer", default=1, minimum=1, maximum=MAX_CPUS,
+          help="CPUs sharing one ready queue (docs/cpu.md, Several CPUs)"),
     Field("step_details", "boolean", default=False,
           help="full steps also carry the running task's quantum (and MLFQ allotment) left and lottery's draw"),
     Field("conventions", "text", default="lab", metavar="NAME",

@@ -63,6 +63,8 @@ def question(result: Result, step: int) -> Question | None:
     nothing happened (no arrival, requeue, expiry or completion, and the
     running task continues): nothing could have changed since the step before."""
     now: dict[str, Any] = result["steps"][step]
+    if isinstance(now["running"], list):   # several CPUs: not asked (docs/cpu.md)
+        return None
     chosen = now["running"] if now["running"] is not None else now.get("switch")   # a dispatch may start a switch
     if chosen is None or now["decision"] == "switch":
         return None

@@ -40,7 +40,11 @@ def text_renderer(results: Results) -> Callable[[dict[str, Any], str], str]:
         words = WORDS[lang]
         parameters = ", ".join(f"{key}={value}" for key, value in result["parameters"].items() if value is not None)
         lines = [f"{words['algorithm']}: {result['algorithm']}" + (f" ({parameters})" if parameters else ""), ""]
-        lines += timeline_lines(result["timeline"], words)
+        if "timelines" in result:   # several CPUs: one chart each
+            for number, timeline in enumerate(result["timelines"]):
+                lines += [f"CPU {number}"] + timeline_lines(timeline, words)
+        else:
+            lines += timeline_lines(result["timeline"], words)
         lines += [""] + table_lines(result, words, results) + [""]
         summary = result["summary"]
         lines.append(f"{words['makespan']} {summary['makespan']}, {words['busy']} {summary['busy']}, "

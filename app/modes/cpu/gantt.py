@@ -36,6 +36,7 @@ class Stretch:
     task: str | None
     start: int
     end: int
+    cpu: int | None = None   # several CPUs: the one it ran or switched on
 
 
 def slices(timeline: Sequence[Any]) -> list[tuple[Any, int, int]]:
@@ -64,7 +65,34 @@ def stretches(result: Mapping[str, Any]) -> list[Stretch]:
 
 
 def has_switch_row(result: Mapping[str, Any]) -> bool:
-    return any(isinstance(entry, Mapping) for entry in result["timeline"])
+    return "timeline" in result and any(isinstance(entry, Mapping) for entry in result["timeline"])
+
+
+def run_length(result: Mapping[str, Any]) -> int:
+    """The run's length in time units: its timeline's, or with several CPUs every CPU's (``timelines``)."""
+    return len(result["timelines"][0]) if "timelines" in result else len(result["timeline"])
+
+
+def cpu_stretches(result: Mapping[str, Any]) -> list[Stretch]:
+    """Several CPUs: each CPU's runs, switches and idle stretches, CPU by CPU."""
+    return [Stretch(SWITCH, entry[SWITCH], start, end, cpu) if isinstance(entry, Mapping) else
+            Stretch("idle" if entry is None else "run", entry, start, end, cpu)
+            for cpu, timeline in enumerate(result["timelines"]) for entry, start, end in slices(timeline)]
+
+
+def several_rows(result: Mapping[str, Any], lang: str, where: Mapping[str, int], by_task: bool):
+    """Several CPUs' rows: one per CPU, each slice labelled with its task; or (``by_task``) one per task, each slice
+    labelled with its CPU and the task's I/O on its row. Returns the row labels and the stretches each is drawn
+    with, the slices' labels beside them."""
+    keys = [task["name"] for task in result["tasks"]] if by_task else \
+        [unique(t(lang, "gantt.processor", cpu=cpu), where) for cpu in range(len(result["timelines"]))]
+    drawn = [stretch for stretch in cpu_stretches(result) if not (by_task and stretch.kind == "idle")]
+    if by_task:
+        drawn += io_stretches(result)
+    rows = [keys[stretch.cpu] if not by_task else stretch.task for stretch in drawn]
+    texts = [(stretch.task or "") if not by_task else
+             t(lang, "gantt.processor", cpu=stretch.cpu) if stretch.cpu is not None else "" for stretch in drawn]
+    return keys, drawn, rows, texts
 
 
 MIN_BAR = 4   # pixels: the narrowest a slice is drawn
@@ -89,23 +117,29 @@ TICKS_JS = "ticker.desired_num_ticks = Math.max(2, Math.min(most, Math.floor(cb_
 class Gantt:
     """The Bokeh timeline of one run; ``move`` shifts the cursor and the dimmed future without a redraw."""
 
-    def __init__(self, result: Mapping[str, Any], lang: str, presenter: bool) -> None:
+    def __init__(self, result: Mapping[str, Any], lang: str, presenter: bool, by_task: bool = False) -> None:
         tasks = result["tasks"]
         where = indexes(tasks)
         idle, switching = unique(t(lang, "idle"), where), unique(t(lang, "gantt.switch.row"), where)
-        # drawn on the canvas as text, never markup; the switch row only when switches take time
-        keys = [task["name"] for task in tasks] + ([switching] if has_switch_row(result) else []) + [idle]
-        self.end = max(len(result["timeline"]), 1)
+        texts: list[str] = []
+        if "timelines" in result:   # several CPUs
+            keys, pieces, places, texts = several_rows(result, lang, where, by_task)
+        else:
+            # drawn on the canvas as text, never markup; the switch row only when switches take time
+            keys = [task["name"] for task in tasks] + ([switching] if has_switch_row(result) else []) + [idle]
+            pieces = stretches(result)
+            places = [idle if stretch.kind == "idle" else switching if stretch.kind == SWITCH else stretch.task
+                      for stretch in pieces]
+        self.end = max(run_length(result), 1)
         kinds: dict[str, dict[str, list]] = {}
-        for stretch in stretches(result):
+        for stretch, row in zip(pieces, places):
             drawn_as = "run" if stretch.kind == "idle" else stretch.kind   # idle in the runs' bars, as ever
             data = kinds.setdefault(drawn_as, {k: [] for k in ("left", "right", "middle", "row", "fill", "name",
                                                                   "span")})
             data["left"].append(stretch.start)
             data["right"].append(stretch.end)
             data["middle"].append((stretch.start + stretch.end) / 2)
-            data["row"].append(idle if stretch.kind == "idle" else switching if stretch.kind == SWITCH
-                               else stretch.task)
+            data["row"].append(row)
             data["fill"].append(IDLE_COLOUR if stretch.task is None else colour(where[stretch.task]))
             data["name"].append(t(lang, "idle") if stretch.task is None else stretch.task)
             data["span"].append(t(lang, "step.span", start=stretch.start, end=stretch.end))
@@ -132,8 +166,12 @@ class Gantt:
             plot.add_layout(Legend(items=legend, orientation="horizontal", label_text_font_size=font,
                                    glyph_width=28 if presenter else 20, border_line_alpha=0, margin=0, padding=2),
                             "above")
-        arrivals = ColumnDataSource({"x": [task["arrival"] for task in tasks], "row": keys[:len(tasks)],
-                                     "fill": [colour(i) for i in range(len(tasks))]})
+        if texts:   # several CPUs: each slice's task (rows per CPU) or CPU (rows per task), as canvas text
+            plot.text(x=[(s.start + s.end) / 2 for s in pieces], y=places, text=texts, text_align="center",
+                      text_baseline="middle", text_font_size="14pt" if presenter else "9pt", text_color="black")
+        marked = [] if "timelines" in result and not by_task else tasks   # rows per CPU: no task's arrival has a row
+        arrivals = ColumnDataSource({"x": [task["arrival"] for task in marked], "row": keys[:len(marked)],
+                                     "fill": [colour(i) for i in range(len(marked))]})
         plot.scatter(x="x", y=dodge("row", 0.42, range=plot.y_range), marker="inverted_triangle",
                      size=16 if presenter else 11, fill_color="fill", line_color="black", source=arrivals)
         # On the overlay layer: moving them repaints that layer alone, not every bar (the pager moves them per step).

@@ -24,17 +24,31 @@ from ...text import label, t
 from ..views import Align, Cell, Chart, ModeViews, Result
 from . import NAME
 from .conventions import FIELD, ConventionsCard
-from .gantt import SWITCH, Gantt, has_switch_row, stretches
+from .gantt import SWITCH, Gantt, cpu_stretches, has_switch_row, run_length, stretches
 
 COMPARED = ("waiting", "turnaround", "response")   # Compare's columns: smaller is better
+
+
+def running_html(running: str | None, switching: str | None, where: Mapping[str, int], nothing: str,
+                 lang: str) -> str:
+    """What one CPU does in the slice: its task, the switch into one, or nothing."""
+    if switching is not None:   # the CPU spends this slice switching into a task
+        return f'{esc(t(lang, "running.switch"))} {chip(switching, where[switching])}'
+    return chip(running, where[running]) if running is not None else esc(t(lang, nothing))
 
 
 def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) -> str:
     running, switching = step.get("running"), step.get("switch")
     nothing = "running.before" if span(step)[0] is None else "running.none"
-    run_html = chip(running, where[running]) if running is not None else esc(t(lang, nothing))
-    if switching is not None:   # the CPU spends this slice switching into a task
-        run_html = f'{esc(t(lang, "running.switch"))} {chip(switching, where[switching])}'
+    if isinstance(running, list):   # several CPUs: each CPU's task (``switch``: the task each is switching into)
+        switching = switching or [None] * len(running)
+        # one line, not a list: four CPUs still leave the card short enough for presenter mode's first screen
+        run_html = " · ".join(f'<span class="cpu"><span class="label">{esc(t(lang, "gantt.processor", cpu=cpu))}:'
+                              f'</span> {running_html(name, into, where, nothing, lang)}</span>'
+                              for cpu, (name, into) in enumerate(zip(running, switching)))
+        run_html = f'<span class="cpus">{run_html}</span>'
+    else:
+        run_html = running_html(running, switching, where, nothing, lang)
     queue = step.get("ready")
     if queue is None:
         listing = f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>'
@@ -118,7 +132,14 @@ def metrics_table(result: Mapping[str, Any], step: int, lang: str) -> str:
     if summary:
         values = {k: number(summary.get(k, "—")) for k in ("makespan", "busy", "idle", "context_switches")}
         note = f'<p class="muted">{esc(t(lang, "summary", **values))}</p>'
-    if "switch_time" in result:   # the switches are counted in the summary's sentence already
+    if "cpu_utilisation" in result:   # several CPUs: each one's share of the run, and the migrations
+        shares = ", ".join(f'{t(lang, "gantt.processor", cpu=cpu)} {percent(share)}'
+                           for cpu, share in enumerate(result["cpu_utilisation"]))
+        note += (f'<p class="muted cpu-utilisation">{esc(t(lang, "summary.cpus", shares=shares,
+                                                           utilisation=percent(result["utilisation"]),
+                                                           migrations=result["migrations"]))}</p>')
+    if "switch_time" in result and (result["switch_time"] or "cpu_utilisation" not in result):
+        # the switches are counted in the summary's sentence already (several CPUs: their utilisation is above)
         switching = t(lang, "summary.switching", switch_time=result["switch_time"],
                       utilisation=percent(result["utilisation"]))
         note += f'<p class="muted switching">{esc(switching)}</p>'
@@ -190,10 +211,10 @@ def whole_run_diff(left: Result, right: Result, lang: str) -> str:
             + f'<p class="muted">{esc(t(lang, "compare.diff"))}</p>')
 
 
-def gantt_pane(result: Result, step: int, owner: str, lang: str, presenter: bool, stepping,
+def gantt_pane(result: Result, step: int, owner: str, lang: str, presenter: bool, stepping, by_task: bool = False,
                **kwargs) -> pn.pane.Bokeh:
     """The run's Gantt chart at ``step``, its cursor moved by the pager from then on (as ``owner``'s)."""
-    gantt = Gantt(result, lang, presenter)
+    gantt = Gantt(result, lang, presenter, by_task)
     gantt.move(result["steps"][step].get("time", step))
     stepping.follow(owner, cursor_mark(owner), gantt)
     return pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", **kwargs)
@@ -207,12 +228,19 @@ class CpuViews(ModeViews):
         return [ConventionsCard(lab, errors).card] if FIELD in lab.used_parameters() else []
 
     def step_views(self, lab, stepping) -> list:
-        def timeline(result: Result | None, lang: str, presenter: bool):
+        # Several CPUs: one row per CPU, or (this box) one per task with each slice labelled with its CPU.
+        by_task = pn.widgets.Checkbox(name=pn.bind(t, lab.param.lang, "gantt.by_task"), value=False,
+                                      visible=pn.bind(lambda result: bool(result) and "timelines" in result,
+                                                      lab.param.result), css_classes=["gantt-by-task"])
+
+        def timeline(result: Result | None, lang: str, presenter: bool, rows_per_task: bool):
             if not result or result["mode"] != NAME:   # drawn for this mode's runs only
                 stepping.follow("lab", "", None)
                 return pane("")
-            return gantt_pane(result, lab.step, "lab", lang, presenter, stepping, css_classes=["gantt"])
-        return [pn.bind(timeline, lab.param.result, lab.param.lang, lab.param.presenter), stepping.slot("state")]
+            return gantt_pane(result, lab.step, "lab", lang, presenter, stepping, by_task=rows_per_task,
+                              css_classes=["gantt"])
+        return [by_task, pn.bind(timeline, lab.param.result, lab.param.lang, lab.param.presenter, by_task),
+                stepping.slot("state")]
 
     def step_frames(self, result: Result, lang: str) -> Frames:
         steps, tasks, io = result["steps"], result["tasks"], has_io(result)
@@ -260,12 +288,15 @@ class CpuViews(ModeViews):
 
     def preview(self, result: Result, lang: str, presenter: bool):
         gantt = Gantt(result, lang, presenter)
-        gantt.move(len(result["timeline"]))
+        gantt.move(run_length(result))
         return pn.Column(pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width"),
                          pane(metrics_table(result, len(result["steps"]) - 1, lang)), sizing_mode="stretch_width")
 
     def chart(self, result: Result, lang: str) -> Chart:
-        """One row per task (its I/O pale, marked "I/O"), one for the switches when they take time, one for idle."""
+        """One row per task (its I/O pale, marked "I/O"), one for the switches when they take time, one for idle;
+        with several CPUs one row per CPU, each slice marked with its task."""
+        if "timelines" in result:
+            return cpu_chart(result, lang)
         names = [task["name"] for task in result["tasks"]]
         row_of = {name: i for i, name in enumerate(names)}
         extra = [t(lang, "chart.switch")] if has_switch_row(result) else []
@@ -283,7 +314,22 @@ class CpuViews(ModeViews):
                             f"{who} ({t(lang, 'chart.io')})", "pale")
             return Cell(colour, stretch.start, stretch.end, "", colour, who)
         return Chart([*names, *extra, t(lang, "chart.idle")], [cell(s) for s in stretches(result)],
-                     len(result["timeline"]))
+                     run_length(result))
+
+
+def cpu_chart(result: Result, lang: str) -> Chart:
+    """The exports' chart of several CPUs: one row per CPU, each slice marked with its task (switches hatched)."""
+    row_of = {task["name"]: i for i, task in enumerate(result["tasks"])}
+
+    def cell(stretch) -> Cell:
+        if stretch.kind == "idle":
+            return Cell(stretch.cpu, stretch.start, stretch.end, "", None, t(lang, "chart.idle"))
+        if stretch.kind == SWITCH:
+            return Cell(stretch.cpu, stretch.start, stretch.end, "", row_of[stretch.task],
+                        t(lang, "chart.switch.into", task=stretch.task), "hatched")
+        return Cell(stretch.cpu, stretch.start, stretch.end, stretch.task, row_of[stretch.task], stretch.task)
+    return Chart([t(lang, "gantt.processor", cpu=cpu) for cpu in range(len(result["timelines"]))],
+                 [cell(s) for s in cpu_stretches(result)], run_length(result))
 
 
 VIEWS = CpuViews()
