@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .custom import Custom
     from .rule import RuleLines
-    from .schema import Results, Schema
+    from .schema import Field, Results, Schema
     from .trace import Steps
 
 
@@ -74,6 +74,11 @@ class Mode:
     steps: Steps                                       # the answers to schedulers.trace's questions (and the quiz's)
     lines: RuleLines                                   # how the loop asks a rule: schedulers.rule's deciding lines
     custom: Custom | None = None                       # a policy of your own (schedulers.custom); None: not offered
+    exercise_sizes: tuple[Field, ...] = ()             # exercise's keyword sizes, one Field each (--jobs N with --seed)
+    render_problem: Callable[[Mapping[str, Any], Mapping[str, Any], str], str] | None = None
+    # (scenario, result, lang) -> the exercise's items and questions without the answers (--problem)
+    render_trace: Callable[[Mapping[str, Any], str], str] | None = None   # (result, lang) -> a line per event (--trace)
+    trace_scenario: Mapping[str, Any] = field(default_factory=dict)   # what --trace adds to the scenario
 
 
 def json_number(value: Fraction | int) -> int | float:

@@ -67,6 +67,15 @@ def build_parser(argv: list[str]) -> Parser:
         sub.add_argument("--json", action="store_true", help="print one JSON object (the full trace)")
         sub.add_argument("--lang", choices=("en", "ja"), default="en", help="language of the text output")
         sub.add_argument("--list", action="store_true", help="list the algorithms with their rules and exit")
+        for size in mode.exercise_sizes:
+            sub.add_argument("--" + size.name.replace("_", "-"), metavar=size.metavar,
+                             help=f"{size.help} (default {size.default})")
+        if mode.render_problem is not None:
+            sub.add_argument("--problem", action="store_true", help="with --seed: print the exercise and its "
+                             "questions without the answers (the same command without it prints them)")
+        if mode.render_trace is not None:
+            sub.add_argument("--trace", action="store_true", help="print one line per event, as OSTEP's "
+                             "simulators do (with --json: the steps carry the details)")
         add_parameter_options(sub, mode.schema)
     return parser
 
@@ -158,20 +167,27 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.scenario and args.seed is not None:
             raise UsageError("give either --scenario or --seed, not both")
+        sizes = {size.name: fields.integer_text(getattr(args, size.name), size.name, size)
+                 for size in mode.exercise_sizes if getattr(args, size.name) is not None}
+        if sizes and args.seed is None:
+            raise UsageError(f"--{next(iter(sizes)).replace('_', '-')} shapes the exercise of --seed N: give --seed")
+        problem, traced = getattr(args, "problem", False), getattr(args, "trace", False)
         if args.seed is not None:
-            scenario = mode.exercise(parse_seed(args.seed))
+            scenario = mode.exercise(parse_seed(args.seed), **sizes)
         elif args.scenario:
             scenario = read_scenario(args.scenario)
         else:
             raise UsageError("--scenario FILE.json or --seed N is required (or --list)")
         overrides = {"algorithm": args.algorithm} if args.algorithm is not None else {}
         overrides.update(parameter_overrides(args, mode.schema))
+        if traced:
+            overrides.update(mode.trace_scenario)
         policy = getattr(args, "policy", None)
         source = None if policy is None else read_text(policy, "policy", custom.MAX_SOURCE_CHARS * 4)
         try:
             # A text that shows no steps is made without a trace (a tenth of the time and memory on 10^5 slices).
             result = simulate(mode.name, {**scenario, **overrides}, policy_source=source,
-                              trace=args.json or mode.text_needs_steps)
+                              trace=(args.json or traced or mode.text_needs_steps) and not problem)
         except ScenarioError as error:
             other = meant_for(mode.name, scenario)
             if other is None:
@@ -183,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.json:
         emit(trace_json(result), end="")   # trace_json ends with its newline
+    elif problem:
+        emit(mode.render_problem({**scenario, **overrides}, result, args.lang))
+    elif traced:
+        emit(mode.render_trace(result, args.lang))
     else:
         emit(mode.render_text(result, args.lang))
     return 0

@@ -30,18 +30,9 @@ def letter_names(count: int) -> list[str]:
 
 
 def cpu_exercise(seed: int, tasks: int = 4, max_arrival: int = 8, max_burst: int = 8) -> dict[str, Any]:
-    """``tasks`` tasks named in arrival order, with the optional fields every extra algorithm reads."""
-    rng = random.Random(integer(seed, "seed", minimum=0, maximum=MAX_SEED))
-    count = integer(tasks, "tasks", minimum=1, maximum=MAX_EXERCISE_ITEMS)
-    drawn = []
-    for _ in range(count):
-        arrival = rng.randint(0, max_arrival)
-        burst = rng.randint(1, max_burst)
-        drawn.append({"arrival": arrival, "burst": burst,
-                      "deadline": arrival + burst + rng.randint(0, 2 * max_burst),
-                      "priority": rng.randint(1, 5), "tickets": 50 * rng.randint(1, 4)})
-    drawn.sort(key=lambda task: task["arrival"])  # stable: equal arrivals keep their drawing order
-    return {"tasks": [{"name": name, **task} for name, task in zip(letter_names(count), drawn)]}
+    """CPU mode's generator (``schedulers/cpu/exercise.py``), under the name the benchmarks and tests call it by."""
+    from .cpu.exercise import exercise   # imported here: the CPU package imports this module
+    return exercise(seed, jobs=tasks, max_length=max_burst, max_arrival=max_arrival)
 
 
 def llm_exercise(seed: int, tenants: int = 3, max_cost: int = 8, max_count: int = 6,

@@ -14,7 +14,7 @@ from typing import Any
 from .. import fields
 from ..catalog import Algorithm, Mode, catalogue, json_number
 from ..errors import ScenarioError
-from ..exercises import cpu_exercise
+from .exercise import SIZES, exercise
 from ..recording import COMPACT, NONE, level as trace_level, note
 from ..schema import Column, Results, with_readers
 from .custom import CUSTOM_POLICY
@@ -24,7 +24,7 @@ from .policies import RULES, Policy, make_policy
 from .scenario import CONVENTIONS, MAX_SCAN_WORK, PARAMETERS, SCENARIO_FIELDS, TASK, Task, check_horizon, \
     read_parameters, read_tasks
 from .steps import STEPS
-from .text import TEXT_NEEDS_STEPS, text_renderer
+from .text import TEXT_NEEDS_STEPS, render_problem, render_trace, text_renderer
 
 __all__ = ["ALGORITHMS", "MODE", "Policy", "SCHEMA", "render_text", "run"]
 
@@ -68,7 +68,7 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
     steps = makespan + 1 + switch_cost * (makespan + len(tasks) + sum(task.blocks_left for task in tasks))
     level = COMPACT if trace == "compact" else trace_level(trace is not False, steps * len(tasks), FULL_TRACE_CELLS)
     timeline, recorded, switches = schedule(tasks, policy, level, parameters.conventions, switch_cost,
-                                            "conventions" in scenario)
+                                            "conventions" in scenario, parameters.step_details)
     extra = "switch_cost" in scenario or any(task.bursts is not None for task in tasks)
     return result(algorithm, policy, tasks, len(timeline), timeline, recorded,
                   (switches, switch_cost) if extra else None)
@@ -161,5 +161,6 @@ def trace_note(trace: Trace, makespan: int) -> dict[str, Any]:
 
 render_text = text_renderer(RESULTS)
 MODE = Mode("cpu", "single CPU, integer time", ALGORITHMS, SCHEMA, run=run, render_text=render_text,
-            exercise=cpu_exercise, text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS, steps=STEPS, lines=LINES,
-            custom=CUSTOM_POLICY)
+            exercise=exercise, text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS, steps=STEPS, lines=LINES,
+            custom=CUSTOM_POLICY, exercise_sizes=SIZES, render_problem=render_problem, render_trace=render_trace,
+            trace_scenario={"step_details": True})

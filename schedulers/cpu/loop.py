@@ -391,6 +391,7 @@ class Trace:
     conventions: Conventions = LAB
     io: bool = False                    # some task does I/O: full steps list the blocked tasks
     told: bool = False                  # the scenario chose its conventions: the sentences name them
+    details: bool = False               # full steps carry the running task's quantum left, the rule's numbers, draws
     steps: list[dict[str, Any]] = field(default_factory=list)
     truncated: bool = False
     returns: list[tuple[int, int, Task]] = field(default_factory=list)   # heap: (return time, order, task)
@@ -416,13 +417,23 @@ class Trace:
         self.blocks += 1
         return [event("block", task, now, until=now + io), *self.policy.block(task, now)]
 
+    def snapshot(self, running: Task | None) -> dict[str, Any]:
+        """A step's details of the task that ran the slice, as they stood during it: its quantum left after the slice
+        and the rule's own numbers for it (MLFQ's level, and its allotment left in quanta, this one included)."""
+        if running is None:
+            return {}
+        found = {} if running.slice_left is None else {"quantum_left": running.slice_left}
+        found.update((name, getattr(running, name)) for name in self.policy.details)
+        return found
+
     def name(self) -> dict[str, str]:
         """The conventions, as a sentence names them: the preset's name, or that they are a setting of one's own."""
         return CONVENTION_NAME if self.conventions.name is None else \
             {"en": f'"{self.conventions.name}"', "ja": f"「{self.conventions.name}」"}
 
     def record(self, time: int, running: Task | None, ready: list[str] | None, events: list[dict[str, Any]],
-               decision: str, why: dict[str, str], switch: Task | None = None) -> None:
+               decision: str, why: dict[str, str], switch: Task | None = None,
+               details: dict[str, Any] | None = None) -> None:
         """Step ``time``: the initial state (0) or the slice [time-1, time) and the state after it."""
         if self.level == COMPACT and not events and time:
             return
@@ -437,6 +448,10 @@ class Trace:
             step.update(ready=ready, remaining={task.name: task.remaining for task in self.tasks})
             if self.io:
                 step["blocked"] = [{"task": task.name, "until": until} for until, _, task in sorted(self.returns)]
+            if self.details:
+                step.update(details or {})
+                if self.policy.drawn is not None and any(e["kind"] == "dispatch" for e in events):
+                    step["draw"] = {"ticket": self.policy.drawn[0], "tickets": self.policy.drawn[1]}
             if type(self.policy).trace_state is not Policy.trace_state:
                 exact: dict[str, Any] = {}
                 for key, values in self.policy.trace_state(self.tasks, time).items():
@@ -446,7 +461,8 @@ class Trace:
 
 
 def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Conventions = LAB,
-             switch_cost: int = 0, tell: bool = False) -> tuple[list[str | dict[str, str] | None], Trace, int]:
+             switch_cost: int = 0, tell: bool = False, details: bool = False
+             ) -> tuple[list[str | dict[str, str] | None], Trace, int]:
     """Run ``tasks`` under ``policy``; returns the per-unit timeline, the trace and the number of switches. Mutates
     the tasks. ``tell``: the scenario chose its conventions, so the sentences name them where they decide.
 
@@ -472,7 +488,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Convent
     ready = QUEUES[queue_kind(policy)](policy)
     push, take, best = ready.push, ready.take, ready.best
     keyed = isinstance(ready, (HeapQueue, FifoQueue))
-    trace = Trace(level, tasks, policy, conventions, has_io, told=tell)
+    trace = Trace(level, tasks, policy, conventions, has_io, told=tell, details=details)
     returns = trace.returns   # heap of (return time, order, task): the blocked tasks
     if record:
         trace.record(0, None, [], [], "initial", say(MESSAGES, "initial", count=len(tasks)))
@@ -748,10 +764,11 @@ def record_stretch(trace: Trace, policy: Policy, ready: ReadyQueue, running: Tas
             ready_names = [task.name for task in ready.ordered(time - 1)]
         advance(running, 1)
         done = time
+        details = trace.snapshot(running) if trace.details else None   # before the slice's end changes them
         end_events = finish(trace, running, time) if time == end else []
         trace.record(time, running, ready_names, (events if first else []) + end_events,
                      decision if first else ("continue" if running else "idle"),
-                     join(step_why, *map(end_sentence, end_events)))
+                     join(step_why, *map(end_sentence, end_events)), details=details)
 
 
 def explain(trace: Trace, ready: ReadyQueue, decision: str, chosen: Task | None, running: Task | None,

@@ -62,6 +62,8 @@ class Policy:
     summary: ClassVar[Text] = {"en": "", "ja": ""}
     parameter_names: ClassVar[tuple[str, ...]] = ()
     item_fields: ClassVar[tuple[str, ...]] = ()
+    details: ClassVar[tuple[str, ...]] = ()   # the task's numbers the rule keeps, for a step's details (MLFQ's level)
+    drawn: tuple[int, int] | None = None      # a drawing rule's last draw: (winning ticket, tickets in the draw)
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -353,6 +355,7 @@ class MLFQ(Policy):
     name = "mlfq"
     parameter_names = ("levels", "quanta", "allotment", "boost", "io_resets_allotment", "io_to_front")
     preemptive = True
+    details = ("level", "allotment_left")
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -608,7 +611,8 @@ class Lottery(Policy):
 
     def choose(self, ready: TicketQueue, now: int) -> Task:
         """``ready`` numbers the tickets from 0 along the ready queue: draw one, its holder runs."""
-        return ready.holder(self.random.randrange(ready.total))
+        self.drawn = ticket, total = self.random.randrange(ready.total), ready.total
+        return ready.holder(ticket)
 
     def quantum(self, task: Task) -> int | None:
         return self.q

@@ -64,6 +64,8 @@ PARAMETERS = (   # one line each: the reader, Parameters, the defaults (docs/cpu
           help="MLFQ: a task returning from I/O goes to the front of its level (OSTEP -I)"),
     Field("switch_cost", "integer", default=0, minimum=0, maximum=MAX_SWITCH_COST,
           help="time units a context switch takes (a dispatch of a task other than the one that ran last)"),
+    Field("step_details", "flag", default=False, metavar="true|false",
+          help="full steps also carry the running task's quantum (and MLFQ allotment) left and lottery's draw"),
     Field("conventions", "text", default="lab", metavar="NAME",
           help='how ties at one instant are broken: "lab" or "ostep" (in JSON also a mapping of the three flags)'),
 )

@@ -122,3 +122,76 @@ def width(text: str) -> int:
 
 def pad(text: str, size: int) -> str:
     return text + " " * (size - width(text))
+
+
+# --- OSTEP-style homework: the problem without its answers (--problem), and a line per event (--trace) -------------
+
+PROBLEM = {
+    "en": {"jobs": "Here is the job list, with the arrival and run time of each job:",
+           "job": "  Job {name} ( arrival = {arrival}, length = {length}{io} )",
+           "io": ", then I/O and CPU bursts: {bursts}",
+           "ask": "Compute the response time, turnaround time and wait time of each job under {algorithm}{parameters}.",
+           "answers": "Run the same command without --problem to see the answers."},
+    "ja": {"jobs": "各ジョブの到着時刻と実行時間は次のとおりです:",
+           "job": "  ジョブ {name}（到着 = {arrival}、長さ = {length}{io}）",
+           "io": "、I/OとCPUのバースト: {bursts}",
+           "ask": "{algorithm}{parameters}での各ジョブの応答時間、ターンアラウンド時間、待ち時間を求めてください。",
+           "answers": "答えは --problem を付けずに同じコマンドを実行すると表示されます。"},
+}
+TRACE = {
+    "en": {"arrive": "Arrive {task}", "return": "{task} returns from I/O", "block": "{task} starts I/O until t={until}",
+           "complete": "Finished {task}", "demote": "{task} moves down to level {level}", "boost": "Boost",
+           "idle": "Idle", "switch": "Switch to {task}", "run": "Run {task}", "level": " at level {level}",
+           "quantum": ", {left} left of its quantum", "allotment": ", {left} of its allotment",
+           "draw": "Winning ticket {ticket} of {tickets}: ", "expire": "{task}'s quantum ends",
+           "preempt": "{task} is preempted"},
+    "ja": {"arrive": "{task}が到着", "return": "{task}がI/Oから戻る", "block": "{task}はt={until}までI/O",
+           "complete": "{task}が完了", "demote": "{task}がレベル{level}に下がる", "boost": "ブースト",
+           "idle": "空き", "switch": "{task}への切り替え", "run": "{task}を実行", "level": "（レベル{level}）",
+           "quantum": "、クォンタム残り{left}", "allotment": "、割り当て残り{left}",
+           "draw": "当たりくじ{ticket}（全{tickets}枚）: ", "expire": "{task}のクォンタムが切れる",
+           "preempt": "{task}が横取りされる"},
+}
+
+
+def render_problem(scenario: dict[str, Any], result: dict[str, Any], lang: str = "en") -> str:
+    """The jobs and the question, as OSTEP's simulators print them without ``-c``."""
+    words = PROBLEM[lang]
+    parameters = ", ".join(f"{key}={value}" for key, value in result["parameters"].items() if value is not None)
+    lines = [words["jobs"]]
+    for task, row in zip(scenario["tasks"], result["tasks"]):
+        bursts = task.get("bursts")
+        shown = words["io"].format(bursts=", ".join(map(str, bursts))) if isinstance(bursts, list) and \
+            len(bursts) > 1 else ""
+        lines.append(words["job"].format(name=row["name"], arrival=row["arrival"], length=row["burst"], io=shown))
+    lines += ["", words["ask"].format(algorithm=result["algorithm"], parameters=f" ({parameters})" if parameters
+                                      else ""), words["answers"]]
+    return "\n".join(lines)
+
+
+def render_trace(result: dict[str, Any], lang: str = "en") -> str:
+    """One line per event, OSTEP's ``[ time 4 ] Run A at level 1, 1 left of its quantum`` (the time of the instant;
+    a ``Run`` line for each time unit, with what is left after it), from the steps and their details."""
+    words = TRACE[lang]
+    lines = []
+    for step in result["steps"][1:]:
+        start = step["time"] - 1
+        for e in step["events"]:
+            if e["kind"] in words and e["kind"] not in ("idle", "switch", "expire") and e["time"] == start:
+                lines.append(f"[ time {start} ] " + words[e["kind"]].format(**{"until": None, "level": None, **e}))
+        if step.get("running") is not None:
+            run = words["draw"].format(**step["draw"]) if "draw" in step else ""
+            run += words["run"].format(task=step["running"])
+            if "level" in step:
+                run += words["level"].format(level=step["level"])
+            if "quantum_left" in step:
+                run += words["quantum"].format(left=step["quantum_left"])
+            lines.append(f"[ time {start} ] {run}")
+        elif step.get("switch") is not None:
+            lines.append(f"[ time {start} ] " + words["switch"].format(task=step["switch"]))
+        else:
+            lines.append(f"[ time {start} ] " + words["idle"])
+        for e in step["events"]:
+            if e["kind"] in ("complete", "block", "demote", "expire") and e["time"] == step["time"]:
+                lines.append(f"[ time {e['time']} ] " + words[e["kind"]].format(**{"until": None, "level": None, **e}))
+    return "\n".join(lines)
