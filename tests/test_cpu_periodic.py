@@ -150,6 +150,24 @@ def test_abort_drops_a_job_at_its_deadline():
     assert said.startswith("B#1 misses its deadline at t=7 and is dropped with 1 left")
 
 
+@pytest.mark.parametrize("algorithm", ["fcfs", "sjf", "srtf", "rr", "priority", "priority-preemptive", "mlfq", "edf",
+                                       "rm", "dm", "stride", "cfs"])
+def test_abort_under_every_rule_that_allows_it(algorithm):
+    # Over-full (U = 4/5 + 4/7 > 1): some job misses under every rule; a dropped job never runs after its deadline,
+    # every other job completes, and the run still uses the CPU while work is left.
+    tasks = [{"name": "A", "arrival": 0, "burst": 4, "period": 5}, {"name": "B", "arrival": 0, "burst": 4, "period": 7}]
+    result = simulate("cpu", {"algorithm": algorithm, "on_miss": "abort", "tasks": tasks})
+    assert any(job["dropped"] for job in result["jobs"])
+    for job in result["jobs"]:
+        ran = [t for t, unit in enumerate(result["timeline"]) if unit == job["name"]]
+        if job["dropped"]:
+            assert all(t < job["deadline"] for t in ran) and len(ran) < 4
+        else:
+            assert len(ran) == 4 and ran[-1] + 1 == job["completion"]
+    assert simulate("cpu", {"algorithm": algorithm, "on_miss": "abort", "tasks": tasks},
+                    trace=False)["timeline"] == result["timeline"]
+
+
 def test_one_shot_tasks_mix_and_rank_after_every_periodic_task():
     # RM: the one-shot X (burst 3, arrival 0, first in the input) runs only when no job is ready: A (1, 3) at 0, 3;
     # [0,1) A#1, [1,3) X, [3,4) A#2, [4,5) X done 5.

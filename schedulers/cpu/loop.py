@@ -560,8 +560,10 @@ def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Convent
                     continue
                 if record:
                     events.append(event("miss", job, t, left=job.remaining, dropped=abort))
-                if abort:
+                if abort:   # it leaves the system, as a completed task does
                     unfinished -= 1
+                    if completes:
+                        policy.complete(job, t)
                     if job is running:
                         running, switch_end = None, min(switch_end, t)
                     elif job is expired:
