@@ -95,3 +95,12 @@ def test_bad_switch_cost_is_named(tmp_path):
     done = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario", str(path), "--switch-cost", "-2"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.startswith("error: switch_cost") and "Traceback" not in done.stderr
+
+
+def test_the_quiz_asks_the_dispatch_that_starts_a_switch():
+    from schedulers.cpu.steps import question
+    # RR q=2, s=1: A [0,2), switch to B [2,3), B [3,5), switch to A [5,6), A [6,7), switch to B, B [8,9). Asked: who
+    # runs at 0 (A or B), at 2 (B: the switch's step), at 5 (A); not during a switch nor after it.
+    result = run(scenario("rr", [("A", 0, 3), ("B", 0, 3)], quantum=2, switch_cost=1))
+    asked = {k: question(result, k) for k in range(1, len(result["steps"]))}
+    assert {k: q.answer for k, q in asked.items() if q is not None} == {1: "A", 3: "B", 6: "A"}

@@ -72,12 +72,15 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
         if parameters.on_miss == "abort" and queue_kind(policy) not in ("heap", "fifo", "scan"):
             raise ScenarioError("on_miss", f"abort drops a job from the ready queue, which {algorithm} keeps in a "
                                            f"way that cannot: use continue")
-    makespan = check_horizon(tasks)   # with I/O, a bound on it
+    io = any(task.blocks_left for task in tasks)
+    makespan = check_horizon(tasks, io)   # with I/O, a bound on it
     check_scan_work(policy, tasks, makespan)
     switch_cost = parameters.switch_cost
     # A full trace's snapshots, every task at every step; a switch may come with each dispatch, and there are at most
     # as many dispatches as time units run, arrivals and returns.
-    steps = makespan + 1 + switch_cost * (makespan + len(tasks) + sum(task.blocks_left for task in tasks))
+    steps = makespan + 1
+    if switch_cost:
+        steps += switch_cost * (makespan + len(tasks) + sum(task.blocks_left for task in tasks))
     level = COMPACT if trace == "compact" else trace_level(trace is not False, steps * len(tasks), FULL_TRACE_CELLS)
     watched = [task for task in tasks if task.period is not None]
     timeline, recorded, switches = schedule(tasks, policy, level, parameters.conventions, switch_cost,
@@ -86,9 +89,9 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
     if given is not tasks:
         return periodic_result(algorithm, policy, given, tasks, timeline, recorded, until, parameters.on_miss,
                                (switches, switch_cost) if "switch_cost" in scenario else None)
-    extra = "switch_cost" in scenario or any(task.bursts is not None for task in tasks)
+    extra = "switch_cost" in scenario or io
     return result(algorithm, policy, tasks, len(timeline), timeline, recorded,
-                  (switches, switch_cost) if extra else None)
+                  (switches, switch_cost) if extra else None, io)
 
 
 def check_scan_work(policy: Policy, tasks: list[Task], makespan: int) -> None:
@@ -110,11 +113,11 @@ def check_scan_work(policy: Policy, tasks: list[Task], makespan: int) -> None:
 
 
 def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, timeline: list[str | None],
-           trace: Trace, switched: tuple[int, int] | None = None) -> dict[str, Any]:
+           trace: Trace, switched: tuple[int, int] | None = None, io: bool = False) -> dict[str, Any]:
     """The JSON result. ``switched``: (switches, switch cost), given when the scenario has I/O or a switch cost: the
-    rows then carry ``cpu`` and ``io``, and the result ``switches``, ``switch_time`` and ``utilisation``."""
+    result then has ``switches``, ``switch_time`` and ``utilisation``; ``io``: some task does I/O, so the rows carry
+    ``cpu`` and ``io``."""
     given = [name for name in OPTIONAL if any(map(is_not, map(attrgetter(name), tasks), repeat(None)))]
-    io = any(task.bursts is not None for task in tasks)
     if io:
         rows = []
         for task in tasks:

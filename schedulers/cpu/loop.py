@@ -573,7 +573,7 @@ def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Convent
             if not unfinished:
                 break
         requeued = expired
-        if expired is not None and requeue_first:
+        if requeue_first and expired is not None:
             expired.queued, queued = queued, queued + 1
             push(expired, t)
             if record:
@@ -821,7 +821,7 @@ def explain(trace: Trace, ready: ReadyQueue, decision: str, chosen: Task | None,
     policy = trace.policy
     if decision == "switch":
         return say(MESSAGES, "switching", t=t, task=running.name, until=switch_end)
-    if decision == "continue" and switch_end == t and running.first_run is None:
+    if decision == "continue" and switch_end == t:   # the switch into it ends now
         return say(MESSAGES, "switched", t=t, task=running.name, detail=policy.detail(running, t), rule=trace.rule)
     if decision == "continue":
         return continuation(trace, running, t, t + 1)

@@ -271,11 +271,12 @@ def read_parameters(scenario: Mapping[str, Any]) -> Parameters:
     return Parameters(**values)
 
 
-def makespan(tasks: list[Task]) -> int:
+def makespan(tasks: list[Task], io: bool = False) -> int:
     """The last completion, the same under every rule that never idles while work is ready. With I/O, a bound on
     it: after the last arrival, every time unit either runs a task or finds them all blocked while an I/O goes on,
-    so the last completion is at most the last arrival plus all the CPU and I/O time (plus the switches)."""
-    if any(task.bursts is not None for task in tasks):
+    so the last completion is at most the last arrival plus all the CPU and I/O time (plus the switches). ``io``:
+    some task does I/O."""
+    if io:
         return max(task.arrival for task in tasks) + sum(task.cpu + task.io for task in tasks)
     end = 0
     for task in sorted(tasks, key=lambda task: task.arrival):
@@ -283,9 +284,10 @@ def makespan(tasks: list[Task]) -> int:
     return end
 
 
-def check_horizon(tasks: list[Task]) -> int:
-    end = makespan(tasks)
+def check_horizon(tasks: list[Task], io: bool = False) -> int:
+    end = makespan(tasks, io)
     if end > MAX_HORIZON:
-        raise ScenarioError("tasks", f"the last task would complete at t={end}, past the documented horizon "
+        when = "could complete as late as" if io else "would complete at"
+        raise ScenarioError("tasks", f"the last task {when} t={end}, past the documented horizon "
                                      f"of {MAX_HORIZON} time units")
     return end

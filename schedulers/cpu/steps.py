@@ -58,17 +58,19 @@ def resumes_quantum(result: Result, step: int) -> bool:
 
 def question(result: Result, step: int) -> Question | None:
     """Who runs over [k-1, k)? The candidates are the tasks present at instant k - 1 after its arrivals -- the
-    ready queue of step k and the task that runs -- in input order; the answer is step k's ``running``. No question
-    when nothing runs, nor at an instant where nothing happened (no arrival, requeue, expiry or completion, and the
+    ready queue of step k and the task that runs -- in input order; the answer is step k's ``running`` (or the task
+    a switch starting at k - 1 is into). No question when nothing runs, during a switch, nor at an instant where
+    nothing happened (no arrival, requeue, expiry or completion, and the
     running task continues): nothing could have changed since the step before."""
     now: dict[str, Any] = result["steps"][step]
-    if now["running"] is None:
+    chosen = now["running"] if now["running"] is not None else now.get("switch")   # a dispatch may start a switch
+    if chosen is None or now["decision"] == "switch":
         return None
     if now["decision"] == "continue" and not any(event["time"] == step - 1 for event in now["events"]):
         return None
-    present = {*now["ready"], now["running"]}
+    present = {*now["ready"], chosen}
     candidates = tuple(task["name"] for task in result["tasks"] if task["name"] in present)
-    return ask(step, step - 1, candidates, now["running"], now["why"])
+    return ask(step, step - 1, candidates, chosen, now["why"])
 
 
 STEPS = Steps(span=span, pending=pending, aligner=aligner, question=question, resumes_quantum=resumes_quantum)
