@@ -18,7 +18,7 @@ from schedulers import ScenarioError, algorithms, schema, simulate
 from schedulers.trace import step_aligner
 
 from . import render
-from .model import LabView, parameter_text, parameters_sent, scenario_for
+from .model import LabView, choice_options, chosen, parameter_text, parameters_sent, scenario_for
 from .modes import app_mode, views_of
 from .panes import pane
 from .render import esc
@@ -134,11 +134,17 @@ class CompareView(LabView):
         widgets = [select]
         info = catalog.get(self.algorithm)
         for name in parameters_sent(lab.mode, self.algorithm) if info else ():
-            used = (self.result or {}).get("parameters", {}).get(name)   # the core's default shows as a hint
-            default = schema(lab.mode).field(name).default
-            box = TextField(label=label(lang, name), value=self.other_parameters.get(name, ""), width=160,
-                            css_classes=[f"compare-param-{name}"],
-                            placeholder=parameter_text(used if used is not None else default))
+            text = self.other_parameters.get(name, "")
+            if chosen(lab.mode, name):   # a choice or true/false: picked from its list, as in the editor
+                options = choice_options(lab.mode, name, lang)
+                box = pn.widgets.Select(label=label(lang, name), options=options,
+                                        value=text if text in options.values() else "", width=200,
+                                        css_classes=[f"compare-param-{name}"])
+            else:
+                used = (self.result or {}).get("parameters", {}).get(name)   # the core's default shows as a hint
+                default = schema(lab.mode).field(name).default
+                box = TextField(label=label(lang, name), value=text, width=160, css_classes=[f"compare-param-{name}"],
+                                placeholder=parameter_text(used if used is not None else default))
             pn.bind(self.set_parameter, name, box, watch=True)
             widgets.append(box)
         return pn.FlexBox(*widgets, align_items="end")

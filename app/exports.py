@@ -23,7 +23,7 @@ from panel.custom import JSComponent
 from schedulers.custom import CUSTOM
 from schedulers.export import metrics_csv, trace_json
 
-from .model import LabView
+from .model import LabView, parameter_text
 from .modes import app_mode, views_of
 from .panes import pane
 from .render import IDLE_COLOUR, colour, esc, ink
@@ -39,7 +39,7 @@ LOOKS = {"solid": 'stroke="#fff"', "pale": 'fill-opacity="0.3" stroke="#555" str
 def algorithm_title(result: Mapping[str, Any], lang: str) -> str:
     """"Round Robin, quantum 2": the menu's label and the parameters the core used."""
     name = algorithm_label(result, lang)
-    used = ", ".join(f"{key} {value}" for key, value in result.get("parameters", {}).items()
+    used = ", ".join(f"{key} {parameter_text(value)}" for key, value in result.get("parameters", {}).items()
                      if value is not None and key != "exact")
     return f"{name}, {used}" if used else name
 

@@ -38,16 +38,18 @@ def number(text: str) -> object:
     return int(text) if INTEGER.match(text) else text
 
 
-SWITCHES = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+BOOLEANS = {"true": True, "false": False}   # a yes/no parameter's text (the engine's charge_first_token)
 
 
-def parameter_value(text: str, kind: str = "integer") -> object:
-    """A parameter as typed: ``2`` is a number, ``1, 2, 4`` (commas or spaces) a list, as MLFQ's quanta; a
-    ``flag`` field's ``true``/``false`` (a link's, a checkbox's) is the JSON value; a ``text`` field's
-    ``name=value`` pairs (commas between) a mapping (CPU's conventions given flag by flag), else the text. Anything
-    else goes to the core as it is, which names the field."""
-    if kind == "flag":
-        return SWITCHES.get(text.strip().lower(), text)
+def parameter_value(text: str, kind: str = "") -> object:
+    """A parameter as typed: ``2`` is a number, ``1, 2, 4`` (commas or spaces) a list, as MLFQ's quanta; a choice as
+    it is (``input+output``), ``true``/``false`` for a boolean (``kind``: the schema field's type); a ``text``
+    field's ``name=value`` pairs (commas between) a mapping (CPU's conventions given flag by flag), else the text.
+    Anything else goes to the core as it is, which names the field."""
+    if kind == "choice":
+        return text.strip()
+    if kind in ("boolean", "flag"):
+        return BOOLEANS.get(text.strip().lower(), text.strip())   # else the core names the field
     if kind == "text":
         return pairs_value(text) if "=" in text else text.strip()
     items = query.split_costs(text)
@@ -77,6 +79,26 @@ def parameter_text(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(str(item) for item in value)
     return str(value)
+
+
+def chosen(mode: str, name: str) -> bool:
+    """A parameter picked from a list (a choice, true/false): left empty it follows its default or a preset (the
+    engine's conventions), so the editor never fills it with the value a run used."""
+    return schema(mode).field(name).type in ("choice", "boolean", "flag")
+
+
+def choice_options(mode: str, name: str, lang: str) -> dict[str, str]:
+    """A choice's (or true/false's) options as a list offers them: its words -> its value, first "" (left empty: its
+    default, or in a card with a preset the preset's value). A value's words are its mode's ``option.NAME.VALUE``."""
+    field, words = schema(mode).field(name), app_mode(mode)
+    card = next((card for card in words.cards if name in card.parameters), None)
+
+    def word(value: str) -> str:
+        return f"{words.say(lang, f'option.{name}.{value}')} ({value})"
+
+    unset = words.say(lang, f"{card.title}.unset") if card and card.preset not in (None, name) \
+        else t(lang, "choice.default", value=word(parameter_text(field.default)))
+    return {unset: "", **{word(value): value for value in field.choices or ("true", "false")}}
 
 
 def editable_fields(mode: str) -> tuple[str, ...]:
@@ -314,7 +336,8 @@ class Lab(param.Parameterized):
             self._show(previous[0] if previous else None, errors={error.field: error.problem})
             return
         for name, value in result.get("parameters", {}).items():  # show the values the core used (not their
-            if name in self.sent_parameters() and not self.parameters.get(name, "").strip():   # exact forms)
+            if name in self.sent_parameters() and not self.parameters.get(name, "").strip() \
+                    and not chosen(self.mode, name):   # exact forms)
                 self.parameters[name] = parameter_text(value)  # in place: the same run, no second one
         self._valid[self.mode] = (result, self.setup())
         self._show(result, errors={})

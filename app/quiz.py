@@ -19,7 +19,7 @@ from schedulers.exercises import MAX_SEED
 from schedulers.quiz import next_question, question
 
 from . import render
-from .model import LabView, number, parameter_value, rows_from_text
+from .model import LabView, number, parameter_text, parameter_value, rows_from_text
 from .modes import app_mode, views_of
 from .panes import pane
 from .render import esc
@@ -35,8 +35,9 @@ def command_line(mode: str, seed: int, algorithm: str, parameters: dict[str, str
         words += [f"--{name.replace('_', '-')}", str(value)]
     words += ["--algorithm", algorithm]
     for name, text in parameters.items():
-        value = parameter_value(text)
-        words += [f"--{name.replace('_', '-')}", ",".join(map(str, value)) if isinstance(value, list) else str(value)]
+        value = parameter_value(text, schema(mode).field(name).type)
+        written = ",".join(map(str, value)) if isinstance(value, list) else parameter_text(value)
+        words += [f"--{name.replace('_', '-')}", written]
     return " ".join(words)
 
 

@@ -37,12 +37,14 @@ TEXT: dict[str, dict[str, str]] = {
     "add.tasks": {"en": "+ Add task", "ja": "+ タスクを追加"},   # by the scenario's list (schema.items)
     "add.tenants": {"en": "+ Add tenant", "ja": "+ テナントを追加"},
     "remove.row": {"en": "Remove {name}", "ja": "{name} を削除"},
+    "fields.show": {"en": "Show the field {field}", "ja": "{field} の欄を表示"},
     "invalid": {"en": "Not run: {problem} — the last valid run stays on screen.",
                 "ja": "実行しません: {problem} — 直前の有効な結果を表示中です。"},
     "limit.rows": {"en": "the editor holds at most {limit} {what}; only the first {limit} of {count} are used "
                          "(the command line runs up to 100,000)",
                    "ja": "エディターで扱えるのは {limit} 件までです。{count} 件のうち最初の {limit} 件だけを使います"
                          "（コマンドラインなら 100,000 件まで実行できます）"},
+    "choice.default": {"en": "default: {value}", "ja": "既定: {value}"},
     "limit.full": {"en": "The editor holds at most {limit} {what} (the command line runs up to 100,000).",
                    "ja": "エディターで扱えるのは {limit} 件までです"
                          "（コマンドラインなら 100,000 件まで実行できます）。"},
@@ -227,6 +229,15 @@ TEXT: dict[str, dict[str, str]] = {
                    "ja": "ほか {count} スロットは描いていません（表と書き出しにはすべてあります）。"},
     "batch.memory": {"en": "Tokens in the batch: {held} of {memory}", "ja": "バッチ内のトークン: {held} / {memory}"},
     "batch.held": {"en": "Tokens in the batch: {held}", "ja": "バッチ内のトークン: {held}"},
+    "batch.phase": {"en": "iteration", "ja": "反復"},
+    "batch.prefill": {"en": "prefill", "ja": "プリフィル"},
+    "batch.decode": {"en": "decode", "ja": "デコード"},
+    "batch.phases": {"en": "loop = prefill-decode: each iteration is a prefill (P: only the requests just admitted "
+                           "generate their first token) or a decode (D: only the running ones generate); a running "
+                           "batch takes new requests after {between} decodes.",
+                     "ja": "loop = prefill-decode: 各反復はプリフィル (P: 受け入れたばかりのリクエストだけが最初の"
+                           "トークンを生成) かデコード (D: 実行中のリクエストだけが生成) のどちらかです。実行中の"
+                           "バッチは {between} 回デコードした後に新しいリクエストを受け入れます。"},
     "queues.tokens": {"en": "Waiting requests per tenant (input/output tokens)",
                       "ja": "テナントごとの待ちリクエスト（入力/出力 トークン）"},
     "queues.more": {"en": "+{count} more", "ja": "ほか {count} 件"},
@@ -428,11 +439,10 @@ LABELS: dict[str, dict[str, str]] = {
     "latency": {"en": "Latency (period)", "ja": "レイテンシ（周期）"},
     "min_granularity": {"en": "Min. granularity", "ja": "最小粒度"},
     "slice": {"en": "Slice (request)", "ja": "スライス（要求長）"},
-    "bursts": {"en": "Bursts (I/O)", "ja": "バースト列 (I/O)"},
+    "bursts": {"en": "Bursts (I/O)", "ja": "バースト列"},
     "switch_cost": {"en": "Switch cost", "ja": "切り替えコスト"},
     "io_resets_allotment": {"en": "Blocking keeps the level (OSTEP -S)", "ja": "ブロックで段を維持（OSTEP -S）"},
     "io_to_front": {"en": "I/O return to the front (OSTEP -I)", "ja": "I/O 復帰で段の先頭へ（OSTEP -I）"},
-    "conventions": {"en": "Conventions", "ja": "規約"},
     "io": {"en": "I/O time", "ja": "I/O 時間"},
     "task": {"en": "Task", "ja": "タスク"},
     "completion": {"en": "Completion", "ja": "完了"},
@@ -462,6 +472,13 @@ LABELS: dict[str, dict[str, str]] = {
     "w_in": {"en": "w_in (per input token)", "ja": "w_in（入力 1 トークン）"},
     "w_out": {"en": "w_out (per output token)", "ja": "w_out（出力 1 トークン）"},
     "prediction": {"en": "Prediction", "ja": "予測"},
+    "conventions": {"en": "Preset", "ja": "プリセット"},
+    "lift": {"en": "Lift (a tenant joining alone)", "ja": "引き上げ（単独で戻るテナント）"},
+    "ties": {"en": "Ties of equal counters", "ja": "同じカウンターの順"},
+    "charge_first_token": {"en": "The first token", "ja": "最初のトークン"},
+    "loop": {"en": "Iterations", "ja": "反復"},
+    "decodes_between_prefills": {"en": "Decodes between prefills", "ja": "プリフィル間のデコード数"},
+    "reserve": {"en": "Memory reserves", "ja": "メモリの確保"},
     "input_tokens": {"en": "Input tokens", "ja": "入力トークン"},
     "output_tokens": {"en": "Output tokens", "ja": "出力トークン"},
     "service": {"en": "Service", "ja": "サービス"},
@@ -524,6 +541,10 @@ HELP: dict[str, dict[str, str]] = {
                                   "allotment: the rule a task can game.",
                             "ja": "クォンタムが切れる前にブロックしたタスクは、割り当てを新しくしてその段に残ります。"
                                   "タスクが悪用できる規則です。"},
+    "step_details": {"en": "Adds each step's quantum and allotment left, MLFQ's level and lottery's draw to the trace "
+                           "(the JSON export), as --trace prints them.",
+                     "ja": "各ステップの残りクォンタムと割り当て、MLFQ の段、抽選の当たりをトレース（JSON 書き出し）に"
+                           "加えます。--trace が表示する内容です。"},
     "io_to_front": {"en": "A task returning from I/O goes to the front of its level, not the back.",
                     "ja": "I/O から戻ったタスクは、その段の末尾ではなく先頭に入ります。"},
     "aging": {"en": "Empty: no aging.", "ja": "空欄: エージングなし。"},
@@ -534,6 +555,36 @@ HELP: dict[str, dict[str, str]] = {
     "slots": {"en": "Requests in the batch at once.", "ja": "バッチに同時に入るリクエスト数。"},
     "memory": {"en": "Tokens the batch may hold (inputs + tokens generated); empty: no limit.",
                "ja": "バッチが保持できるトークン数（入力 + 生成済み）。空欄: 制限なし。"},
+    "conventions": {"en": "Where the VTC artifact's S-LoRA router decides otherwise than the lab: lab sets every "
+                          "convention below to the lab's, s-lora to the artifact's; one set below wins over it.",
+                    "ja": "VTC アーティファクトの S-LoRA ルーターがラボと違う決め方をするところ。lab は下の規約をすべて"
+                          "ラボの決め方に、s-lora はアーティファクトの決め方にします。下で選んだものはプリセットより"
+                          "優先します。"},
+    "lift": {"en": "A tenant whose queue was empty gets requests while nobody else waits: lifted to the largest "
+                   "counter in the batch (lab), or left as it is (waiting-only, the artifact).",
+             "ja": "待ちが空だったテナントに、他に誰も待っていないときリクエストが届いたら: バッチ内の最大カウンター"
+                   "まで引き上げる (lab) か、そのままにする (waiting-only、アーティファクト)。"},
+    "ties": {"en": "Equal counters: tenant order (lab), or the order tenants first arrived (first-arrival, the "
+                   "artifact).",
+             "ja": "カウンターが同じとき: テナント順 (lab) か、テナントが初めて届いた順 (first-arrival、"
+                   "アーティファクト)。"},
+    "charge_first_token": {"en": "Charge w_out for a request's first token (true, lab), or leave it free (false: the "
+                                 "artifact's prefill token is not charged).",
+                           "ja": "リクエストの最初のトークンに w_out を課金する (true、lab) か、無料にする (false: "
+                                 "アーティファクトのプリフィルのトークンは課金されません)。"},
+    "loop": {"en": "Each iteration admits and decodes (mixed, lab), or is a prefill of new requests or a decode of the "
+                   "running ones (prefill-decode, the artifact).",
+             "ja": "各反復で受け入れとデコードを両方行う (mixed、lab) か、新しいリクエストのプリフィルか実行中の"
+                   "デコードのどちらかにする (prefill-decode、アーティファクト)。"},
+    "decodes_between_prefills": {"en": "prefill-decode: decodes a running batch makes before it takes new requests "
+                                       "(the artifact: 10).",
+                                 "ja": "prefill-decode: 実行中のバッチが新しいリクエストを受け入れる前に行うデコード数"
+                                       " (アーティファクト: 10)。"},
+    "reserve": {"en": "With memory: admit if the input and first token fit (input, lab), or while the batch's peak "
+                      "with every request run to its output stays below memory (input+output, the artifact).",
+                "ja": "メモリがあるとき: 入力と最初のトークンが入れば受け入れる (input、lab) か、すべてのリクエストが"
+                      "出力を終えるまでのバッチの最大量がメモリ未満のあいだ受け入れる (input+output、"
+                      "アーティファクト)。"},
     "prediction": {"en": "The predicted output of a request without its own; empty: the tenant's mean output "
                               "so far.", "ja": "予測を持たないリクエストの予測出力。空欄: "
                                                "そのテナントのこれまでの平均出力。"},

@@ -16,8 +16,8 @@ from schedulers import schema
 from schedulers.custom import CUSTOM, TEMPLATES
 
 from . import render
-from .model import MAX_ROWS, LabView, Row, parameter_value
-from .modes import app_mode, names, views_of
+from .model import MAX_ROWS, LabView, Row, choice_options, chosen
+from .modes import Card, app_mode, names, views_of
 from .pager import Stepping
 from .panes import FOLDING, SCALED, pane
 from .teach import Teaching
@@ -43,6 +43,8 @@ def placeholder(field) -> str:
 
 class LabUI(LabView):
     """The views of one ``Lab``: header, editor, step controls, and each mode's pictures and table."""
+
+    asked = param.List(default=[], doc="the item fields of the mode's on_request the reader asked to see")
 
     def __init__(self, lab=None, **params) -> None:
         super().__init__(lab, **params)
@@ -79,7 +81,7 @@ class LabUI(LabView):
         return pane(f'<ul class="notice" role="status">{items}</ul>' if items else "")
 
     # --- editor --------------------------------------------------------------------------------------
-    @param.depends("lab.state", "lab.inputs", "lab.lang")
+    @param.depends("lab.state", "lab.inputs", "lab.lang", "asked")
     def editor(self):
         lab, lang = self.lab, self.lab.lang
         catalog = lab.catalog
@@ -94,18 +96,40 @@ class LabUI(LabView):
         pn.bind(lab.set_algorithm, select, watch=True)
         info = catalog.get(lab.algorithm)
         summary = render.esc(info.summary.get(lang, "")) if info else ""
-        parts = [*self._presets(), select, pane(f'<p class="muted">{summary}</p>'),
+        parts = [select, pane(f'<p class="muted">{summary}</p>'),
                  self._error_pane(lambda field: field == "algorithm")]
-        own = views_of(lab.mode).own_parameters
+        mode, own = app_mode(lab.mode), views_of(lab.mode).own_parameters
+        card_of = {name: card for card in mode.cards for name in card.parameters}
+        folded: dict[Card, list] = {}
         for name in lab.sent_parameters():
-            if name not in own:
-                parts += [self._parameter(name), self._error_pane(lambda field, name=name: field == name)]
+            if name in own:   # the mode's views draw it (CPU's conventions card, below)
+                continue
+            card = card_of.get(name)
+            widget = self._parameter(name)
+            (folded.setdefault(card, []) if card else parts).extend(
+                [widget, self._error_pane(lambda field, name=name: field == name)])
+        for card, widgets in folded.items():   # folded unless one of its parameters is set
+            opened = any(lab.parameters.get(name, "").strip() for name in card.parameters)
+            parts.append(pn.Card(*widgets, title=mode.say(lang, card.title), collapsed=not opened,
+                                 sizing_mode="stretch_width", css_classes=[f"card-{card.title}"], margin=(4, 0),
+                                 stylesheets=[FOLDING]))
         parts += views_of(lab.mode).editor_cards(lab, self._error_pane)
+        parts += self._presets()   # after the algorithm's own menu, which stays the editor's first
         reads = info.item_fields if info else ()
         listing = schema(lab.mode).items
         parts.append(pane(f"<h2>{render.esc(t(lang, listing))}</h2>"))
+        hidden = set()
+        for name in views_of(lab.mode).on_request:   # shown when asked for, or when a row has one
+            given = any(row.text(name).strip() for row in lab.rows)
+            if not given and name not in self.asked:
+                hidden.add(name)
+            toggle = pn.widgets.Checkbox(label=t(lang, "fields.show", field=label(lang, name)),
+                                         value=name not in hidden, disabled=given, css_classes=[f"show-{name}"],
+                                         stylesheets=SCALED)
+            pn.bind(self._ask, name, toggle, watch=True)
+            parts.append(toggle)
         for index, row in enumerate(lab.rows):
-            parts.append(self._row_editor(row, index, reads))
+            parts.append(self._row_editor(row, index, reads, hidden))
         full = len(lab.rows) >= MAX_ROWS
         add = pn.widgets.Button(label=t(lang, f"add.{listing}"), disabled=full, color="primary", variant="outline",
                                 stylesheets=SCALED)
@@ -127,40 +151,44 @@ class LabUI(LabView):
         menu = pn.widgets.Select(label=t(lang, "presets"), options=options, value="", sizing_mode="stretch_width",
                                  css_classes=["presets"])
 
-        def chosen(key: str) -> None:
+        def load(key: str) -> None:
             if key:
                 lab.use_preset(key)
                 if presets[key].compare is not None:
                     self.teaching.view = "compare"
-        pn.bind(chosen, menu, watch=True)
+        pn.bind(load, menu, watch=True)
         summaries = "".join(f'<li><strong>{render.esc(pick(p.words["label"], lang))}</strong>: '
                             f'{render.esc(pick(p.words["summary"], lang))}</li>' for p in presets.values())
         return [menu, pane(f'<details class="muted presets-help"><summary>{render.esc(t(lang, "presets.what"))}'
                            f'</summary><ul>{summaries}</ul></details>')]
 
     def _parameter(self, name: str):
-        """A parameter's widget: a checkbox for a flag (its text ``true``, or empty for the default), else a text
-        field."""
+        """A parameter's widget: a text field (its placeholder the core's default), or a list to pick from for a
+        choice or true/false. Its empty option is the default; in a card with a preset, the preset's value."""
         lab, lang = self.lab, self.lab.lang
-        if schema(lab.mode).field(name).type == "flag":
-            box = pn.widgets.Checkbox(label=label(lang, name), value=parameter_value(lab.parameters.get(name, ""),
-                                                                                    "flag") is True,
-                                      css_classes=[f"param-{name}"], stylesheets=SCALED)
-            pn.bind(lambda on: lab.set_parameter(name, "true" if on else ""), box, watch=True)
-            return pn.Column(box, pane(f'<p class="muted">{render.esc(field_help(lang, name) or "")}</p>'),
-                             sizing_mode="stretch_width", margin=0)
-        box = TextField(label=label(lang, name), value=lab.parameters.get(name, ""), width=160,
-                        css_classes=[f"param-{name}"], description=field_help(lang, name),
-                        placeholder=placeholder(schema(lab.mode).field(name)))
-        pn.bind(lab.set_parameter, name, box, watch=True)
-        return box
+        text = lab.parameters.get(name, "")
+        if not chosen(lab.mode, name):
+            box = TextField(label=label(lang, name), value=text, width=160, css_classes=[f"param-{name}"],
+                            description=field_help(lang, name), placeholder=placeholder(schema(lab.mode).field(name)))
+            pn.bind(lab.set_parameter, name, box, watch=True)
+            return box
+        options = choice_options(lab.mode, name, lang)
+        values = set(options.values())
+        select = pn.widgets.Select(label=label(lang, name), options=options, value=text if text in values else "",
+                                   width=280, css_classes=[f"param-{name}"], description=field_help(lang, name))
+        pn.bind(lab.set_parameter, name, select, watch=True)
+        return select
 
-    def _row_editor(self, row: Row, index: int, reads: tuple[str, ...]):
+    def _ask(self, name: str, shown: bool) -> None:
+        self.asked = [*(field for field in self.asked if field != name), *([name] if shown else [])]
+
+    def _row_editor(self, row: Row, index: int, reads: tuple[str, ...], hidden: set[str]):
         lab, lang = self.lab, self.lab.lang
-        # A field every algorithm reads is always there; one only some read appears when the algorithm reads
-        # it, or when the row already has a value there. An empty optional field shows the core's default.
-        fields = [field for field in map(schema(lab.mode).field, row._fields)
-                  if not field.read_by or field.name in reads or row.text(field.name).strip()]
+        # A field every algorithm reads is always there (but one shown on request, until asked for); one only some
+        # read appears when the algorithm reads it, or when the row already has a value there. An empty optional
+        # field shows the core's default.
+        fields = [field for field in map(schema(lab.mode).field, row._fields) if field.name not in hidden
+                  and (not field.read_by or field.name in reads or row.text(field.name).strip())]
         widgets = [TextField.from_param(row.widget_param(f.name), label=label(lang, f.name),
                                         width=WIDTHS.get(f.name, 64), css_classes=[f"field-{f.name}"],
                                         margin=(2, 4), placeholder=placeholder(f),

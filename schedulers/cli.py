@@ -24,6 +24,9 @@ from .schema import Schema
 MAX_SCENARIO_BYTES = 64 * 1024 * 1024
 
 
+BOOLEANS = {"true": True, "false": False}   # a boolean parameter's option: --name true
+
+
 class UsageError(Exception):
     pass
 
@@ -83,8 +86,11 @@ def build_parser(argv: list[str]) -> Parser:
 def add_parameter_options(parser: argparse.ArgumentParser, schema: Schema) -> None:
     """One option per parameter of the mode's schema (``--quantum``, ``--lottery-seed``), its help the Field's."""
     for field in schema.parameters:
-        default = "" if field.default is None else f" (default {field.default})"
-        parser.add_argument("--" + field.name.replace("_", "-"), metavar=field.metavar, help=field.help + default)
+        shown = str(field.default).lower() if field.type == "boolean" else field.default   # true, as JSON says it
+        default = "" if field.default is None else f" (default {shown})"
+        metavar = "|".join(field.choices) if field.type == "choice" else "true|false" if field.type == "boolean" \
+            else field.metavar
+        parser.add_argument("--" + field.name.replace("_", "-"), metavar=metavar, help=field.help + default)
 
 
 def parameter_overrides(args: argparse.Namespace, schema: Schema) -> dict[str, Any]:
@@ -100,6 +106,8 @@ def parameter_overrides(args: argparse.Namespace, schema: Schema) -> dict[str, A
                                      for i, part in enumerate(text.split(","))]
         elif field.type in ("integer", "integers"):
             overrides[field.name] = fields.integer_text(text, field.name, field)
+        elif field.type == "boolean":
+            overrides[field.name] = BOOLEANS.get(text.strip().lower(), text.strip())   # else the reader names it
         else:
             overrides[field.name] = text.strip()
     return overrides

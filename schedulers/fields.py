@@ -122,6 +122,13 @@ def choice(value: Any, field: str, options: Sequence[str]) -> str:
     return value
 
 
+def boolean(value: Any, field: str) -> bool:
+    """JSON's true or false (a widget's or the command line's text "true"/"false" is read before it comes here)."""
+    if not isinstance(value, bool):
+        raise ScenarioError(field, f"must be true or false, not {describe(value)}")
+    return value
+
+
 def unique_names(names: Sequence[str], field: str) -> None:
     seen: set[str] = set()
     for index, item in enumerate(names):
@@ -157,8 +164,8 @@ def known_keys(obj: Mapping[str, Any], field: str, allowed: Sequence[str]) -> No
 
 def of_field(field: Field, value: Any, where: str, count: int | None = None) -> Any:
     """``value`` read as ``field`` declares it (its type and limits), for the field called ``where``: text, an
-    integer, a positive exact number, or a list of integers (``count`` of them, when the list has one per unit of
-    another parameter, or one integer for all of them)."""
+    integer, a positive exact number, one of its choices, true or false, or a list of integers (``count`` of them,
+    when the list has one per unit of another parameter, or one integer for all of them)."""
     if field.type == "text":
         return name(value, where)
     if field.type == "integer":
@@ -167,6 +174,10 @@ def of_field(field: Field, value: Any, where: str, count: int | None = None) -> 
         return positive_rational(value, where, field.maximum)
     if field.type == "flag":
         return flag(value, where)
+    if field.type == "choice":
+        return choice(value, where, field.choices)
+    if field.type == "boolean":
+        return boolean(value, where)
     if field.type != "integers":
         raise ValueError(f"{where}: no reader for a field of type {field.type}")
     if count is not None and isinstance(value, (int, float)) and not isinstance(value, bool):

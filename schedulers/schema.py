@@ -17,8 +17,9 @@ from typing import Any
 from .catalog import Algorithm, json_number
 
 # number: exact rational (int, float, "p/q"); integers: a list; records: a list of objects with the field's own
-# ``fields`` (engine's requests), which may also be given in a compact text form (docs/engine.md "The compact form")
-TYPES = ("text", "integer", "number", "integers", "records")
+# ``fields`` (engine's requests), which may also be given in a compact text form (docs/engine.md "The compact form");
+# choice: one of the field's ``choices``; boolean: JSON's true or false
+TYPES = ("text", "integer", "number", "integers", "records", "choice", "boolean")
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Field:
     instead_of: tuple[str, ...] = ()   # giving this field replaces those (``costs`` replaces cost and count)
     read_by: tuple[str, ...] = ()      # the algorithms that read it; empty: every algorithm
     fields: tuple[Field, ...] = ()     # records: the fields of each record
+    choices: tuple[str, ...] = ()      # choice: the values it may take
     per: str | None = None             # integers: one item per unit of that parameter (quanta: one per level), or
                                        # one integer for all of them
     help: str = ""                     # one line: what it is, for --help (a parameter's option, which adds the
@@ -73,7 +75,8 @@ class Schema:
         return asdict(self)
 
 
-PYTHON_TYPES = {"text": str, "integer": int, "number": Fraction, "integers": tuple, "records": tuple, "flag": bool}
+PYTHON_TYPES = {"text": str, "integer": int, "number": Fraction, "integers": tuple, "records": tuple, "choice": str,
+                "boolean": bool, "flag": bool}
 
 
 def record(name: str, fields: Iterable[Field], first: Iterable[tuple[str, type]] = (), **options: Any) -> type:

@@ -206,3 +206,15 @@ def test_predict_offers_the_command_lines_seeded_exercises_with_their_sizes():
     quiz.set_size("jobs", "0")   # the core's limit, named by the size
     quiz.load("7")
     assert quiz.problem.startswith("jobs") and lab.result is before
+
+
+def test_every_yes_no_parameter_has_the_words_of_its_options():
+    """The editor offers a flag as a list (model.choice_options): each option has its words in both languages."""
+    from app.model import choice_options, chosen
+    from schedulers import schema
+
+    flags = [field.name for field in schema("cpu").parameters if chosen("cpu", field.name)]
+    assert {"io_resets_allotment", "io_to_front"} <= set(flags)
+    for name in flags:
+        for lang in ("en", "ja"):
+            assert len(choice_options("cpu", name, lang)) == 3   # the default, true, false

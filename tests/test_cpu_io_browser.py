@@ -19,6 +19,7 @@ from tests.test_app_browser import DEEP_JS, PRESENTER, TIMEOUT, Lab, expect_true
 from tests.test_cpu_io_app import IO_LINK, IO_SCENARIO, step_at  # noqa: E402
 
 pytestmark = pytest.mark.browser
+COLD = 60_000   # ms: a view built for the first time on a loaded machine (Compare's two charts)
 
 # The Gantt charts on the page: each one's rows (top to bottom), legend labels, and its bars by hatch pattern (" ":
 # runs, "x": I/O, "/": switches) as [row, task, left, right], read off BokehJS.
@@ -111,7 +112,7 @@ def test_the_switch_cost_preset_compares_two_quanta_with_switches_on_their_own_r
     right = simulate("cpu", {**preset.scenario, **preset.compare})
     lab.open()
     lab.page.locator(".presets select").select_option(label=preset.words["label"]["en"])
-    expect(lab.page.locator(".compare-right")).to_be_visible(timeout=TIMEOUT)
+    expect(lab.page.locator(".compare-right")).to_be_visible(timeout=COLD)
     expect(lab.page.locator(".teach-tab-compare .bk-btn-primary.bk-active, .teach-tab-compare button").first
            ).to_be_visible()
     for name, value in preset.compare.items():
@@ -131,7 +132,7 @@ def test_the_switch_cost_preset_compares_two_quanta_with_switches_on_their_own_r
     lab.shot(test_output, f"cpu-switch-compare-{key}-1366")
     # In Japanese and presenter mode: the same table in its words, both charts with their switch row.
     lab.page.get_by_role("button", name="日本語").click()
-    expect(lab.page.locator(".compare-diff table")).to_contain_text("切り替えの時間", timeout=TIMEOUT)
+    expect(lab.page.locator(".compare-diff table")).to_contain_text("切り替えの時間", timeout=COLD)
     lab.page.get_by_role("button", name=PRESENTER["ja"]).click()
     expect(lab.page.locator(".editor")).to_be_hidden(timeout=TIMEOUT)
     expect_true(lab.page, f"() => {{ const shown = ({CHARTS_JS})(); return shown.length === 2 && "

@@ -51,6 +51,15 @@ class Preset:
 
 
 @dataclass(frozen=True)
+class Card:
+    """Parameters the editor folds into a card of their own (the engine's conventions): its title is the mode's word
+    ``title``; ``preset``, one of them, presets the others, which left empty follow it (the word ``title.unset``)."""
+    title: str
+    parameters: tuple[str, ...]
+    preset: str | None = None
+
+
+@dataclass(frozen=True)
 class AppMode:
     """One mode as the lab's view-models see it (``MODE`` of ``app/modes/<name>/``)."""
     name: str                                 # the core's name: links, JSON and the command line say it
@@ -65,6 +74,8 @@ class AppMode:
     item_text: Mapping[str, Callable[[Any], str]] = field(default_factory=dict)   # field -> how a core's value
                                               # of it (a seeded exercise's) is typed, where str() is not it
     presets: Mapping[str, Preset] = field(default_factory=dict)   # key (links, CSS) -> a setup the editor offers
+    cards: tuple[Card, ...] = ()              # parameters folded into cards of their own in the editor; a choice's
+                                              # options are its words "option.NAME.VALUE"
 
     def typed(self, item: Mapping[str, Any]) -> dict[str, str]:
         """A core scenario's item (a seeded exercise's) as the editor's text."""

@@ -51,6 +51,7 @@ class ModeViews(ABC):
     compares_with: frozenset[str] = frozenset()   # the other modes whose runs Compare can show beside this one's
     other_sides: Mapping[str, OtherSide] = {}     # algorithm-like key -> a run Compare offers beyond the menu
     own_parameters: frozenset[str] = frozenset()  # parameters its ``editor_cards`` draw, not the editor's fields
+    on_request: tuple[str, ...] = ()              # item fields the editor shows when asked (a toggle) or given
 
     # --- the editor ---------------------------------------------------------------------------------------
     def editor_cards(self, lab, errors: Callable[[Callable[[str], bool]], Any]) -> list:

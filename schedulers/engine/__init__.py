@@ -22,7 +22,7 @@ from .batching import TRACE_BUDGET, Engine
 from .custom import CUSTOM_POLICY
 from .lines import LINES
 from .policies import POLICIES, RULES, Policy
-from .scenario import PARAMETERS, TENANT, TOP_KEYS, Scenario, format_requests, read
+from .scenario import CONVENTION_FIELDS, PARAMETERS, TENANT, TOP_KEYS, Scenario, format_requests, read
 from .steps import STEPS
 from .text import TEXT_NEEDS_STEPS, render_text
 
@@ -66,6 +66,8 @@ def result(model: Scenario, engine: Engine, algorithm: str) -> dict[str, Any]:
                                   "w_out": json_number(model.w_out)}
     if algorithm == "vtc-predict":
         parameters["prediction"] = model.prediction
+    if not model.conventional:   # at the lab's conventions the JSON is what it was before they existed
+        parameters.update({name: getattr(model, name) for name in ("conventions", *CONVENTION_FIELDS)})
     parameters["exact"] = {"w_in": str(model.w_in), "w_out": str(model.w_out)}
     iterations = engine.last_iteration + 1
     occupancy = Fraction(engine.slot_iterations, engine.busy_iterations)

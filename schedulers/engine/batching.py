@@ -11,6 +11,13 @@ In each iteration i, in this order:
      ``output`` tokens finishes and frees its slot at the end of the iteration (one step ``decode``);
   4. if nothing runs or waits, time jumps to the next arrival (a step ``idle``, once something has run).
 
+With ``loop`` prefill-decode (the artifact's router loop) steps 2 and 3 are instead one of: a **prefill** (admit as
+in 2, then only the requests just admitted generate their first token: a step ``prefill``), taken when the batch
+is empty or has made ``decodes_between_prefills`` decodes since its last prefill, and admission found a request;
+else a **decode** of the running requests only (a step ``decode``). With ``reserve`` input+output a pick is admitted
+only while the batch's peak (``peak_with``) stays below ``memory``; with ``charge_first_token`` false a request's
+first token is never charged.
+
 Time is t = the iteration (docs/trace-format.md "Time on screen", ``trace.span``): arrivals, lifts and admissions
 happen at the instant t, a decode step is the iteration t → t+1, an idle step the jump from t to the next arrival;
 each step's sentence starts with ``t=`` its start (``record`` writes it).
@@ -75,6 +82,18 @@ class Engine(ExactUnits):
         self.level = level(trace, trace_size(scenario), TRACE_BUDGET)
         self.explaining = self.level == FULL
         self.steps: list[dict[str, Any]] = []
+        # The conventions (docs/engine.md "The conventions"); at the lab's, every test below is the old loop's.
+        self.lift_waiting_only = scenario.lift == "waiting-only"
+        self.free_tokens = 0 if scenario.charge_first_token else 1   # a request's first tokens that are not charged
+        self.phased = scenario.loop == "prefill-decode"
+        self.between = scenario.decodes_between_prefills
+        self.decodes = 0                             # decodes since the last prefill (prefill-decode)
+        self.reserve_whole = scenario.reserve == "input+output"
+        # VTC's tie order: rank[tenant], and ranked[rank] the tenant; by first arrival, a rank is given at arrival
+        self.by_arrival = scenario.ties == "first-arrival"
+        self.rank: list[int] = list(range(len(self.tenants)))
+        self.ranked: list[int] = list(range(len(self.tenants)))
+        self.arrived: set[int] = set()
         self.policy = policy(self)
         self.pair = PairBacklog(self, scenario.compare)
         self.busy_iterations = 0
@@ -124,11 +143,31 @@ class Engine(ExactUnits):
                 _, tenant, positions = arrivals[next_arrival]
                 self.arrive(now, tenant, self.tenants[tenant].requests[positions.start:positions.stop])
                 next_arrival += 1
-            blocked = self.admit_all(now)
-            self.decode(now, blocked)
+            if self.phased:
+                self.phase(now)
+            else:
+                self.decode(now, self.admit_all(now))
             now += 1
 
+    def phase(self, now: int) -> None:
+        """Iteration ``now`` under prefill-decode: a prefill when the batch is empty or has made its decodes and a
+        request is admitted; else a decode of the running requests."""
+        blocked = None
+        if not self.active or self.decodes >= self.between:
+            start = len(self.active)
+            blocked = self.admit_all(now)
+            if len(self.active) > start:
+                self.decodes = 0
+                self.decode(now, blocked, start)
+                return
+        self.decodes += 1
+        self.decode(now, blocked)
+
     def arrive(self, now: int, tenant: int, requests: list[Request]) -> None:
+        if self.by_arrival and tenant not in self.arrived:
+            self.rank[tenant] = len(self.arrived)
+            self.ranked[len(self.arrived)] = tenant
+            self.arrived.add(tenant)
         joined = not self.queues[tenant]
         self.queues[tenant].extend(requests)
         self.waiting_total += len(requests)
@@ -146,11 +185,32 @@ class Engine(ExactUnits):
         while self.free and self.waiting_total:
             decision = self.policy.pick(now)
             request = self.head(decision.tenant)
-            if self.memory is not None and self.held + request.input + 1 > self.memory:
-                return {"tenant": self.tenants[request.tenant].name, "request": request.index,
-                        "need": request.input + 1, "free": max(0, self.memory - self.held)}
+            if self.memory is not None:
+                if self.reserve_whole:
+                    peak = self.peak_with(request)
+                    if peak >= self.memory:
+                        return {"tenant": self.tenants[request.tenant].name, "request": request.index,
+                                "reserve": "input+output", "peak": peak, "memory": self.memory}
+                elif self.held + request.input + 1 > self.memory:
+                    return {"tenant": self.tenants[request.tenant].name, "request": request.index,
+                            "need": request.input + 1, "free": max(0, self.memory - self.held)}
             self.admit(now, request, decision)
         return None
+
+    def peak_with(self, request: Request) -> int:
+        """The most tokens the batch would hold, with ``request`` admitted, if every request ran to its output (the
+        artifact's estimate, reserve input+output): a request holds input + its tokens so far (a new one input + 1,
+        its first token) and grows by one per iteration for output − 1 − generated more, then frees all of it. The
+        peak comes as a request ends: with the k requests of most iterations left, the k-th's left × k + their
+        holdings."""
+        growing = [(r.request.output - 1 - r.generated, r.request.input + (r.generated or 1)) for r in self.active]
+        growing.append((request.output - 1, request.input + 1))
+        growing.sort(reverse=True)   # most iterations left first (among equals the order does not change the peak)
+        peak = held = 0
+        for k, (left, holds) in enumerate(growing, 1):
+            held += holds
+            peak = max(peak, left * k + held)
+        return peak
 
     def admit(self, now: int, request: Request, decision: Decision) -> None:
         tenant = request.tenant
@@ -180,27 +240,37 @@ class Engine(ExactUnits):
         facts = {key: entry[key] for key in ("request", "slot", "input", "predicted") if key in entry}
         self.record("admit", now, [tenant], why, tenant=name, **facts, charged=amount, decision=decision.facts)
 
-    def decode(self, now: int, blocked: dict[str, Any] | None) -> None:
-        """Step 3: one token for every running request, its charge, and the requests that finish."""
+    def decode(self, now: int, blocked: dict[str, Any] | None, start: int | None = None) -> None:
+        """Step 3: one token for every running request, its charge, and the requests that finish. A prefill
+        (``start``: where the requests just admitted begin in ``active``) gives a token to those only."""
         charged: dict[int, int] = {}
         tokens: dict[int, int] = {}
+        uncharged: dict[int, int] = {}
         still: list[Running] = []
         finished: list[Running] = []
-        generate = self.policy.generate
-        for running in self.active:
+        generate, free = self.policy.generate, self.free_tokens
+        generating = self.active if start is None else self.active[start:]
+        # prefill-decode: a decode while a slot is free and requests wait, not asked to admit (the convention decides)
+        held_back = self.phased and start is None and blocked is None and bool(self.free) and self.waiting_total > 0
+        for running in generating:
             running.generated += 1
             tenant = running.request.tenant
+            if running.generated > free:
+                units = generate(running)
+            else:
+                units = 0
+                uncharged[tenant] = uncharged.get(tenant, 0) + 1
             if tenant in tokens:
                 tokens[tenant] += 1
-                charged[tenant] += generate(running)
+                charged[tenant] += units
             else:
                 tokens[tenant] = 1
-                charged[tenant] = generate(running)
+                charged[tenant] = units
             (finished if running.generated == running.request.output else still).append(running)
         self.busy_iterations += 1
-        self.slot_iterations += len(self.active)
-        self.held += len(self.active)
-        self.active = still
+        self.slot_iterations += len(generating)
+        self.held += len(generating)
+        self.active = still if start is None else self.active[:start] + still
         refunds: dict[int, int] = {}
         for running in sorted(finished, key=lambda r: r.slot):
             tenant = running.request.tenant
@@ -228,12 +298,19 @@ class Engine(ExactUnits):
                           "output": r.request.output} for r in sorted(finished, key=lambda r: r.slot)]}
         if any(refunds.values()):
             facts["refunds"] = {names[t].name: self.exact(-u) for t, u in refunds.items() if u}
+        if uncharged:
+            facts["uncharged"] = {names[t].name: n for t, n in uncharged.items()}
         if blocked is not None:
             facts["blocked"] = blocked
+        if self.phased and start is None:
+            facts["since_prefill"] = self.decodes
+            if held_back:
+                facts["held_back"] = True
         if gap is not None:
             facts["fairness"] = gap
-        why = self.decode_sentence(now, tokens, charged, finished, refunds, blocked) if self.explaining else None
-        self.record("decode", now, list(tokens), why, **facts)
+        why = self.decode_sentence(now, tokens, charged, finished, refunds, blocked, uncharged, start, held_back) \
+            if self.explaining else None
+        self.record("decode" if start is None else "prefill", now, list(tokens), why, **facts)
 
     # --- the trace ----------------------------------------------------------------------------------------
 
@@ -278,7 +355,7 @@ class Engine(ExactUnits):
     def lift_sentence(self, name: str, lift: Lift) -> dict[str, str] | None:
         if not self.explaining:
             return None
-        key = "lift_none" if lift.rule == "none" else \
+        key = "lift_none" if lift.rule == "none" else "lift_waiting_only" if lift.rule == "waiting_only" else \
             f"lift_{'min' if lift.rule == 'min_waiting' else 'max'}_{'raised' if lift.after > lift.before else 'kept'}"
         reference = None if lift.reference is None else show(self.exact(lift.reference))
         return say(MESSAGES, key, tenant=name, old=show(self.exact(lift.before)), new=show(self.exact(lift.after)),
@@ -296,7 +373,8 @@ class Engine(ExactUnits):
         else:
             sentence = say(MESSAGES, "admit", tenant=name, request=request.index, slot=running.slot)
         if "tied_with" in facts:
-            sentence = join(sentence, say(MESSAGES, "tie", tenant=name, other=facts["tied_with"]))
+            key = "tie_first_arrival" if self.by_arrival and facts.get("rule") == "least counter" else "tie"
+            sentence = join(sentence, say(MESSAGES, key, tenant=name, other=facts["tied_with"]))
         return sentence
 
     def charge_sentence(self, running: Running, charged: int) -> dict[str, str]:
@@ -311,15 +389,25 @@ class Engine(ExactUnits):
                    after=show(self.exact(self.policy.counter[tenant.order])), predicted=running.predicted)
 
     def decode_sentence(self, now: int, tokens: dict[int, int], charged: dict[int, int], finished: list[Running],
-                        refunds: dict[int, int], blocked: dict[str, Any] | None) -> dict[str, str]:
+                        refunds: dict[int, int], blocked: dict[str, Any] | None, uncharged: dict[int, int],
+                        start: int | None, held_back: bool) -> dict[str, str]:
         parts = []
         if blocked is not None:
-            parts.append(say(MESSAGES, "blocked", **blocked))
+            parts.append(say(MESSAGES, "blocked_peak" if "peak" in blocked else "blocked", **blocked))
         listed = sorted(tokens)[:NAMED_CHARGES]
         shown = {lang: ", ".join(say(MESSAGES, "tenant_charge", tenant=self.tenants[t].name, tokens=tokens[t],
                                      charge=show(self.exact(charged[t])))[lang] for t in listed)
                  + ("…" if len(tokens) > NAMED_CHARGES else "") for lang in ("en", "ja")}
-        parts.append(say(MESSAGES, "decode", count=sum(tokens.values()), charges=shown))
+        if start is not None:
+            parts.append(say(MESSAGES, "prefill" if start else "prefill_empty", count=sum(tokens.values()),
+                             running=start, charges=shown))
+        else:
+            parts.append(say(MESSAGES, "decode", count=sum(tokens.values()), charges=shown))
+            if self.phased:
+                parts.append(say(MESSAGES, "held_back" if held_back else "since_prefill", decodes=self.decodes,
+                                 between=self.between, waiting=self.waiting_total))
+        if uncharged:
+            parts.append(say(MESSAGES, "uncharged", count=sum(uncharged.values())))
         for running in sorted(finished, key=lambda r: r.slot):
             parts.append(say(MESSAGES, "finish", tenant=self.tenants[running.request.tenant].name,
                              request=running.request.index, output=running.request.output, slot=running.slot))
@@ -374,6 +462,43 @@ MESSAGES = {
     "admit": {"en": "{tenant}'s request #{request} takes slot {slot}.",
               "ja": "{tenant} のリクエスト #{request} がスロット {slot} に入ります。"},
     "tie": TENANT_ORDER_TIE,
+    "tie_first_arrival": {"en": "({other} was level; {tenant} first arrived earlier, and ties = first-arrival, the "
+                                "artifact's order, breaks the tie by that.)",
+                          "ja": "({other} と同点です。ties = first-arrival (アーティファクトの順序) により、"
+                                "先に初めて届いた {tenant} が先です。)"},
+    "lift_waiting_only": {"en": "{tenant} had nothing waiting and nobody else waits: with lift = waiting-only (the "
+                                "artifact's rule) its counter stays at {old}; the lab's rule would lift it to "
+                                "{reference}, the largest counter in the batch.",
+                          "ja": "{tenant} は待ちがなく、他にも誰も待っていません。lift = waiting-only "
+                                "(アーティファクトの規則) なので、カウンターは {old} のままです。ラボの規則なら"
+                                "バッチ内の最大値 {reference} に引き上げます。"},
+    "blocked_peak": {"en": "{tenant}'s request #{request} would bring the batch's peak, with every request run to its "
+                           "output, to {peak} tokens, not below memory = {memory} (reserve = input+output), so no "
+                           "more requests are admitted in this iteration.",
+                     "ja": "{tenant} のリクエスト #{request} を入れると、すべてのリクエストが出力を終えるまでのバッチの"
+                           "最大量が {peak} トークンになり、メモリ {memory} 未満になりません (reserve = "
+                           "input+output)。この反復ではこれ以上受け入れません。"},
+    "prefill": {"en": "Prefill: the {count} request(s) just admitted read their input and generate their first token, "
+                      "charged {charges}; the {running} running request(s) wait for the next decode (loop = "
+                      "prefill-decode).",
+                "ja": "プリフィル: 受け入れたばかりの {count} 件が入力を読み最初のトークンを生成し、{charges} を課金"
+                      "します。実行中の {running} 件は次のデコードまで待ちます (loop = prefill-decode)。"},
+    "prefill_empty": {"en": "Prefill: the batch was empty, so the {count} request(s) just admitted read their input "
+                            "and generate their first token at once, charged {charges} (loop = prefill-decode).",
+                      "ja": "プリフィル: バッチが空だったので、受け入れたばかりの {count} 件がすぐに入力を読み最初の"
+                            "トークンを生成し、{charges} を課金します (loop = prefill-decode)。"},
+    "since_prefill": {"en": "This is decode {decodes} since the last prefill (loop = prefill-decode).",
+                      "ja": "前回のプリフィルから {decodes} 回目のデコードです (loop = prefill-decode)。"},
+    "held_back": {"en": "A slot is free and {waiting} request(s) wait, but with loop = prefill-decode a running batch "
+                        "takes new requests only after {between} decodes since its last prefill; this is decode "
+                        "{decodes}.",
+                  "ja": "スロットが空き {waiting} 件が待っていますが、loop = prefill-decode では実行中のバッチは前回の"
+                        "プリフィルから {between} 回デコードした後にだけ新しいリクエストを受け入れます。これは "
+                        "{decodes} 回目です。"},
+    "uncharged": {"en": "{count} first token(s) are not charged (charge_first_token = false, as the artifact's "
+                        "prefill token).",
+                  "ja": "最初のトークン {count} 個は課金しません (charge_first_token = false。アーティファクトの"
+                        "プリフィルのトークンと同じ)。"},
     "charge": {"en": "It is charged w_in × input = {formula} = {charge}: {tenant}'s counter becomes {after}.",
                "ja": "w_in × 入力 = {formula} = {charge} を課金し、{tenant} のカウンターは {after} になります。"},
     "charge_predicted": {"en": "It is charged w_in × input + w_out × predicted = {formula} = {charge} (a prediction of "

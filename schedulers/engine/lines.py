@@ -1,8 +1,9 @@
 """How the inference engine asks its rules, for the source view (``schedulers.rule``).
 
-An admission asks ``pick``, ``admit`` and ``charge``; a decode ``generate`` and ``charge``, ``finish`` when a
-request finished, and ``pick`` when the pick did not fit in memory (``blocked``); a tenant that had nothing waiting
-asks ``join``, shown on its ``lift`` step for a rule that lifts counters (``lifts``), else on its ``arrive`` step.
+An admission asks ``pick``, ``admit`` and ``charge``; a decode (or a prefill) ``generate`` and ``charge``, ``finish``
+when a request finished, and ``pick`` when the pick did not fit in memory (``blocked``); a tenant that had nothing
+waiting asks ``join``, shown on its ``lift`` step for a rule that lifts counters (``lifts``), else on its ``arrive``
+step.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ..rule import RuleLines, RuleSource, Step, hooks
 from .policies import POLICIES, Policy
 
 USES = {"arrive": ("join",), "lift": ("join",), "admit": ("pick", "admit", "charge"), "decode": ("generate", "charge"),
-        "finish": ("finish",), "blocked": ("pick",)}
+        "prefill": ("generate", "charge"), "finish": ("finish",), "blocked": ("pick",)}
 
 
 def policy(algorithm: str, parameters: Mapping[str, Any] | None) -> type[Policy]:

@@ -14,7 +14,9 @@ queues and the batch, and calls, in each iteration:
    for a refund).
 
 Every charge goes through ``charge(tenant, units)``. Counters are exact integers in units of ``1/engine.scale``
-(``Engine.units``), so ``tokens × w / weight`` never rounds. Ties are broken by tenant order, then request order.
+(``Engine.units``), so ``tokens × w / weight`` never rounds. Ties are broken by tenant order, then request order
+(VTC's by ``engine.rank``: tenant order, or with ``ties`` first-arrival the order tenants first arrived in). With
+``charge_first_token`` false the engine never asks ``generate`` for a request's first token (it is free).
 
 Each rule class carries its menu entry (``catalog.catalogue``): ``name``, ``parameter_names`` and ``item_fields``
 (the optional tenant and request fields it reads), and its words above it (``@words``: ``group``, ``label``,
@@ -33,7 +35,10 @@ if TYPE_CHECKING:
     from .batching import Engine, Running
     from .scenario import Request
 
-ENGINE_PARAMETERS = ("slots", "memory", "w_in", "w_out")   # what every rule's engine reads
+# What every rule's engine reads: the batch, the prices, and the conventions of its loop and counting
+ENGINE_PARAMETERS = ("slots", "memory", "w_in", "w_out", "conventions", "charge_first_token", "loop",
+                     "decodes_between_prefills", "reserve")
+VTC_PARAMETERS = (*ENGINE_PARAMETERS, "lift", "ties")   # and VTC's own conventions
 
 
 @dataclass(slots=True)
@@ -44,10 +49,12 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class Lift:
-    rule: str                   # "min_waiting", "max_batch" or "none" (nothing waits or runs: unchanged)
+    rule: str                   # "min_waiting", "max_batch", "none" (nothing waits or runs: unchanged) or
+                                # "waiting_only" (nobody else waits and lift is waiting-only: unchanged)
     before: int                 # the counter before and after, in units
     after: int
-    reference: int | None       # the least waiting counter or the largest counter in the batch
+    reference: int | None       # the least waiting counter or the largest counter in the batch (waiting_only:
+                                # the one the lab's rule would have lifted it to)
 
 
 class Policy:
@@ -148,15 +155,18 @@ class VTC(TokenCounting):
     waiting gets a request: if others are waiting, counter = max(counter, least counter among them); if none
     is waiting, counter = max(counter, largest counter among the tenants with a request in the batch); if
     nothing waits or runs, it is unchanged. So a tenant that was away cannot claim service it did not use.
-    No output length is needed in advance: tokens are charged as they are really generated."""
+    No output length is needed in advance: tokens are charged as they are really generated.
+    Conventions: with ``lift`` waiting-only a tenant is lifted only when others wait (the artifact's rule); with
+    ``ties`` first-arrival equal counters go to the tenant that first arrived earlier."""
 
     name = "vtc"
+    parameter_names = VTC_PARAMETERS
     item_fields = ("weight",)
     lifts = True
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
-        self.queue: list[tuple[int, int, int]] = []     # (counter, tenant, version) of the waiting tenants
+        self.queue: list[tuple[int, int, int]] = []     # (counter, rank, version) of the waiting tenants
         self.version = [0] * len(engine.tenants)        # an entry is live while its version is the tenant's
 
     def join(self, tenant: int) -> Lift | None:
@@ -166,9 +176,11 @@ class VTC(TokenCounting):
             rule, reference = "min_waiting", self.counter[least]
         elif self.engine.in_batch():
             rule, reference = "max_batch", max(self.counter[t] for t in self.engine.in_batch())
+            if self.engine.lift_waiting_only:
+                rule = "waiting_only"
         else:
             rule, reference = "none", None
-        if reference is not None:
+        if reference is not None and rule != "waiting_only":
             self.counter[tenant] = max(self.counter[tenant], reference)
         self.refile(tenant)
         return Lift(rule, before, self.counter[tenant], reference)
@@ -179,7 +191,7 @@ class VTC(TokenCounting):
         if self.engine.explaining:   # O(tenants): only for the sentence of a full trace
             tied = [t for t in self.engine.waiting_tenants() if t != tenant and self.counter[t] == self.counter[tenant]]
             if tied:
-                facts["tied_with"] = self.engine.tenants[min(tied)].name
+                facts["tied_with"] = self.engine.tenants[min(tied, key=self.engine.rank.__getitem__)].name
         return Decision(tenant, facts)
 
     def charge(self, tenant: int, units: int) -> None:
@@ -189,14 +201,16 @@ class VTC(TokenCounting):
             # a raise is filed lazily: least_waiting re-files an entry that surfaces below its tenant's counter
 
     def least_waiting(self) -> int | None:
-        """The waiting tenant with the least (counter, tenant order). An entry's key never exceeds its tenant's
-        counter (raises are filed late), so the first entry that is live and up to date is the least."""
+        """The waiting tenant with the least (counter, rank). An entry's key never exceeds its tenant's counter
+        (raises are filed late), so the first entry that is live and up to date is the least."""
+        ranked = self.engine.ranked
         while self.queue:
-            key, tenant, version = self.queue[0]
+            key, rank, version = self.queue[0]
+            tenant = ranked[rank]
             if version != self.version[tenant]:
                 heapq.heappop(self.queue)
             elif key != self.counter[tenant]:
-                heapq.heapreplace(self.queue, (self.counter[tenant], tenant, version))
+                heapq.heapreplace(self.queue, (self.counter[tenant], rank, version))
             else:
                 return tenant
         return None
@@ -205,7 +219,7 @@ class VTC(TokenCounting):
         """File the tenant under its current counter if it waits (its older entry goes stale)."""
         self.version[tenant] += 1
         if self.engine.waiting(tenant):
-            heapq.heappush(self.queue, (self.counter[tenant], tenant, self.version[tenant]))
+            heapq.heappush(self.queue, (self.counter[tenant], self.engine.rank[tenant], self.version[tenant]))
 
 
 @words(
@@ -223,7 +237,7 @@ class VTCPredict(VTC):
     as VTC's; only its timing differs: the cost is paid up front, as SFQ pays an estimate at dispatch."""
 
     name = "vtc-predict"
-    parameter_names = (*ENGINE_PARAMETERS, "prediction")
+    parameter_names = (*VTC_PARAMETERS, "prediction")
     item_fields = ("weight", "predicted")
 
     def admit(self, running: Running) -> int:
@@ -231,10 +245,11 @@ class VTCPredict(VTC):
         return super().admit(running) + self.engine.units(running.request.tenant, output_tokens=running.predicted)
 
     def generate(self, running: Running) -> int:
-        return super().generate(running) if running.generated > running.predicted else 0
+        # the tokens counted so far: without the first one when it is free, so the charges net to VTC's
+        return super().generate(running) if running.generated - self.engine.free_tokens > running.predicted else 0
 
     def finish(self, running: Running) -> int:
-        unused = max(0, running.predicted - running.generated)
+        unused = max(0, running.predicted - (running.generated - self.engine.free_tokens))
         return -self.engine.units(running.request.tenant, output_tokens=unused)
 
     def prediction(self, request: Request) -> int:

@@ -26,7 +26,7 @@ from typing import Any
 
 from .. import fields
 from ..errors import ScenarioError
-from ..schema import Field
+from ..schema import Field, record
 
 MAX_TENANTS = 1_000
 MAX_REQUESTS = 100_000         # in the whole scenario
@@ -39,6 +39,7 @@ MAX_WEIGHT = 1_000             # weights, w_in and w_out lie in [1/MAX_WEIGHT, M
 MAX_WEIGHT_DENOMINATOR = 10**6  # ... with a denominator of at most this once reduced
 DEFAULT_SLOTS = 4
 DEFAULT_W_IN, DEFAULT_W_OUT = 1, 2   # the VTC paper's weights: an output token costs two input tokens
+DECODES_BETWEEN_PREFILLS = 10        # the artifact's max_wait_tokens (slora/server/router/manager.py)
 
 REQUEST = (
     Field("arrival", "integer", default=0, minimum=0, maximum=MAX_ARRIVAL),
@@ -62,8 +63,39 @@ PARAMETERS = (
     Field("prediction", "integer", minimum=0, maximum=MAX_TOKENS,      # none: the tenant's mean output so far
           help="vtc-predict: the predicted output of a request without its own (default: the tenant's mean output "
                "so far)"),
+    # The engine's conventions (docs/engine.md "The conventions"): where the VTC artifact's S-LoRA router decides
+    # otherwise than the lab. ``conventions`` presets them all; a convention given beside it wins over the preset.
+    Field("conventions", "choice", default="lab", choices=("lab", "s-lora"),
+          help="preset the conventions below: the lab's, or the VTC artifact's S-LoRA router's"),
+    Field("lift", "choice", default="lab", choices=("lab", "waiting-only"),
+          help="vtc: a tenant joining while nobody else waits is lifted to the largest counter in the batch (lab), "
+               "or not at all (waiting-only)"),
+    Field("ties", "choice", default="tenant-order", choices=("tenant-order", "first-arrival"),
+          help="vtc: equal counters are broken by tenant order, or by the order tenants first arrived"),
+    Field("charge_first_token", "boolean", default=True,
+          help="charge w_out for a request's first generated token (false: it is free, as the prefill's is in "
+               "the artifact)"),
+    Field("loop", "choice", default="mixed", choices=("mixed", "prefill-decode"),
+          help="an iteration admits and decodes (mixed), or is either a prefill of new requests or a decode of the "
+               "running ones (prefill-decode)"),
+    Field("decodes_between_prefills", "integer", default=DECODES_BETWEEN_PREFILLS, minimum=1, maximum=MAX_ARRIVAL,
+          help="prefill-decode: the decodes a running batch makes before it takes new requests"),
+    Field("reserve", "choice", default="input", choices=("input", "input+output"),
+          help="memory admits a request whose input + 1 fits (input), or while the batch's peak with every "
+               "request run to its output stays below it (input+output)"),
 )
+CONVENTION_FIELDS = ("lift", "ties", "charge_first_token", "loop", "decodes_between_prefills", "reserve")
+# Each preset's value of every convention (the lab's are the fields' defaults): the artifact's choices are
+# vtc_req_queue.py's lift and tie order, manager.py's uncharged prefill token and its prefill/decode loop with
+# max_wait_tokens = 10, and req_queue.py's reservation of the whole output.
+PRESETS: dict[str, dict[str, Any]] = {
+    "lab": {"lift": "lab", "ties": "tenant-order", "charge_first_token": True, "loop": "mixed",
+            "decodes_between_prefills": DECODES_BETWEEN_PREFILLS, "reserve": "input"},
+    "s-lora": {"lift": "waiting-only", "ties": "first-arrival", "charge_first_token": False, "loop": "prefill-decode",
+               "decodes_between_prefills": DECODES_BETWEEN_PREFILLS, "reserve": "input+output"},
+}
 TOP_KEYS = ("mode", "title", "description", "algorithm", "tenants", *(p.name for p in PARAMETERS), "compare")
+FIELD = {f.name: f for f in PARAMETERS}
 TENANT_KEYS = tuple(f.name for f in TENANT)
 REQUEST_KEYS = tuple(f.name for f in REQUEST)
 LIMITS = {f.name: (f.minimum, f.maximum) for f in (*REQUEST, *PARAMETERS) if f.type == "integer"}
@@ -82,28 +114,25 @@ class Request:
     predicted: int | None       # vtc-predict's estimate, when given
 
 
-@dataclass(frozen=True, slots=True)
-class Tenant:
-    order: int                  # input order: breaks every tie
-    name: str
-    weight: Fraction
-    requests: tuple[Request, ...]
+# A tenant: its input ``order`` (which breaks ties), then one attribute per field of TENANT, filled by name.
+Tenant = record("Tenant", TENANT, first=[("order", int)], frozen=True, kw_only=True)
 
 
-@dataclass(frozen=True, slots=True)
-class Scenario:
-    algorithm: str
-    tenants: tuple[Tenant, ...]
-    slots: int                  # requests in the batch at once
-    memory: int | None          # tokens the batch may hold, checked at admission
-    w_in: Fraction              # charge per input token
-    w_out: Fraction             # charge per generated token
-    prediction: int | None      # vtc-predict's default prediction, when given
-    compare: tuple[int, int] | None   # the two tenants the fairness measure compares
+class Scenario(record("ScenarioFields", PARAMETERS, first=[("algorithm", str), ("tenants", tuple), ("compare", tuple)],
+                      frozen=True, kw_only=True)):
+    """A scenario read and checked: the algorithm, the tenants, the compared pair (None with one tenant), and one
+    attribute per field of PARAMETERS, filled by name (the conventions resolved: the preset's, or a value given
+    beside it)."""
+    __slots__ = ()
 
     @property
     def requests(self) -> list[Request]:
         return [request for tenant in self.tenants for request in tenant.requests]
+
+    @property
+    def conventional(self) -> bool:
+        """Every convention is the lab's (the JSON is then exactly what it was before they existed)."""
+        return all(getattr(self, name) == PRESETS["lab"][name] for name in CONVENTION_FIELDS)
 
 
 def read(scenario: Mapping[str, Any], algorithms: Sequence[str]) -> Scenario:
@@ -117,16 +146,30 @@ def read(scenario: Mapping[str, Any], algorithms: Sequence[str]) -> Scenario:
     w_in = weight(scenario.get("w_in", DEFAULT_W_IN), "w_in")
     w_out = weight(scenario.get("w_out", DEFAULT_W_OUT), "w_out")
     prediction = optional_integer(scenario, "prediction", "prediction")
+    conventions = read_conventions(scenario)
     if "tenants" not in scenario:
         raise ScenarioError("tenants", "required: a list of tenants")
     items = fields.sequence(scenario["tenants"], "tenants", minimum=1, maximum=MAX_TENANTS)
     tenants: list[Tenant] = []
     room = Room()
+    # What a request must leave room for: with reserve input+output the artifact refuses, at arrival, a request whose
+    # input + output + 1 exceeds the memory (slora/server/httpserver/manager.py); else its input and first token.
+    whole = conventions["reserve"] == "input+output"
     for index, item in enumerate(items):
-        tenants.append(read_tenant(item, index, room, memory))
+        tenants.append(read_tenant(item, index, room, memory, whole))
     fields.unique_names([t.name for t in tenants], "tenants")
-    return Scenario(algorithm, tuple(tenants), slots, memory, w_in, w_out, prediction,
-                    read_compare(scenario.get("compare"), tenants))
+    return Scenario(algorithm=algorithm, tenants=tuple(tenants), compare=read_compare(scenario.get("compare"), tenants),
+                    slots=slots, memory=memory, w_in=w_in, w_out=w_out, prediction=prediction, **conventions)
+
+
+def read_conventions(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """``conventions`` (the preset) and each convention: as given, else the preset's value."""
+    name = fields.of_field(FIELD["conventions"], scenario.get("conventions", "lab"), "conventions")
+    values: dict[str, Any] = {"conventions": name}
+    for key in CONVENTION_FIELDS:
+        value = scenario.get(key)
+        values[key] = PRESETS[name][key] if value is None else fields.of_field(FIELD[key], value, key)
+    return values
 
 
 def optional_integer(values: Mapping[str, Any], key: str, where: str) -> int | None:
@@ -160,7 +203,7 @@ class Room:
         self.output_tokens -= output_tokens
 
 
-def read_tenant(item: Any, order: int, room: Room, memory: int | None) -> Tenant:
+def read_tenant(item: Any, order: int, room: Room, memory: int | None, whole: bool) -> Tenant:
     where = f"tenants[{order}]"
     item = fields.mapping(item, where)
     fields.known_keys(item, where, TENANT_KEYS)
@@ -171,19 +214,20 @@ def read_tenant(item: Any, order: int, room: Room, memory: int | None) -> Tenant
     tenant_weight = weight(item.get("weight", 1), f"{where}.weight")
     raw = item["requests"]
     if isinstance(raw, str):
-        requests = read_compact(raw, order, f"{where}.requests", room, memory)
+        requests = read_compact(raw, order, f"{where}.requests", room, memory, whole)
     else:
         listed = fields.sequence(raw, f"{where}.requests", minimum=1, maximum=MAX_REQUESTS)
-        requests = [read_request(value, order, k, f"{where}.requests[{k}]", memory) for k, value in enumerate(listed)]
+        requests = [read_request(value, order, k, f"{where}.requests[{k}]", memory, whole)
+                    for k, value in enumerate(listed)]
         room.take(f"{where}.requests", len(requests), sum(r.output for r in requests))
         for k in range(1, len(requests)):
             if requests[k].arrival < requests[k - 1].arrival:
                 raise ScenarioError(f"{where}.requests[{k}].arrival", f"must not be earlier than the request before "
                                     f"it ({requests[k - 1].arrival}): a tenant's requests are FIFO")
-    return Tenant(order, name, tenant_weight, tuple(requests))
+    return Tenant(order=order, name=name, weight=tenant_weight, requests=tuple(requests))
 
 
-def read_request(value: Any, tenant: int, index: int, where: str, memory: int | None) -> Request:
+def read_request(value: Any, tenant: int, index: int, where: str, memory: int | None, whole: bool) -> Request:
     value = fields.mapping(value, where)
     fields.known_keys(value, where, REQUEST_KEYS)
     for required in (f.name for f in REQUEST if f.required):
@@ -196,10 +240,15 @@ def read_request(value: Any, tenant: int, index: int, where: str, memory: int | 
     if memory is not None and tokens + 1 > memory:
         raise ScenarioError(f"{where}.input", f"{tokens} with its first output token can never fit in "
                             f"memory = {memory}")
+    if whole and memory is not None and tokens + output + 1 > memory:
+        raise ScenarioError(f"{where}.output", f"input {tokens} + output {output} + 1 is more than memory = {memory}: "
+                            "with reserve = input+output this request could never be admitted (the artifact refuses "
+                            "it at arrival)")
     return Request(tenant, index, arrival, tokens, output, predicted)
 
 
-def read_compact(text: str, tenant: int, where: str, room: Room, memory: int | None) -> list[Request]:
+def read_compact(text: str, tenant: int, where: str, room: Room, memory: int | None, whole: bool
+                 ) -> list[Request]:
     """The compact form (see the module docstring); an error names the field and the group (1-based)."""
     if len(text) > 100_000:
         raise ScenarioError(where, "the compact form is longer than 100000 characters (the documented limit)")
@@ -220,7 +269,7 @@ def read_compact(text: str, tenant: int, where: str, room: Room, memory: int | N
         try:
             if count_value < 1:
                 raise ScenarioError("count", "must be >= 1, not 0")
-            request = read_request(raw, tenant, len(requests), "request", memory)
+            request = read_request(raw, tenant, len(requests), "request", memory, whole)
         except ScenarioError as error:
             raise ScenarioError(where, f"group {position} ({shown!r}): {error.field.split('.')[-1]} {error.problem}") \
                 from None

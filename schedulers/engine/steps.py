@@ -14,17 +14,19 @@ from .. import trace
 from ..quiz import Question, ask
 from ..trace import Result, Step, Steps
 
-PHASES = {"initial": -1, "arrive": 0, "lift": 0, "admit": 1, "decode": 2, "idle": 3}   # in an iteration's order
+# in an iteration's order; under prefill-decode an iteration's tokens are a prefill or a decode, never both
+PHASES = {"initial": -1, "arrive": 0, "lift": 0, "admit": 1, "prefill": 2, "decode": 2, "idle": 3}
+GENERATING = frozenset({"decode", "prefill"})   # the steps that are an iteration t → t+1 and generate tokens
 
 
 def span(step: Step) -> tuple[int | None, int]:
-    """``(None, 0)`` for the initial state; ``(t, t + 1)`` for the decode of iteration t, ``(t, u)`` for an idle
-    jump from t to the next arrival u, ``(t, t)`` for an arrival, lift or admission at the instant t."""
+    """``(None, 0)`` for the initial state; ``(t, t + 1)`` for the decode (or prefill) of iteration t, ``(t, u)`` for
+    an idle jump from t to the next arrival u, ``(t, t)`` for an arrival, lift or admission at the instant t."""
     kind = step["kind"]
     if kind == "initial":
         return None, 0
     start = step["iteration"]
-    return start, start + 1 if kind == "decode" else step["until"] if kind == "idle" else start
+    return start, start + 1 if kind in GENERATING else step["until"] if kind == "idle" else start
 
 
 def pending(result: Result, step: int) -> set[str]:
@@ -75,7 +77,7 @@ def service_so_far(result: Result, step: int) -> dict[str, Fraction]:
     for earlier in result["steps"][:step + 1]:
         if earlier["kind"] == "admit":
             service[earlier["tenant"]] += w_in * earlier["input"]
-        elif earlier["kind"] == "decode":
+        elif earlier["kind"] in GENERATING:
             for name, tokens in earlier["tokens"].items():
                 service[name] += w_out * tokens
     return {name: value / weights[name] for name, value in service.items()}

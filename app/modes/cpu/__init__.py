@@ -68,6 +68,13 @@ WORDS = {
               "で始まる名前は"
               "使えません。"},
     "chart": {"en": "Timeline ({algorithm})", "ja": "タイムライン（{algorithm}）"},
+    # the options of the yes/no parameters, as the editor's lists offer them (model.choice_options)
+    "option.io_resets_allotment.true": {"en": "level kept", "ja": "段を維持"},
+    "option.io_resets_allotment.false": {"en": "CPU counted", "ja": "CPU を数える"},
+    "option.io_to_front.true": {"en": "to the front", "ja": "先頭へ"},
+    "option.io_to_front.false": {"en": "to the back", "ja": "末尾へ"},
+    "option.step_details.true": {"en": "kept", "ja": "含める"},
+    "option.step_details.false": {"en": "left out", "ja": "含めない"},
 }
 
 def preset(name: str) -> Preset:

@@ -264,6 +264,7 @@ def gantt_pane(result: Result, step: int, owner: str, lang: str, presenter: bool
 
 class CpuViews(ModeViews):
     own_parameters = frozenset({FIELD})
+    on_request = ("bursts",)   # a row of four fields and ✕ does not fit a laptop's editor: I/O when asked for
 
     def editor_cards(self, lab, errors) -> list:
         return [ConventionsCard(lab, errors).card] if FIELD in lab.sent_parameters() else []

@@ -14,8 +14,9 @@ from urllib.parse import quote, unquote
 
 from schedulers import schema
 from schedulers.engine import DEFAULT_SCENARIO, format_requests
+from schedulers.engine.scenario import CONVENTION_FIELDS
 
-from .. import AppMode, Link
+from .. import AppMode, Card, Link
 from ...query import decode_items, encode_item, part, split_costs
 
 NAME = "engine"
@@ -69,9 +70,26 @@ WORDS = {
               "が"
               "使えます。import、try、_ で始まる名前は使えません。"},
     "chart": {"en": "Batch slots ({algorithm})", "ja": "バッチのスロット（{algorithm}）"},
+    # The folded card of the conventions (docs/engine.md "The conventions") and the words of their choices
+    "conventions": {"en": "Conventions (the lab's or the VTC artifact's)",
+                    "ja": "規約（ラボか VTC アーティファクトか）"},
+    "conventions.unset": {"en": "as the preset says", "ja": "プリセットのとおり"},
+    "option.conventions.lab": {"en": "the lab's", "ja": "ラボの規約"},
+    "option.conventions.s-lora": {"en": "the VTC artifact's S-LoRA router", "ja": "VTC アーティファクトの S-LoRA"},
+    "option.lift.lab": {"en": "to the largest counter in the batch", "ja": "バッチ内の最大カウンターまで"},
+    "option.lift.waiting-only": {"en": "only beside others waiting", "ja": "他が待っているときだけ"},
+    "option.ties.tenant-order": {"en": "tenant order", "ja": "テナント順"},
+    "option.ties.first-arrival": {"en": "first arrived first", "ja": "初めて届いた順"},
+    "option.charge_first_token.true": {"en": "charged", "ja": "課金する"},
+    "option.charge_first_token.false": {"en": "free", "ja": "無料"},
+    "option.loop.mixed": {"en": "admit and decode in each", "ja": "毎回受け入れとデコード"},
+    "option.loop.prefill-decode": {"en": "a prefill or a decode", "ja": "プリフィルかデコード"},
+    "option.reserve.input": {"en": "the input and first token", "ja": "入力と最初のトークン"},
+    "option.reserve.input+output": {"en": "the whole output", "ja": "出力全体"},
 }
+CONVENTIONS = Card("conventions", ("conventions", *CONVENTION_FIELDS), preset="conventions")
 
 MODE = AppMode(name=NAME, words=WORDS, algorithm=DEFAULT_SCENARIO["algorithm"],
                rows=tuple({k: requests_text(v) for k, v in tenant.items()} for tenant in DEFAULT_SCENARIO["tenants"]),
                link=Link(encode_tenants, decode_tenants), compare=("vtc", "fcfs"),
-               item_text={"requests": requests_text})
+               item_text={"requests": requests_text}, cards=(CONVENTIONS,))

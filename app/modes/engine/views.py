@@ -20,9 +20,10 @@ from typing import Any
 
 from schedulers import simulate
 from schedulers.engine import llm_scenario
+from schedulers.engine.scenario import CONVENTION_FIELDS
 from schedulers.engine.policies import POLICIES
 from schedulers.llm import MODE as ROUTER_MODE
-from schedulers.engine.steps import service_so_far, span
+from schedulers.engine.steps import GENERATING, service_so_far, span
 from schedulers.llm.steps import dispatched_so_far, normalised_so_far
 from schedulers.trace import pending
 
@@ -33,12 +34,14 @@ from ...render import (bar_row, chip, colour, esc, exact, exact_number, indexes,
                        results_table, section)
 from ...text import label, t
 from ..views import Align, Cell, Chart, ModeViews, OtherSide, Result
+from . import NAME
 
 MAX_QUEUED = 24        # waiting requests drawn per tenant; the rest are counted
 SPAN = 80              # iterations the batch's axis spans at most (``axis``)
 MAX_SLOT_ROWS = 48     # slots drawn (up to 1,000 are allowed); the table and the exports have them all
 MAX_POINTS = 2_000     # points of all the service lines together (a longer run, or many tenants, are sampled)
 CHART_W, CHART_H = 600, 160
+PHASE_MARKS = {"prefill": "P", "decode": "D"}   # an iteration's mark under prefill-decode (the legend says them)
 
 
 def table_columns(result: Mapping[str, Any]) -> list[str]:
@@ -86,8 +89,13 @@ class EngineView:
                 for name, value in recorded.get("counters", {}).items():
                     self.changes[name][0].append(k)
                     self.changes[name][1].append(value)
-        decodes = (k if step["kind"] == "decode" else -1 for k, step in enumerate(self.steps))
-        self.decoded = list(accumulate(decodes, max))   # the latest decode step up to each step, or -1
+        decodes = (k if step["kind"] in GENERATING else -1 for k, step in enumerate(self.steps))
+        self.decoded = list(accumulate(decodes, max))   # the latest decode (or prefill) step up to each step, or -1
+        # Under loop prefill-decode an iteration is a prefill or a decode: (iteration, kind) of each, in order
+        self.phased = result["parameters"].get("loop") == "prefill-decode"
+        self.phases = [(step["iteration"], step["kind"]) for step in self.steps if step["kind"] in GENERATING] \
+            if self.phased else []
+        self.phases_by = list(accumulate(step["kind"] in GENERATING for step in self.steps))   # how many up to a step
 
     def now(self, step: int) -> int:
         """The step's time: the end of a decode iteration, else its instant (``schedulers.engine.steps.span``)."""
@@ -108,13 +116,16 @@ class EngineView:
             return f"{100 * (x - low) / width:.2f}%"
 
         body = []
+        running = {(r["tenant"], r["request"]): r["generated"] for r in self.steps[step].get("slots") or () if r}
         for slot, (ends, orders) in enumerate(self.slot_requests[:MAX_SLOT_ROWS]):
             bars, holds = [], t(lang, "batch.free")
             for k in range(bisect_right(ends, low), bisect_left(orders, admitted)):   # seen in the window, so far
                 request = self.requests_in_order[orders[k]]
                 done = ends[k] <= now
                 right = ends[k] if done else now
-                generated = right - request["admitted"]
+                # one token per iteration in the mixed loop; under prefill-decode the trace's own count
+                generated = request["output"] if done and self.phased else \
+                    running.get((request["tenant"], request["request"]), right - request["admitted"])
                 fill = colour(self.where[request["tenant"]])
                 label = t(lang, "batch.request", tenant=request["tenant"], request=request["request"],
                           input=request["input"], generated=generated, output=request["output"])
@@ -130,7 +141,11 @@ class EngineView:
                         f'</span><span class="bar-track slot-track">{"".join(bars)}'
                         f'<span class="vline" style="left:{at(now)}"></span></span>'
                         f'<span class="bar-value">{esc(holds)}</span></div>')
+        if self.phased:
+            body.insert(0, self.phase_row(step, low, high))
         facts = [t(lang, "batch.axis", start=low, end=high, now=now)]
+        if self.phased:
+            facts.append(t(lang, "batch.phases", between=self.result["parameters"]["decodes_between_prefills"]))
         if len(self.slot_requests) > MAX_SLOT_ROWS:
             facts.append(t(lang, "batch.more", count=len(self.slot_requests) - MAX_SLOT_ROWS))
         held = self.steps[step].get("batch_tokens")
@@ -140,6 +155,19 @@ class EngineView:
                          else t(lang, "batch.memory", held=held, memory=memory))
         legend = "".join(f'<p class="muted">{esc(fact)}</p>' for fact in facts)
         return section(t(lang, "batch"), "".join(body) + legend, "engine-batch")
+
+    def phase_row(self, step: int, low: int, high: int) -> str:
+        """Under prefill-decode, a row above the slots: each iteration up to the step, P (a prefill: only the requests
+        just admitted generate) or D (a decode: only the running ones), on the slots' axis."""
+        width = high - low
+        cells = []
+        for iteration, kind in self.phases[:self.phases_by[step]]:
+            if low <= iteration < high:
+                word = t(self.lang, f"batch.{kind}")
+                cells.append(f'<span class="phase-cell {kind}" style="left:{100 * (iteration - low) / width:.2f}%;'
+                             f'width:{100 / width:.2f}%" title="t={iteration}: {esc(word)}">{PHASE_MARKS[kind]}</span>')
+        return (f'<div class="bar-row phase-row"><span class="bar-name">{esc(t(self.lang, "batch.phase"))}</span>'
+                f'<span class="bar-track phase-track">{"".join(cells)}</span><span class="bar-value"></span></div>')
 
     # --- queues and counters --------------------------------------------------------------------------------
     def queues(self, step: int) -> str:
@@ -289,6 +317,23 @@ def router_run(scenario: Mapping[str, Any]) -> Result:
     return simulate(ROUTER_MODE.name, llm_scenario(scenario))
 
 
+def under_preset(preset: str):
+    """Compare's other side: the lab's own rule and scenario under one preset of the conventions and nothing else
+    (each convention given beside the lab's preset is dropped), e.g. the lab's run beside the VTC artifact's."""
+    def run_it(scenario: Mapping[str, Any]) -> Result:
+        plain = {k: v for k, v in scenario.items() if k not in CONVENTION_FIELDS}
+        return simulate(NAME, {**plain, "conventions": preset})
+    return run_it
+
+
+PRESET_SIDES = {  # Compare's other sides: the same rule under each preset
+    "conventions-s-lora": OtherSide({"en": "The same rule under the VTC artifact's conventions (s-lora)",
+                                     "ja": "同じ規則を VTC アーティファクトの規約で (s-lora)"}, under_preset("s-lora")),
+    "conventions-lab": OtherSide({"en": "The same rule under the lab's conventions",
+                                  "ja": "同じ規則をラボの規約で"}, under_preset("lab")),
+}
+
+
 def service_diff(left: Result, step: int, right: Result, right_step: int, lang: str) -> str:
     """Service ÷ weight so far on both sides at the same moment (the router's: the cost it charged at dispatch,
     estimated from the true output), uncoloured; for two engine runs, a second table of the whole runs' mean
@@ -317,7 +362,7 @@ def service_diff(left: Result, step: int, right: Result, right_step: int, lang: 
 class EngineViews(ModeViews):
     compares_with = frozenset({ROUTER_MODE.name})
     other_sides = {ROUTER: OtherSide({"en": "LLM router: SFQ on the same workload",
-                                      "ja": "LLM ルーター: 同じ負荷で SFQ"}, router_run)}
+                                      "ja": "LLM ルーター: 同じ負荷で SFQ"}, router_run), **PRESET_SIDES}
 
     def step_views(self, lab, stepping) -> list:
         return [stepping.slot("state")]
