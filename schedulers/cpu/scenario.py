@@ -74,7 +74,7 @@ PARAMETERS = (   # one line each: the reader, Parameters, the defaults (docs/cpu
     Field("horizon", "integer", minimum=1, maximum=MAX_HORIZON,   # default: lcm of the periods + latest first release
           help="periodic tasks: releases before this time happen (default: the periods' lcm + the latest first "
                "release)"),
-    Field("on_miss", "text", default="continue", metavar="continue|abort",
+    Field("on_miss", "choice", default="continue", choices=ON_MISS, metavar="continue|abort",
           help="periodic tasks: a job past its deadline runs on (continue) or is dropped there (abort)"),
     Field("conventions", "text", default="lab", metavar="NAME",
           help='how ties at one instant are broken: "lab" or "ostep" (in JSON also a mapping of the three flags)'),
@@ -260,9 +260,6 @@ def read_parameters(scenario: Mapping[str, Any]) -> Parameters:
     values: dict[str, Any] = {}
     for field in sorted(PARAMETERS, key=lambda field: field.per is not None):   # the units before the lists
         value = scenario.get(field.name)
-        if field.name == "on_miss":
-            values[field.name] = fields.choice(field.default if value is None else value, "on_miss", ON_MISS)
-            continue
         if field.name == "conventions":   # a preset's name or a mapping of flags
             values[field.name] = read_conventions(field.default if value is None else value)
             continue
