@@ -7,11 +7,11 @@ import pytest
 
 pytest.importorskip("panel")
 
-from app.modes import app_mode  # noqa: E402
-from app.modes.cpu.views import VIEWS, analysis_card, current_jobs  # noqa: E402
-from schedulers import simulate  # noqa: E402
-from schedulers.cpu.presets import PRESETS, versus  # noqa: E402
-from schedulers.export import metrics_csv  # noqa: E402
+from app.modes import app_mode
+from app.modes.cpu.views import VIEWS, analysis_card, current_jobs
+from schedulers import simulate
+from schedulers.cpu.presets import PRESETS, versus
+from schedulers.export import metrics_csv
 
 
 def test_a_link_keeps_the_period_and_the_relative_deadline():
