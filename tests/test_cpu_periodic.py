@@ -230,3 +230,12 @@ def test_without_a_periodic_task_rm_and_dm_rank_by_input_order():
     tasks = [{"name": "A", "arrival": 1, "burst": 2}, {"name": "B", "arrival": 0, "burst": 2}]
     result = simulate("cpu", {"algorithm": "rm", "tasks": tasks})
     assert result["timeline"] == ["B", "A", "A", "B"] and "analysis" not in result and "jobs" not in result
+
+
+def test_the_quiz_asks_among_the_jobs_present():
+    from schedulers.quiz import questions
+
+    result = run(PRESETS["rm-misses-edf-meets"]["scenario"])
+    # t=7: B#1 (late) and B#2 (just released) are present; RM keeps the earlier release.
+    [at] = [q for q in questions(result) if q.time == 7]
+    assert set(at.candidates) == {"B#1", "B#2"} and at.answer == "B#1"
