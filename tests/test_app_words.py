@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("panel")
 
 from app.model import editable_fields
-from app.modes import all_modes, names, views_of
+from app.modes import all_modes, app_mode, names, views_of
 from app.text import HELP, LABELS, SHORT, TEXT
 from schedulers import MODES, algorithms, schema, simulate
 from schedulers.custom import TEMPLATES
@@ -42,12 +42,14 @@ def every_optional(mode: str, scenario: dict) -> dict:
 def runs(mode: str):
     """A run of every algorithm of the mode, on its seeded exercises (which fill the optional fields they read), on
     the first with every optional field given, and on the presets and patterns the core offers (the router's fleet
-    and its columns)."""
+    and its columns); and each of the app's presets (fields that exclude each other: CPU's periodic tasks)."""
     workloads = [*MODES[mode].presets.values(), *MODES[mode].patterns.values()]
     for algorithm in algorithms(mode):
         exercises = [MODES[mode].exercise(seed) for seed in range(3)]
         for scenario in (*exercises, every_optional(mode, exercises[0]), *(w.make(1) for w in workloads)):
             yield simulate(mode, {**scenario, "algorithm": algorithm})
+    for preset in app_mode(mode).presets.values():
+        yield simulate(mode, dict(preset.scenario))
 
 
 def fields() -> set[tuple[str, str]]:

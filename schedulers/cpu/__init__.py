@@ -17,6 +17,7 @@ from ..errors import ScenarioError
 from .exercise import SIZES, exercise
 from ..recording import COMPACT, NONE, level as trace_level, note
 from ..schema import Column, Results, with_readers
+from . import periodic
 from .custom import CUSTOM_POLICY
 from .loop import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, queue_kind, schedule
 from .lines import LINES
@@ -33,14 +34,15 @@ ALGORITHMS: dict[str, Algorithm] = catalogue("cpu", RULES)
 SCHEMA = with_readers("cpu", "tasks", TASK, PARAMETERS, SCENARIO_FIELDS, ALGORITHMS)
 OPTIONAL = SCHEMA.optional
 # A result's task rows (``result`` below): the task's own numbers, its metrics (averaged in ``averages``), then the
-# optional fields the scenario gave and, with a deadline, whether it was missed.
+# optional fields the scenario gave and, with a deadline, whether it was missed; a periodic task's its jobs' counts.
 # With I/O a row's ``burst`` is the task's CPU time in all, and ``cpu``/``io`` follow the metrics. The text table
 # shows the deadline with its miss, not the other rules' inputs.
 RESULTS = Results("tasks", "task", (
     *map(Column, ("name", "arrival", "burst", "completion")),
     *(Column(name, averaged=True) for name in ("turnaround", "waiting", "response")),
     *(Column(name, optional=True, text=name in ("cpu", "io", "deadline"))
-      for name in ("cpu", "io", *OPTIONAL)), Column("missed", optional=True)),
+      for name in ("cpu", "io", *OPTIONAL)), Column("missed", optional=True),
+    *(Column(name, optional=True) for name in ("period", "relative_deadline", *periodic.ROW_COUNTS))),
     averages=lambda result: result["averages"])
 
 
@@ -61,6 +63,18 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
         policy = make_policy(algorithm, parameters)
     else:
         algorithm = policy.name or type(policy).__name__
+    given = tasks
+    if periodic.periodic(tasks):   # the periodic tasks become their jobs, which the loop runs as tasks
+        periodic.check(tasks)
+        if parameters.cpus > 1:   # the deadline branch is taught on one CPU (docs/cpu.md, Periodic tasks)
+            raise ScenarioError("cpus", "must be 1 with periodic tasks (a task with a period)")
+        until = periodic.horizon(tasks, parameters)
+        tasks = periodic.expand(tasks, until)
+        if not tasks:
+            raise ScenarioError("horizon", f"no job is released before t={until}")
+        if parameters.on_miss == "abort" and queue_kind(policy) not in ("heap", "fifo", "scan"):
+            raise ScenarioError("on_miss", f"abort drops a job from the ready queue, which {algorithm} keeps in a "
+                                           f"way that cannot: use continue")
     io = any(task.blocks_left for task in tasks)
     makespan = check_horizon(tasks, io)   # with I/O, a bound on it
     check_scan_work(policy, tasks, makespan)
@@ -76,8 +90,13 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
         makespan = len(several.cpus[0].timeline)
         return with_cpus(result(algorithm, policy, tasks, makespan, [], several.trace, (several.switches, switch_cost),
                                 io), several)
+    watched = [task for task in tasks if task.period is not None]
     timeline, recorded, switches = schedule(tasks, policy, level, parameters.conventions, switch_cost,
-                                            "conventions" in scenario, parameters.step_details)
+                                            "conventions" in scenario, parameters.step_details, watched,
+                                            parameters.on_miss == "abort")
+    if given is not tasks:
+        return periodic_result(algorithm, policy, given, tasks, timeline, recorded, until, parameters.on_miss,
+                               (switches, switch_cost) if "switch_cost" in scenario else None)
     extra = "switch_cost" in scenario or io
     return result(algorithm, policy, tasks, len(timeline), timeline, recorded,
                   (switches, switch_cost) if extra else None, io)
@@ -156,6 +175,37 @@ def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, tim
                    utilisation=json_number(utilisation))
     if trace.conventions is not CONVENTIONS["lab"] or trace.told:
         out["conventions"] = {"name": trace.conventions.name, **trace.conventions.flags()}
+    return out
+
+
+def periodic_result(algorithm: str, policy: Policy, tasks: list[Task], jobs: list[Task], timeline: list[Any],
+                    trace: Trace, horizon: int, on_miss: str, switched: tuple[int, int] | None) -> dict[str, Any]:
+    """The JSON result of a scenario with periodic tasks: one row per task (``periodic.rows``), every job
+    (``jobs``), the schedulability tests (``analysis``), the ``horizon`` and ``on_miss`` used; the summary counts the
+    time run from the timeline, as a dropped job runs less than its burst."""
+    dropped = {job.name for job in jobs if job.completion is None}
+    rows, averages = periodic.rows(tasks, jobs, dropped)
+    makespan = len(timeline)
+    busy = sum(type(unit) is str for unit in timeline)
+    switches, cost = switched or (0, 0)
+    utilisation = Fraction(busy, makespan)
+    job_rows = periodic.job_rows(jobs, dropped)
+    misses = sum(row["missed"] for row in job_rows) + sum(row.get("missed", False) for row in rows
+                                                          if "jobs" not in row)
+    out = {
+        "mode": "cpu", "algorithm": algorithm, "parameters": policy.parameters(),
+        "timeline": timeline, "tasks": rows,
+        "averages": {key: json_number(averages[key]) if averages else None for key in RESULTS.averaged},
+        "summary": {"makespan": makespan, "busy": busy, "idle": makespan - busy - switches * cost,
+                    "utilisation": json_number(utilisation), "context_switches": context_switches(timeline, cost > 0),
+                    "deadline_misses": misses},
+        "exact": {"averages": {key: str(value) for key, value in averages.items()}, "utilisation": str(utilisation)},
+        "horizon": horizon, "on_miss": on_miss, "jobs": job_rows, "analysis": periodic.analysis(tasks),
+        "trace": trace_note(trace, makespan),
+        "steps": trace.steps,
+    }
+    if switched is not None:
+        out.update(switches=switches, switch_time=switches * cost, utilisation=json_number(utilisation))
     return out
 
 

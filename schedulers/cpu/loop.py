@@ -55,6 +55,10 @@ MESSAGES = {
                "ja": "{task}は割り当てを使い切り、レベル{level}に下がります。"},
     "block": {"en": "{task} starts I/O until t={until}.", "ja": "{task}はt={until}までI/Oを行います。"},
     "return": {"en": "{task} returns from I/O.", "ja": "{task}がI/Oから戻ります。"},
+    "miss": {"en": "{task} misses its deadline at t={t}; it has {left} left.",
+             "ja": "{task}はt={t}に締切を過ぎます。残りは{left}です。"},
+    "drop": {"en": "{task} misses its deadline at t={t} and is dropped with {left} left (on_miss abort).",
+             "ja": "{task}はt={t}に締切を過ぎ、残り{left}のまま打ち切られます（on_miss abort）。"},
     "switch": {"en": "The switch to {task} takes until t={until}.",
                "ja": "{task}への切り替えにt={until}までかかります。"},
     "switching": {"en": "t={t}: switching to {task} until t={until}.",
@@ -120,6 +124,11 @@ class HeapQueue:
         """Remove ``task``, which the loop only ever takes as ``best``: the heap's top."""
         heapq.heappop(self.heap)
 
+    def remove(self, task: Task) -> None:
+        """Drop ``task`` wherever it is (a periodic job aborted at its deadline): O(n), rare."""
+        self.heap = [entry for entry in self.heap if entry[-1] is not task]
+        heapq.heapify(self.heap)
+
     def tasks(self) -> list[Task]:
         return [entry[-1] for entry in self.heap]
 
@@ -149,6 +158,9 @@ class FifoQueue:
 
     def take(self, task: Task) -> None:
         self.queue.popleft()
+
+    def remove(self, task: Task) -> None:
+        self.queue.remove(task)
 
     def tasks(self) -> list[Task]:
         return list(self.queue)
@@ -357,6 +369,8 @@ class ScanQueue:
     def take(self, task: Task) -> None:
         self.queue.remove(task)
 
+    remove = take
+
     def tasks(self) -> list[Task]:
         return list(self.queue)
 
@@ -461,12 +475,14 @@ class Trace:
 
 
 def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Conventions = LAB,
-             switch_cost: int = 0, tell: bool = False, details: bool = False
-             ) -> tuple[list[str | dict[str, str] | None], Trace, int]:
+             switch_cost: int = 0, tell: bool = False, details: bool = False, watched: Iterable[Task] = (),
+             abort: bool = False) -> tuple[list[str | dict[str, str] | None], Trace, int]:
     """Run ``tasks`` under ``policy``; returns the per-unit timeline, the trace and the number of switches (counted
     when they cost time: at no cost they are the timeline's changes of task). Mutates the tasks. ``tell``: the
     scenario chose its conventions, so the sentences name them where they decide; ``details``: full steps carry the
-    running task's quantum left and the rule's own numbers (``step_details``).
+    running task's quantum left and the rule's own numbers (``step_details``). ``watched``: the periodic jobs, whose
+    deadlines are instants: a job not complete at its deadline misses it (an event, first of the instant's), and
+    with ``abort`` it is dropped there (its completion stays None).
 
     Without a trace (``level`` "none") this loop is the whole cost of a run, some 10^6 passes at the limits, so it
     asks the queue and the rule directly (a decision and a stretch's end are written out here, not in helpers)."""
@@ -507,6 +523,8 @@ def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Convent
     switch_end = switches = 0     # the end of the switch under way (none: 0 <= t), and how many there were (when
                                   # they cost time)
     events: list[dict[str, Any]] = []
+    due = sorted(watched, key=lambda job: (job.deadline, job.index), reverse=True)   # the next deadline last
+    watching = bool(due)
     t = 0
 
     def least() -> Task | None:
@@ -539,6 +557,25 @@ def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Convent
             events = []
             notes: list[dict[str, str]] = []
             boosted: list[int] = []   # at a boost: how many levels below the top it gathered
+        if due and due[-1].deadline == t:
+            while due and due[-1].deadline == t:
+                job = due.pop()
+                if job.completion is not None:
+                    continue
+                if record:
+                    events.append(event("miss", job, t, left=job.remaining, dropped=abort))
+                if abort:   # it leaves the system, as a completed task does
+                    unfinished -= 1
+                    if completes:
+                        policy.complete(job, t)
+                    if job is running:
+                        running, switch_end = None, min(switch_end, t)
+                    elif job is expired:
+                        expired = None
+                    else:
+                        ready.remove(job)
+            if not unfinished:
+                break
         requeued = expired
         if early:   # conventions that put the requeue, or the rule's instant, before the joins
             if requeue_first and expired is not None:
@@ -594,6 +631,8 @@ def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Convent
         upcoming = arrival_times[next_arrival]   # the next arrival or return: the next join
         if returns and returns[0][0] < upcoming:
             upcoming = returns[0][0]
+        if due and due[-1].deadline < upcoming:   # a deadline is an instant: the rule may decide again there
+            upcoming = due[-1].deadline
 
         # The decision: dispatch the best ready task onto a free CPU (idle if none), or let it preempt the running
         # one if the rule preempts and says so, or continue; none while a switch is under way.
@@ -636,6 +675,9 @@ def schedule(tasks: list[Task], policy: Policy, level: str, conventions: Convent
         switching = switch_end > t
         if record and events:
             said = [say(MESSAGES, e["kind"], task=e["task"]) for e in events if e["kind"] == "return"]
+            if watching:
+                said[:0] = [say(MESSAGES, "drop" if e["dropped"] else "miss", task=e["task"], t=t, left=e["left"])
+                            for e in events if e["kind"] == "miss"]
             if tell:
                 said += convention_notes(trace, events, boosted) + notes
             if said:

@@ -493,6 +493,67 @@ class EDF(Policy):
         return {"en": f"deadline {task.deadline}", "ja": f"締切{task.deadline}"}
 
 
+@words(
+    label={"en": "RM", "ja": "RM（レートモノトニック）"},
+    summary={"en": "rate monotonic: shorter period, higher fixed priority; preemptive; ties: input order; "
+                   "one-shot tasks after every periodic one",
+             "ja": "レートモノトニック: 周期が短いほど高い固定優先度、横取りあり。同じ周期は入力順、"
+                   "単発タスクはすべての周期タスクの後"},
+    rule={"en": "RM runs the shortest period", "ja": "RMは周期が最短のタスクを実行します"},
+    keep={"en": "no ready job has a strictly higher priority (a shorter period, or equal and earlier in the input)",
+          "ja": "優先度が厳密に高い（周期が短い、または同じ周期で入力順が先の）待ちジョブはありません"},
+)
+class RateMonotonic(Policy):
+    """Rate monotonic, preemptive: every job of a periodic task has its task's fixed priority, higher for a
+    shorter period. Ties: equal periods rank by input order, a strict priority; one-shot tasks rank after every
+    periodic task, by input order; of two jobs of one task (the earlier one late), the earlier release first."""
+    name = "rm"
+    preemptive = True
+    item_fields = ("period",)
+
+    @staticmethod
+    def rank(task: Task) -> Any:
+        return task.period is None, task.period or 0
+
+    def key(self, task: Task, now: int) -> Any:
+        return *self.rank(task), task.index if task.owner is None else task.owner, task.arrival
+
+    def detail(self, task: Task, now: int) -> Text:
+        if task.period is None:
+            return {"en": "one-shot", "ja": "単発"}
+        return {"en": f"period {task.period}", "ja": f"周期{task.period}"}
+
+
+@words(
+    label={"en": "DM", "ja": "DM（デッドラインモノトニック）"},
+    summary={"en": "deadline monotonic: shorter relative deadline, higher fixed priority; preemptive; ties: input "
+                   "order; one-shot tasks after every periodic one",
+             "ja": "デッドラインモノトニック: 相対締切が短いほど高い固定優先度、横取りあり。同じ締切は入力順、"
+                   "単発タスクはすべての周期タスクの後"},
+    rule={"en": "DM runs the shortest relative deadline", "ja": "DMは相対締切が最短のタスクを実行します"},
+    keep={"en": "no ready job has a strictly higher priority (a shorter relative deadline, or equal and earlier in "
+                "the input)",
+          "ja": "優先度が厳密に高い（相対締切が短い、または同じ締切で入力順が先の）待ちジョブはありません"},
+)
+class DeadlineMonotonic(RateMonotonic):
+    """Deadline monotonic, preemptive: every job of a periodic task has its task's fixed priority, higher for a
+    shorter relative deadline (default: the period). Ties: equal relative deadlines rank by input order, a strict
+    priority; one-shot tasks rank after every periodic task, by input order; of two jobs of one task, the earlier
+    release first."""
+    name = "dm"
+    item_fields = ("period", "relative_deadline")
+
+    @staticmethod
+    def rank(task: Task) -> Any:
+        return task.period is None, task.relative_deadline or task.period or 0
+
+    def detail(self, task: Task, now: int) -> Text:
+        if task.period is None:
+            return {"en": "one-shot", "ja": "単発"}
+        relative = task.relative_deadline or task.period
+        return {"en": f"relative deadline {relative}", "ja": f"相対締切{relative}"}
+
+
 STRIDE1 = 10_000
 MAX_SCALE = 2**64   # a larger common denominator of the strides (tickets with many distinct prime factors)
                     # would make every pass a huge integer: Stride keeps Fractions then, slower and as exact
@@ -867,7 +928,8 @@ class EEVDF(CFS):
 
 
 RULES: tuple[type[Policy], ...] = (FCFS, SJF, SRTF, RoundRobin, Priority, PreemptivePriority, HRRN, MLFQ, EDF,
-                                    Stride, Lottery, CFS, EEVDF)   # menu order: the article's four first
+                                    RateMonotonic, DeadlineMonotonic, Stride, Lottery, CFS,
+                                    EEVDF)   # menu order: the article's four first
 POLICIES: dict[str, type[Policy]] = {rule.name: rule for rule in RULES}
 
 

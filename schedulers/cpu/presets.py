@@ -34,6 +34,41 @@ PRESETS: dict[str, dict[str, Any]] = {
         "scenario": {"algorithm": "rr", "quantum": 1, "switch_cost": 1, "tasks": ARTICLE_TASKS},
         "versus": {"quantum": 4},
     },
+    # Periodic tasks (issue 23): the article's section 4.1 on three task sets; each compares RM with EDF.
+    "rm-misses-edf-meets": {
+        "title": {"en": "Over the bound: RM misses, EDF meets", "ja": "上限超え: RMは締切を落とし、EDFは守る"},
+        "lesson": {"en": "Periods 5 and 7, executions 2 and 4: U = 34/35 = 0.971 > 0.828, so the Liu-Layland bound "
+                         "says nothing; the exact response-time test gives B R = 8 > 7, and the run shows B#1 late "
+                         "by 1. EDF meets every deadline, as U <= 1 promises.",
+                   "ja": "周期5と7、実行時間2と4: U = 34/35 = 0.971 > 0.828 なのでLiu–Layland上限は何も言いません。"
+                         "厳密な応答時間解析ではBのR = 8 > 7、実行でもB#1が1遅れます。EDFはU <= 1のとおり"
+                         "すべての締切を守ります。"},
+        "scenario": {"algorithm": "rm", "tasks": [{"name": "A", "arrival": 0, "burst": 2, "period": 5},
+                                                  {"name": "B", "arrival": 0, "burst": 4, "period": 7}]},
+        "versus": {"algorithm": "edf"},
+    },
+    "rm-under-bound": {
+        "title": {"en": "Under the Liu-Layland bound", "ja": "Liu–Layland上限以下"},
+        "lesson": {"en": "U = 1/4 + 2/6 + 1/12 = 2/3 <= 3(2^(1/3) - 1) = 0.780: the bound alone promises that RM "
+                         "meets every deadline, and it does, as EDF does.",
+                   "ja": "U = 1/4 + 2/6 + 1/12 = 2/3 <= 3(2^(1/3) - 1) = 0.780: 上限だけでRMがすべての締切を守ると"
+                         "保証され、実際に守ります。EDFも同じです。"},
+        "scenario": {"algorithm": "rm", "tasks": [{"name": "A", "arrival": 0, "burst": 1, "period": 4},
+                                                  {"name": "B", "arrival": 0, "burst": 2, "period": 6},
+                                                  {"name": "C", "arrival": 0, "burst": 1, "period": 12}]},
+        "versus": {"algorithm": "edf"},
+    },
+    "rm-harmonic": {
+        "title": {"en": "Harmonic periods at U = 1", "ja": "調和周期でU = 1"},
+        "lesson": {"en": "Periods 2, 4 and 8 divide each other and U = 1/2 + 1/4 + 2/8 = 1 > 0.780: the bound says "
+                         "nothing, yet the exact test gives C R = 8 <= 8 and RM keeps the CPU busy with no miss.",
+                   "ja": "周期2、4、8は互いに割り切れ、U = 1/2 + 1/4 + 2/8 = 1 > 0.780: 上限は何も言いませんが、"
+                         "厳密な解析ではCのR = 8 <= 8で、RMはCPUを休ませず締切を1つも落としません。"},
+        "scenario": {"algorithm": "rm", "tasks": [{"name": "A", "arrival": 0, "burst": 1, "period": 2},
+                                                  {"name": "B", "arrival": 0, "burst": 1, "period": 4},
+                                                  {"name": "C", "arrival": 0, "burst": 2, "period": 8}]},
+        "versus": {"algorithm": "edf"},
+    },
 }
 
 

@@ -28,6 +28,7 @@ MAX_SCAN_WORK = 20_000_000
 MAX_SWITCH_COST = 1_000
 MAX_BURSTS = 1_000           # CPU and I/O bursts of one task
 MAX_CPUS = 8
+ON_MISS = ("continue", "abort")   # a periodic job past its deadline: runs to completion, or is dropped there
 
 TASK = (   # a new task field is one line here (and its words in the app): the reader, Task and the results follow
     Field("name", "text", required=True),
@@ -39,6 +40,10 @@ TASK = (   # a new task field is one line here (and its words in the app): the r
     Field("priority", "integer", default=0, minimum=0, maximum=MAX_HORIZON),
     Field("tickets", "integer", default=DEFAULT_TICKETS, minimum=1, maximum=MAX_TICKETS),
     Field("nice", "integer", default=0, minimum=-20, maximum=19),       # CFS and EEVDF: the weight's index
+    # periodic (docs/cpu.md "Periodic tasks and the deadline branch"): a job of burst units released every period from
+    # arrival, due relative_deadline (default: the period) after its release, instead of one absolute deadline
+    Field("period", "integer", minimum=1, maximum=MAX_HORIZON, instead_of=("deadline",)),
+    Field("relative_deadline", "integer", minimum=1, maximum=MAX_HORIZON, instead_of=("deadline",)),
 )
 PARAMETERS = (   # one line each: the reader, Parameters, the defaults (docs/cpu.md) and the CLI option follow
     Field("quantum", "integer", minimum=1, maximum=MAX_HORIZON,        # no default: it depends on the algorithm
@@ -69,6 +74,11 @@ PARAMETERS = (   # one line each: the reader, Parameters, the defaults (docs/cpu
           help="CPUs sharing one ready queue (docs/cpu.md, Several CPUs)"),
     Field("step_details", "boolean", default=False,
           help="full steps also carry the running task's quantum (and MLFQ allotment) left and lottery's draw"),
+    Field("horizon", "integer", minimum=1, maximum=MAX_HORIZON,   # default: lcm of the periods + latest first release
+          help="periodic tasks: releases before this time happen (default: the periods' lcm + the latest first "
+               "release)"),
+    Field("on_miss", "choice", default="continue", choices=ON_MISS, metavar="continue|abort",
+          help="periodic tasks: a job past its deadline runs on (continue) or is dropped there (abort)"),
     Field("conventions", "text", default="lab", metavar="NAME",
           help='how ties at one instant are broken: "lab" or "ostep" (in JSON also a mapping of the three flags)'),
 )
@@ -104,6 +114,7 @@ class Task(record("TaskFields", TASK, first=[("index", int)])):
     io_done: int = 0
     ready_since: int = 0
     io_until: int | None = None
+    owner: int | None = None        # a periodic scenario's job: the input position of the task it is of
 
     def __post_init__(self) -> None:
         self.remaining = self.burst

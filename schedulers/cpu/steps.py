@@ -23,7 +23,7 @@ def span(step: Step) -> tuple[int | None, int]:
 def finished_by(result: Result, step: int) -> set[str]:
     """The tasks complete at ``step`` (their completion time is not after the step's time)."""
     time = result["steps"][step]["time"]
-    return {task["name"] for task in result["tasks"] if task["completion"] <= time}
+    return {task["name"] for task in result["tasks"] if task["completion"] is not None and task["completion"] <= time}
 
 
 def pending(result: Result, step: int) -> set[str]:
@@ -71,7 +71,9 @@ def question(result: Result, step: int) -> Question | None:
     if now["decision"] == "continue" and not any(event["time"] == step - 1 for event in now["events"]):
         return None
     present = {*now["ready"], chosen}
-    candidates = tuple(task["name"] for task in result["tasks"] if task["name"] in present)
+    # with periodic tasks the steps name jobs: each in the order of ``jobs`` (release, then input order)
+    order = [task["name"] for task in result["tasks"]] + [job["name"] for job in result.get("jobs", ())]
+    candidates = tuple(name for name in order if name in present)
     return ask(step, step - 1, candidates, chosen, now["why"])
 
 

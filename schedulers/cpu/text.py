@@ -17,7 +17,8 @@ WORDS = {
     "en": {"algorithm": "algorithm", "timeline": "timeline", "idle": "idle", "more": "{n} more segments",
            "columns": {"name": "task", "arrival": "arrival", "burst": "burst", "completion": "completion",
                        "turnaround": "turnaround", "waiting": "waiting", "response": "response", "cpu": "cpu",
-                       "io": "io", "deadline": "deadline", "missed": "missed"},
+                       "io": "io", "deadline": "deadline", "missed": "missed", "jobs": "jobs", "misses": "misses",
+                       "max_lateness": "max lateness", "max_response": "max response"},
            "yes": "yes", "no": "no", "average": "average",
            "makespan": "makespan", "busy": "busy", "utilisation": "utilisation",
            "switches": "context switches", "misses": "deadline misses", "trace": "trace",
@@ -25,7 +26,8 @@ WORDS = {
     "ja": {"algorithm": "アルゴリズム", "timeline": "タイムライン", "idle": "空き", "more": "ほか{n}区間",
            "columns": {"name": "タスク", "arrival": "到着", "burst": "実行時間", "completion": "完了",
                        "turnaround": "ターンアラウンド", "waiting": "待ち", "response": "応答", "cpu": "CPU",
-                       "io": "I/O", "deadline": "締切", "missed": "超過"},
+                       "io": "I/O", "deadline": "締切", "missed": "超過", "jobs": "ジョブ", "misses": "超過数",
+                       "max_lateness": "最大遅れ", "max_response": "最大応答"},
            "yes": "あり", "no": "なし", "average": "平均",
            "makespan": "メイクスパン", "busy": "使用", "utilisation": "利用率",
            "switches": "コンテキストスイッチ", "misses": "締切超過", "trace": "トレース",
@@ -51,7 +53,7 @@ def text_renderer(results: Results) -> Callable[[dict[str, Any], str], str]:
                      f"{words['idle']} {summary['idle']}, {words['utilisation']} "
                      f"{ratio(result['exact']['utilisation'])}, {words['switches']} {summary['context_switches']}"
                      + (f", {words['misses']} {summary['deadline_misses']}"
-                        if any("deadline" in task for task in result["tasks"]) else "")
+                        if any("deadline" in task or "jobs" in task for task in result["tasks"]) else "")
                      + (", " + words["switch_summary"].format(count=result["switches"], time=result["switch_time"])
                         if result.get("switch_time") else ""))
         return "\n".join(lines)

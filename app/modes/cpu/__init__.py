@@ -75,6 +75,8 @@ WORDS = {
     "option.io_to_front.false": {"en": "to the back", "ja": "末尾へ"},
     "option.step_details.true": {"en": "kept", "ja": "含める"},
     "option.step_details.false": {"en": "left out", "ja": "含めない"},
+    "option.on_miss.continue": {"en": "runs on", "ja": "最後まで実行"},
+    "option.on_miss.abort": {"en": "dropped", "ja": "打ち切る"},
 }
 
 def preset(name: str) -> Preset:

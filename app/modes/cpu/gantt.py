@@ -26,6 +26,8 @@ from ...text import t
 
 IO_START = "block"   # the core's event: a task leaves the CPU for I/O until ``until``
 SWITCH = "switch"   # a timeline entry {"switch": NAME}: the CPU switching into NAME
+MISS = "miss"       # the core's event: a periodic job is not complete at its deadline (``left`` units to go)
+MISS_COLOUR = "#d62728"
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,24 @@ def stretches(result: Mapping[str, Any]) -> list[Stretch]:
            Stretch("idle" if entry is None else "run", entry, start, end)
            for entry, start, end in slices(result["timeline"])]
     return cpu + io_stretches(result)
+
+
+def owners(result: Mapping[str, Any]) -> dict[str, str]:
+    """A periodic task's job (``A#2``) -> its task's name, whose row it is drawn on; empty without periodic tasks."""
+    return {job["name"]: job["task"] for job in result.get("jobs", ())}
+
+
+def places(result: Mapping[str, Any]) -> dict[str, int]:
+    """Every name a run's steps show -> the position of its task (its row and colour): the tasks, and each job by
+    its task."""
+    where = indexes(result["tasks"])
+    where.update((job, where[task]) for job, task in owners(result).items())
+    return where
+
+
+def misses(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The core's deadline-miss events (a job not complete at its deadline), in time order."""
+    return [event for step in result["steps"] for event in step.get("events") or () if event.get("kind") == MISS]
 
 
 def has_switch_row(result: Mapping[str, Any]) -> bool:
@@ -118,21 +138,22 @@ class Gantt:
     """The Bokeh timeline of one run; ``move`` shifts the cursor and the dimmed future without a redraw."""
 
     def __init__(self, result: Mapping[str, Any], lang: str, presenter: bool, by_task: bool = False) -> None:
-        tasks = result["tasks"]
-        where = indexes(tasks)
+        self.lang = lang
+        tasks, owner = result["tasks"], owners(result)
+        where = places(result)
         idle, switching = unique(t(lang, "idle"), where), unique(t(lang, "gantt.switch.row"), where)
         texts: list[str] = []
         if "timelines" in result:   # several CPUs
-            keys, pieces, places, texts = several_rows(result, lang, where, by_task)
+            keys, pieces, lanes, texts = several_rows(result, lang, where, by_task)
         else:
             # drawn on the canvas as text, never markup; the switch row only when switches take time
             keys = [task["name"] for task in tasks] + ([switching] if has_switch_row(result) else []) + [idle]
             pieces = stretches(result)
-            places = [idle if stretch.kind == "idle" else switching if stretch.kind == SWITCH else stretch.task
-                      for stretch in pieces]
+            lanes = [idle if stretch.kind == "idle" else switching if stretch.kind == SWITCH
+                     else owner.get(stretch.task, stretch.task) for stretch in pieces]
         self.end = max(run_length(result), 1)
         kinds: dict[str, dict[str, list]] = {}
-        for stretch, row in zip(pieces, places):
+        for stretch, row in zip(pieces, lanes):
             drawn_as = "run" if stretch.kind == "idle" else stretch.kind   # idle in the runs' bars, as ever
             data = kinds.setdefault(drawn_as, {k: [] for k in ("left", "right", "middle", "row", "fill", "name",
                                                                   "span")})
@@ -167,13 +188,18 @@ class Gantt:
                                    glyph_width=28 if presenter else 20, border_line_alpha=0, margin=0, padding=2),
                             "above")
         if texts:   # several CPUs: each slice's task (rows per CPU) or CPU (rows per task), as canvas text
-            plot.text(x=[(s.start + s.end) / 2 for s in pieces], y=places, text=texts, text_align="center",
+            plot.text(x=[(s.start + s.end) / 2 for s in pieces], y=lanes, text=texts, text_align="center",
                       text_baseline="middle", text_font_size="14pt" if presenter else "9pt", text_color="black")
-        marked = [] if "timelines" in result and not by_task else tasks   # rows per CPU: no task's arrival has a row
-        arrivals = ColumnDataSource({"x": [task["arrival"] for task in marked], "row": keys[:len(marked)],
-                                     "fill": [colour(i) for i in range(len(marked))]})
+        # a periodic task's every release, each job's; rows per CPU: no task's arrival has a row
+        released = [] if "timelines" in result and not by_task else \
+            [(job["release"], job["task"]) for job in result.get("jobs", ())] + \
+            [(task["arrival"], task["name"]) for task in tasks if "jobs" not in task]
+        arrivals = ColumnDataSource({"x": [x for x, _ in released], "row": [row for _, row in released],
+                                     "fill": [colour(where[row]) for _, row in released]})
         plot.scatter(x="x", y=dodge("row", 0.42, range=plot.y_range), marker="inverted_triangle",
                      size=16 if presenter else 11, fill_color="fill", line_color="black", source=arrivals)
+        if owner:
+            self._jobs(plot, result, owner, font)
         # On the overlay layer: moving them repaints that layer alone, not every bar (the pager moves them per step).
         self.dim = BoxAnnotation(left=0, right=self.end, fill_color="white", fill_alpha=0.65, line_alpha=0,
                                  level="overlay")
@@ -197,6 +223,26 @@ class Gantt:
         plot.ygrid.grid_line_color = None
         plot.min_border_left = 10
         self.plot = plot
+
+    def _jobs(self, plot, result: Mapping[str, Any], owner: Mapping[str, str], font: str) -> None:
+        """A periodic run: each job's name on its first stretch, and each deadline miss in red on the job's row, a
+        cross at the deadline with the core's sentence beside it."""
+        first: dict[str, tuple[int, int]] = {}
+        for entry, start, end in slices(result["timeline"]):
+            if isinstance(entry, str) and entry in owner:
+                first.setdefault(entry, (start, end))
+        names = [name for name, (start, end) in first.items() if (end - start) * 40 >= self.end]
+        plot.text(x=[first[name][0] + 0.1 for name in names], y=[owner[name] for name in names], text=names,
+                  text_font_size="9pt", text_baseline="middle", text_color="white")
+        missed = misses(result)
+        if not missed:
+            return
+        rows = [owner[event["task"]] for event in missed]
+        times = [event["time"] for event in missed]
+        said = [t(self.lang, "gantt.miss", task=event["task"], t=event["time"], left=event["left"]) for event in missed]
+        plot.scatter(x=times, y=rows, marker="x", size=18, line_color=MISS_COLOUR, line_width=3)
+        plot.text(x=times, y=rows, text=said, text_font_size=font, text_color=MISS_COLOUR, text_baseline="top",
+                  x_offset=8, y_offset=6)
 
     def _bars(self, plot, data: dict[str, list], alpha: float, hatch: str) -> list:
         """One kind's bars, and every slice narrower than a hundredth of the run again as a MIN_BAR-pixel mark (a

@@ -19,12 +19,12 @@ from schedulers.trace import pending
 from ...compare import delta_cell, table
 from ...frames import Frames, Mark, Slot
 from ...panes import pane
-from ...render import bar_row, chip, esc, exact, exact_number, indexes, number, result_columns, results_table, section
+from ...render import bar_row, chip, esc, exact, exact_number, number, result_columns, results_table, section
 from ...text import label, t
 from ..views import Align, Cell, Chart, ModeViews, Result
 from . import NAME
 from .conventions import FIELD, ConventionsCard
-from .gantt import SWITCH, Gantt, cpu_stretches, has_switch_row, run_length, stretches
+from .gantt import SWITCH, Gantt, cpu_stretches, has_switch_row, places, run_length, stretches
 
 COMPARED = ("waiting", "turnaround", "response")   # Compare's columns: smaller is better
 
@@ -81,13 +81,34 @@ def blocked_list(step: Mapping[str, Any], where: Mapping[str, int], lang: str) -
     return section(t(lang, "blocked"), listing, "blocked-card")
 
 
-def remaining_bars(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], lang: str) -> str:
+def current_jobs(step: Mapping[str, Any], jobs: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Each periodic task's job at this step: its earliest released job with work left (or not dropped yet)."""
+    remaining, now, current = step["remaining"], step["time"], {}
+    for job in jobs:
+        dropped = job["dropped"] and now >= job["deadline"]
+        if job["release"] <= now and remaining[job["name"]] > 0 and not dropped:
+            current.setdefault(job["task"], job["name"])
+    return current
+
+
+def remaining_bars(step: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]], lang: str,
+                   jobs: Sequence[Mapping[str, Any]] = ()) -> str:
+    """Each task's remaining time at the step; a periodic task's is its current job's, named."""
     remaining = step.get("remaining")
     if remaining is None:
         return section(t(lang, "remaining"), f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>')
+    current = current_jobs(step, jobs) if jobs else {}
     longest = max((task["burst"] for task in tasks), default=1) or 1
-    rows = [bar_row(task["name"], i, remaining.get(task["name"], task["burst"]), longest,
-                    f'{remaining.get(task["name"], task["burst"])}/{task["burst"]}') for i, task in enumerate(tasks)]
+    rows = []
+    for i, task in enumerate(tasks):
+        name = task["name"]
+        if "jobs" in task:
+            job = current.get(name)
+            left = remaining[job] if job else 0
+            rows.append(bar_row(name, i, left, longest, f'{job} {left}/{task["burst"]}' if job else "—"))
+        else:
+            left = remaining.get(name, task["burst"])
+            rows.append(bar_row(name, i, left, longest, f'{left}/{task["burst"]}'))
     # With I/O the core's remaining time is the current CPU burst's (what SJF and SRTF read), a row's burst the
     # task's CPU time in all.
     note = f'<p class="muted legend">{esc(t(lang, "remaining.io"))}</p>' if any(task.get("io") for task in tasks) \
@@ -144,6 +165,48 @@ def metrics_table(result: Mapping[str, Any], step: int, lang: str) -> str:
                       utilisation=percent(result["utilisation"]))
         note += f'<p class="muted switching">{esc(switching)}</p>'
     return results_table(result, columns, rows, lang, foot, note)
+
+
+def decimal(value: float) -> str:
+    """A share to three places, as the analysis card writes U and the bound: 0.971."""
+    return f"{value:.3f}"
+
+
+def analysis_card(result: Mapping[str, Any], lang: str) -> str:
+    """The schedulability tests beside the run (the core's ``analysis``): each task's U_i and its response time and
+    verdict under RM and DM, the total U against the Liu-Layland bound and EDF's, and what the run itself shows,
+    in one sentence a student can check against the chart. Empty without periodic tasks."""
+    analysis = result.get("analysis")
+    if not analysis:
+        return ""
+    verdict = "rm" if result["algorithm"] != "dm" else "dm"   # the exact test of the rule run (RM's for EDF's run)
+    u, bound = decimal(analysis["utilisation"]), decimal(analysis["liu_layland_bound"])
+    parts = [t(lang, "analysis.under" if analysis["under_liu_layland"] else "analysis.over", u=u, bound=bound)]
+    failing = [row["name"] for row in analysis["tasks"] if row["verdict"][verdict] == "misses"]
+    parts.append(t(lang, f"analysis.exact.{verdict}", names=", ".join(failing)) if failing
+                 else t(lang, f"analysis.exact.{verdict}.meets"))
+    parts.append(t(lang, "analysis.edf" if analysis["under_edf_bound"] else "analysis.edf.over"))
+    late = [job for job in result["jobs"] if job["missed"]]
+    if late:
+        shown = [t(lang, "analysis.dropped", job=job["name"]) if job["dropped"] else
+                 t(lang, "analysis.late", job=job["name"], by=job["lateness"]) for job in late[:3]]
+        parts.append(t(lang, "analysis.run", algorithm=result["algorithm"], jobs=", ".join(shown),
+                       more=t(lang, "analysis.more", n=len(late) - 3) if len(late) > 3 else ""))
+    else:
+        parts.append(t(lang, "analysis.run.meets", algorithm=result["algorithm"]))
+    head = "".join(f'<th scope="col">{esc(t(lang, key))}</th>' for key in
+                   ("analysis.u", "analysis.r.rm", "analysis.r.dm"))
+    where, shares, body = places(result), analysis["exact"]["tasks"], []
+    for row in analysis["tasks"]:
+        cells = "".join(f'<td class="{row["verdict"][rule]}">{esc(number(row["response_time"][rule]))} '
+                        f'({esc(t(lang, "analysis." + row["verdict"][rule]))})</td>' for rule in ("rm", "dm"))
+        body.append(f'<tr><th scope="row">{chip(row["name"], where[row["name"]])}</th>'
+                    f'<td>{esc(exact_number(row["utilisation"], shares[row["name"]]))}</td>{cells}</tr>')
+    table = (f'<div class="table-wrap"><table class="metrics analysis"><thead><tr><th scope="col">'
+             f'{esc(label(lang, "task"))}</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+    sentence = t(lang, "analysis.join").join(parts)
+    return section(t(lang, "analysis"), f'<p class="verdict">{esc(sentence)}</p>{table}'
+                                        f'<p class="muted legend">{esc(t(lang, "analysis.note"))}</p>', "analysis-card")
 
 
 def percent(share: float) -> str:
@@ -243,14 +306,15 @@ class CpuViews(ModeViews):
                 stepping.slot("state")]
 
     def step_frames(self, result: Result, lang: str) -> Frames:
-        steps, tasks, io = result["steps"], result["tasks"], has_io(result)
-        where = indexes(tasks)
+        steps, tasks, io, jobs = result["steps"], result["tasks"], has_io(result), result.get("jobs", ())
+        where = places(result)
         slots: dict[str, Slot] = {
             "state": lambda k: ('<div class="grid">' + ready_queue(steps[k], where, lang)
                                 + (blocked_list(steps[k], where, lang) if io else "")
-                                + remaining_bars(steps[k], tasks, lang) + event_list(steps[k], lang) + "</div>"
+                                + remaining_bars(steps[k], tasks, lang, jobs) + event_list(steps[k], lang)
+                                + "</div>"
                                 + rule_state(steps[k], tasks, lang)),
-            "metrics": lambda k: metrics_table(result, k, lang)}
+            "metrics": lambda k: metrics_table(result, k, lang) + analysis_card(result, lang)}
         return Frames(len(steps), slots, {"time": time_mark(result)})
 
     def columns(self, result: Result) -> list[str]:
@@ -272,7 +336,7 @@ class CpuViews(ModeViews):
         return lambda k: diff
 
     def known_state(self, result: Result, step: int, lang: str, presenter: bool) -> list:
-        now, where = result["steps"][step], indexes(result["tasks"])
+        now, where = result["steps"][step], places(result)
         gantt = Gantt(result, lang, presenter)
         gantt.move(now["time"])
         gantt.dim.fill_alpha = 1.0    # the future is hidden, not dimmed
@@ -284,7 +348,7 @@ class CpuViews(ModeViews):
         return [pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["quiz-gantt"]),
                 pane('<div class="grid">' + ready_queue(now, where, lang)
                      + (blocked_list(now, where, lang) if has_io(result) else "")
-                     + remaining_bars(now, result["tasks"], lang) + "</div>")]
+                     + remaining_bars(now, result["tasks"], lang, result.get("jobs", ())) + "</div>")]
 
     def preview(self, result: Result, lang: str, presenter: bool):
         gantt = Gantt(result, lang, presenter)
@@ -298,7 +362,7 @@ class CpuViews(ModeViews):
         if "timelines" in result:
             return cpu_chart(result, lang)
         names = [task["name"] for task in result["tasks"]]
-        row_of = {name: i for i, name in enumerate(names)}
+        row_of = places(result)
         extra = [t(lang, "chart.switch")] if has_switch_row(result) else []
         idle = len(names) + len(extra)
 
