@@ -207,6 +207,7 @@ def test_edf_ties_by_release_then_input_order():
     ({"on_miss": "stop", "tasks": [{"name": "A", "arrival": 0, "burst": 1, "period": 4}]}, "on_miss"),
     ({"algorithm": "lottery", "on_miss": "abort", "tasks": [{"name": "A", "arrival": 0, "burst": 1, "period": 4}]},
      "on_miss"),
+    ({"cpus": 2, "tasks": [{"name": "A", "arrival": 0, "burst": 1, "period": 4}]}, "cpus"),   # one CPU only
 ])
 def test_bad_input_names_the_field(scenario, field):
     with pytest.raises(ScenarioError) as caught:
