@@ -1,7 +1,8 @@
 """Exports of a run: the trace as JSON (exactly what ``python -m schedulers MODE --json`` prints) and the
-metrics as CSV (one row per task or tenant, then the averages: the mode's ``Results``).
+metrics as CSV (one row per task or tenant, then the averages, then one ``run,NAME,VALUE`` row per figure of the
+whole run, exact where the result has it: the mode's ``Results``).
 
-CSV: the first column, ``row``, says ``task``/``tenant`` or ``average``, so a task named "average" stays a
+CSV: the first column, ``row``, says ``task``/``tenant``, ``average`` or ``run``, so a task named "average" stays a
 task. A text cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is written with a
 leading ``'`` so that a spreadsheet shows it as text instead of running it as a formula (a shared link can
 carry any name).
@@ -44,4 +45,6 @@ def metrics_csv(result: Mapping[str, Any]) -> str:
     for item in result[results.items]:
         writer.writerow((results.row, *(cell(item.get(column)) for column in columns)))
     writer.writerow(("average", *(cell(averages.get(column)) if column in averaged else "" for column in columns)))
+    for name, value in results.totals(result).items():
+        writer.writerow(("run", name, cell(value)))
     return out.getvalue()

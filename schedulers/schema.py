@@ -123,6 +123,13 @@ def mean_row(rows: Sequence[Mapping[str, Any]], keys: Iterable[str]) -> dict[str
             for key in keys}
 
 
+def summary_figures(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A result's ``summary``, each figure exact where the summary says it (its ``exact``); none without one."""
+    figures = dict(result.get("summary") or {})
+    figures.update(figures.pop("exact", {}))
+    return figures
+
+
 @dataclass(frozen=True)
 class Results:
     """A mode's result rows, one per task or tenant, and their columns, declared once."""
@@ -131,6 +138,8 @@ class Results:
     columns: tuple[Column, ...]        # in order, the row's name first
     averages: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
     # the average row of a result; None: ``mean_row`` of the averaged columns
+    totals: Callable[[Mapping[str, Any]], Mapping[str, Any]] = summary_figures
+    # the run's own figures (name -> value, exact where the result has it): the exports' rows after the average
 
     @property
     def averaged(self) -> tuple[str, ...]:

@@ -111,6 +111,8 @@ def test_the_exports_show_io_and_switches():
     csv = metrics_csv(simulate("cpu", IO_SCENARIO))
     header = csv.splitlines()[0].split(",")
     assert {"cpu", "io"} <= set(header)
+    figures = metrics_csv(switching).splitlines()
+    assert {"run,switches,2", "run,switch_time,2", "run,utilisation,5/7"} <= set(figures)   # 2 switches of 1 in 7
 
 
 def test_bursts_and_the_new_parameters_travel_in_a_link():

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from schedulers.export import metrics_csv
 from schedulers import ScenarioError, simulate
 from schedulers.cpu import ALGORITHMS, run
 from schedulers.cpu.multi import schedule_multi
@@ -49,6 +50,8 @@ def test_fcfs_on_two_cpus_with_affinity_and_a_migration():
     assert result["exact"]["cpu_utilisation"] == ["5/6", "1"]
     assert result["cpu_utilisation"] == [float(Fraction(5, 6)), 1]
     assert result["summary"]["idle"] == 1
+    figures = metrics_csv(result).splitlines()   # the run's figures in the CSV, exact
+    assert {"run,utilisation,11/12", "run,migrations,1", "run,cpu_utilisation,5/6 1"} <= set(figures)
     step = result["steps"][5]   # the slice [4, 5)
     assert step["running"] == ["C", "A"] and step["decision"] == "dispatch"
     assert "A migrates from CPU 0 to CPU 1." in step["why"]["en"]

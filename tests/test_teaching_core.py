@@ -211,11 +211,17 @@ def test_trace_json_is_the_command_lines_output(tmp_path):
 
 def test_cpu_metrics_csv_rows_and_averages():
     result = simulate("cpu", scenario("fcfs", ARTICLE))
-    rows = list(csv.DictReader(io.StringIO(metrics_csv(result))))
+    every = list(csv.DictReader(io.StringIO(metrics_csv(result))))
+    rows = [r for r in every if r["row"] != "run"]
     assert [r["name"] for r in rows] == ["A", "B", "C", "D", ""]
     assert [r["waiting"] for r in rows] == ["0", "6", "9", "8", "5.75"]
     assert rows[-1]["row"] == "average" and rows[-1]["turnaround"] == "9.5"
     assert {r["row"] for r in rows[:-1]} == {"task"}
+    # then the run's figures, NAME in the second column and VALUE in the third: FCFS on the article's tasks runs
+    # 15 units in 15, switching 3 times (A, B, C, D)
+    assert every[:5] == rows and [(r["name"], r["arrival"]) for r in every[5:]] == [
+        ("makespan", "15"), ("busy", "15"), ("idle", "0"), ("utilisation", "1"), ("context_switches", "3"),
+        ("deadline_misses", "0")]
 
 
 def test_csv_keeps_names_text_and_optional_columns():

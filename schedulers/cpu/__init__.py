@@ -43,7 +43,19 @@ RESULTS = Results("tasks", "task", (
     *(Column(name, optional=True, text=name in ("cpu", "io", "deadline"))
       for name in ("cpu", "io", *OPTIONAL)), Column("missed", optional=True),
     *(Column(name, optional=True) for name in ("period", "relative_deadline", *periodic.ROW_COUNTS))),
-    averages=lambda result: result["averages"])
+    averages=lambda result: result["averages"], totals=lambda result: run_figures(result))   # defined below
+RUN_FIGURES = ("switches", "switch_time", "migrations", "steals")   # beside the summary's, when the run reports them
+
+
+def run_figures(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's own figures for the exports: the summary's (utilisation exact), the switches, the time switching,
+    the migrations and steals the run reports, and each CPU's exact utilisation."""
+    exact = result["exact"]
+    figures = {**result["summary"], "utilisation": exact["utilisation"]}
+    figures.update((key, result[key]) for key in RUN_FIGURES if key in result)
+    if "cpu_utilisation" in exact:
+        figures["cpu_utilisation"] = " ".join(exact["cpu_utilisation"])
+    return figures
 
 
 def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | None = None) -> dict[str, Any]:
@@ -221,7 +233,7 @@ def trace_note(trace: Trace, makespan: int) -> dict[str, Any]:
 
 
 render_text = text_renderer(RESULTS)
-MODE = Mode("cpu", "single CPU, integer time", ALGORITHMS, SCHEMA, run=run, render_text=render_text,
+MODE = Mode("cpu", "one CPU or up to 8, integer time", ALGORITHMS, SCHEMA, run=run, render_text=render_text,
             exercise=exercise, text_needs_steps=TEXT_NEEDS_STEPS, results=RESULTS, steps=STEPS, lines=LINES,
             custom=CUSTOM_POLICY, exercise_sizes=SIZES, render_problem=render_problem, render_trace=render_trace,
             trace_scenario={"step_details": True})

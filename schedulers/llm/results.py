@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import json_number
-from ..schema import Column, Results
+from ..schema import Column, Results, summary_figures
 
 if TYPE_CHECKING:
     from .router import Router
@@ -20,7 +20,20 @@ RESULTS = Results("tenants", "tenant", (   # a result's tenant rows (tenant_summ
     *map(Column, ("name", "weight", "join", "requests")),
     *(Column(name, averaged=True) for name in ("dispatched", "charged", "normalized")),
     Column("actual_service", averaged=True, optional=True),
-    *(Column(name, optional=True) for name in FLEET[1:])))
+    *(Column(name, optional=True) for name in FLEET[1:])), totals=lambda result: run_figures(result))
+
+
+def run_figures(result: dict[str, Any]) -> dict[str, Any]:
+    """The run's own figures for the exports: the summary's; with a fleet its servers, and with replicas how many,
+    their spread and the whole system's largest normalised-cost difference beside one router's bound (exact)."""
+    figures = summary_figures(result)
+    if "servers" in result:
+        figures["servers"] = result["servers"]
+    if "system_difference" in result:
+        difference = result["system_difference"]
+        figures.update(replicas=len(result["replicas"]), spread=result["spread"],
+                       system_difference=difference["exact"]["max_gap"], bound=difference["exact"]["bound"])
+    return figures
 
 
 def tenant_summary(router: Router, tenant: int) -> dict[str, Any]:
