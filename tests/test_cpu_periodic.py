@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -240,3 +241,14 @@ def test_the_quiz_asks_among_the_jobs_present():
     # t=7: B#1 (late) and B#2 (just released) are present; RM keeps the earlier release.
     [at] = [q for q in questions(result) if q.time == 7]
     assert set(at.candidates) == {"B#1", "B#2"} and at.answer == "B#1"
+
+
+@pytest.mark.parametrize("lang, heading", [("en", "period"), ("ja", "周期")])
+def test_the_text_output_names_the_periodic_columns(lang, heading, tmp_path):
+    """The command line's table of a periodic run (it once raised KeyError: 'period')."""
+    path = tmp_path / "periodic.json"
+    path.write_text(json.dumps(PRESETS["rm-misses-edf-meets"]["scenario"]))
+    done = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario", str(path), "--lang", lang],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert any(line.split()[:1] and heading in line.split() for line in done.stdout.splitlines())

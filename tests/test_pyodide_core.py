@@ -26,7 +26,8 @@ ARTICLE = {
     "engine": {key: value for key, value in DEFAULT_SCENARIO.items() if key != "algorithm"},   # the point
 }
 ITEM_FIELDS = {"deadline": [9, 12, 4, 10], "priority": [3, 1, 2, 1], "tickets": [10, 20, 30, 40],
-               "weight": [1, 2, 1, 1], "nice": [0, -5, 5, 19]}
+               "weight": [1, 2, 1, 1], "nice": [0, -5, 5, 19],
+               "period": [8, 10, 12, 16], "relative_deadline": [6, 9, 12, 10]}   # rm, dm: periodic tasks
 PARAMETERS = {"quantum": 2}
 
 pytestmark = pytest.mark.pyodide

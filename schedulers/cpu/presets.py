@@ -36,7 +36,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     # Periodic tasks (issue 23): the article's section 4.1 on three task sets; each compares RM with EDF.
     "rm-misses-edf-meets": {
-        "title": {"en": "Over the bound: RM misses, EDF meets", "ja": "上限超え: RMは締切を落とし、EDFは守る"},
+        "title": {"en": "Over the bound: RM misses, EDF meets", "ja": "上限超え: RMは締切を落とし、EDFは守ります"},
         "lesson": {"en": "Periods 5 and 7, executions 2 and 4: U = 34/35 = 0.971 > 0.828, so the Liu-Layland bound "
                          "says nothing; the exact response-time test gives B R = 8 > 7, and the run shows B#1 late "
                          "by 1. EDF meets every deadline, as U <= 1 promises.",
