@@ -157,6 +157,12 @@
     box.appendChild(error)
     waitingNote.textContent = ''
     document.body.dataset.labBoot = 'error'
+    // The prerender still steps and its menus still work: the box, there for good now, leaves the overlay's corner
+    // (over the editor's rows) for the top of the page, above the lab, where it covers nothing.
+    if (stepping()) {
+      box.classList.add('lab-boot-inline')
+      document.body.prepend(box)
+    }
   }
 
   // --- what the visitor does before the lab is ready ---
