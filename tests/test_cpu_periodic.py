@@ -252,3 +252,10 @@ def test_the_text_output_names_the_periodic_columns(lang, heading, tmp_path):
                           capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert any(line.split()[:1] and heading in line.split() for line in done.stdout.splitlines())
+
+
+def test_a_text_column_without_its_words_fails_when_the_mode_is_made(monkeypatch):
+    from schedulers.cpu import RESULTS, text
+    monkeypatch.delitem(text.WORDS["ja"]["columns"], "period")
+    with pytest.raises(ValueError, match="ja: period"):
+        text.text_renderer(RESULTS)

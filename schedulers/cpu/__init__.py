@@ -33,17 +33,6 @@ __all__ = ["ALGORITHMS", "MODE", "Policy", "SCHEMA", "render_text", "run"]
 ALGORITHMS: dict[str, Algorithm] = catalogue("cpu", RULES)
 SCHEMA = with_readers("cpu", "tasks", TASK, PARAMETERS, SCENARIO_FIELDS, ALGORITHMS)
 OPTIONAL = SCHEMA.optional
-# A result's task rows (``result`` below): the task's own numbers, its metrics (averaged in ``averages``), then the
-# optional fields the scenario gave and, with a deadline, whether it was missed; a periodic task's its jobs' counts.
-# With I/O a row's ``burst`` is the task's CPU time in all, and ``cpu``/``io`` follow the metrics. The text table
-# shows the deadline with its miss, not the other rules' inputs.
-RESULTS = Results("tasks", "task", (
-    *map(Column, ("name", "arrival", "burst", "completion")),
-    *(Column(name, averaged=True) for name in ("turnaround", "waiting", "response")),
-    *(Column(name, optional=True, text=name in ("cpu", "io", "deadline"))
-      for name in ("cpu", "io", *OPTIONAL)), Column("missed", optional=True),
-    *(Column(name, optional=True) for name in ("period", "relative_deadline", *periodic.ROW_COUNTS))),
-    averages=lambda result: result["averages"], totals=lambda result: run_figures(result))   # defined below
 RUN_FIGURES = ("switches", "switch_time", "migrations", "steals")   # beside the summary's, when the run reports them
 
 
@@ -56,6 +45,19 @@ def run_figures(result: Mapping[str, Any]) -> dict[str, Any]:
     if "cpu_utilisation" in exact:
         figures["cpu_utilisation"] = " ".join(exact["cpu_utilisation"])
     return figures
+
+
+# A result's task rows (``result`` below): the task's own numbers, its metrics (averaged in ``averages``), then the
+# optional fields the scenario gave and, with a deadline, whether it was missed; a periodic task's its jobs' counts.
+# With I/O a row's ``burst`` is the task's CPU time in all, and ``cpu``/``io`` follow the metrics. The text table
+# shows the deadline with its miss, not the other rules' inputs.
+RESULTS = Results("tasks", "task", (
+    *map(Column, ("name", "arrival", "burst", "completion")),
+    *(Column(name, averaged=True) for name in ("turnaround", "waiting", "response")),
+    *(Column(name, optional=True, text=name in ("cpu", "io", "deadline"))
+      for name in ("cpu", "io", *OPTIONAL)), Column("missed", optional=True),
+    *(Column(name, optional=True) for name in ("period", "relative_deadline", *periodic.ROW_COUNTS))),
+    averages=lambda result: result["averages"], totals=run_figures)
 
 
 def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | None = None) -> dict[str, Any]:

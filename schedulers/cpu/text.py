@@ -39,7 +39,13 @@ SWITCH_MARK = "~"   # a time unit spent switching, in the one-letter chart
 
 
 def text_renderer(results: Results) -> Callable[[dict[str, Any], str], str]:
-    """The mode's ``render_text``, its table's columns read from ``results`` (the mode's ``Results``)."""
+    """The mode's ``render_text``, its table's columns read from ``results`` (the mode's ``Results``). A column of
+    the text table without its words in a language fails here, when the mode is made, not in a user's run."""
+    missing = sorted({f"{lang}: {column.name}" for lang, words in WORDS.items() for column in results.columns
+                      if column.text and column.name not in words["columns"]})
+    if missing:
+        raise ValueError(f"the text table has no words for the columns {', '.join(missing)} (schedulers/cpu/text.py)")
+
     def render_text(result: dict[str, Any], lang: str = "en") -> str:
         words = WORDS[lang]
         parameters = ", ".join(f"{key}={value}" for key, value in result["parameters"].items() if value is not None)

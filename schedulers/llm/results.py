@@ -15,13 +15,6 @@ from ..schema import Column, Results, summary_figures
 if TYPE_CHECKING:
     from .router import Router
 
-FLEET = ("actual_service", "latency_mean", "latency_p95", "wait_mean")   # only with servers
-RESULTS = Results("tenants", "tenant", (   # a result's tenant rows (tenant_summary)
-    *map(Column, ("name", "weight", "join", "requests")),
-    *(Column(name, averaged=True) for name in ("dispatched", "charged", "normalized")),
-    Column("actual_service", averaged=True, optional=True),
-    *(Column(name, optional=True) for name in FLEET[1:])), totals=lambda result: run_figures(result))
-
 
 def run_figures(result: dict[str, Any]) -> dict[str, Any]:
     """The run's own figures for the exports: the summary's; with a fleet its servers, and with replicas how many,
@@ -34,6 +27,14 @@ def run_figures(result: dict[str, Any]) -> dict[str, Any]:
         figures.update(replicas=len(result["replicas"]), spread=result["spread"],
                        system_difference=difference["exact"]["max_gap"], bound=difference["exact"]["bound"])
     return figures
+
+
+FLEET = ("actual_service", "latency_mean", "latency_p95", "wait_mean")   # only with servers
+RESULTS = Results("tenants", "tenant", (   # a result's tenant rows (tenant_summary)
+    *map(Column, ("name", "weight", "join", "requests")),
+    *(Column(name, averaged=True) for name in ("dispatched", "charged", "normalized")),
+    Column("actual_service", averaged=True, optional=True),
+    *(Column(name, optional=True) for name in FLEET[1:])), totals=run_figures)
 
 
 def tenant_summary(router: Router, tenant: int) -> dict[str, Any]:
