@@ -4,8 +4,6 @@ against the router's SFQ, the quiz; and CFS's vruntime and weight per step. Ever
 in this process."""
 from __future__ import annotations
 
-import csv
-import io
 import json
 import subprocess
 import sys
@@ -18,7 +16,7 @@ from schedulers import simulate
 from schedulers.engine import DEFAULT_SCENARIO, llm_scenario
 from schedulers.quiz import questions
 from tests.test_app_browser import ARTICLE, ROOT, TIMEOUT, Lab, expect
-from tests.test_teach_browser import download, expect_text, tab
+from tests.test_teach_browser import download, downloaded_csv, expect_text, tab
 
 pytestmark = pytest.mark.browser
 
@@ -130,7 +128,7 @@ def test_engine_exports_are_the_command_lines(lab, test_output, tmp_path):
                               str(tmp_path / "scenario.json"), "--json"],
                              capture_output=True, check=True, cwd=ROOT).stdout
     assert saved == printed and json.loads(saved) == result
-    rows = list(csv.DictReader(io.StringIO(download(lab, "export-csv").read_text(encoding="utf-8"))))
+    rows = downloaded_csv(lab, result)
     assert [(r["name"], r["service"]) for r in rows[:-1]] == [(t["name"], str(t["service"])) for t in result["tenants"]]
     svg_text = download(lab, "export-svg").read_text(encoding="utf-8")
     (test_output / "engine-chart.svg").write_text(svg_text, encoding="utf-8")

@@ -5,8 +5,6 @@ input named by its field, and screenshots in both languages and at presenter siz
 the core in this process."""
 from __future__ import annotations
 
-import csv
-import io
 
 import pytest
 
@@ -18,7 +16,7 @@ from schedulers.llm.steps import dispatched_so_far
 from tests.test_app_browser import TIMEOUT, Lab, expect, expect_true
 from tests.test_engine_browser import go_to
 from tests.test_fleet_app import CANCELS
-from tests.test_teach_browser import download, expect_text, tab
+from tests.test_teach_browser import download, downloaded_csv, expect_text, tab
 
 pytestmark = pytest.mark.browser
 CANCELS_QUERY = "mode=llm&algorithm=sfq&servers=2&tenants=A:8+8!12,B:2~6+2,C:4+4!3:join=1"
@@ -190,7 +188,7 @@ def test_compare_predict_and_export_with_servers(lab, test_output):
     assert lab.page.locator("table.metrics").count() == 0
     lab.shot(test_output, "fleet-predict-en-1366")
     tab(lab, "Export")
-    rows = list(csv.DictReader(io.StringIO(download(lab, "export-csv").read_text(encoding="utf-8"))))
+    rows = downloaded_csv(lab, result)
     assert [r["actual_service"] for r in rows[:-1]] == [str(t["actual_service"]) for t in result["tenants"]]
     svg = download(lab, "export-svg").read_text(encoding="utf-8")
     assert "server 0 · A #1: charged 8, runs 8 · cancelled at t=12" in svg

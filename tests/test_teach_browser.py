@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from app.render import number
-from schedulers import simulate
+from schedulers import MODES, simulate
 from schedulers.custom import TEMPLATES
+from schedulers.export import cell
 from schedulers.custom import run as run_policy
 from schedulers.exercises import cpu_exercise
 from schedulers.quiz import questions
@@ -268,6 +269,17 @@ def download(lab: Lab, css: str) -> Path:
     return Path(info.value.path())
 
 
+def downloaded_csv(lab: Lab, result: dict) -> list[dict[str, str]]:
+    """The metrics CSV the page downloads: its rows and average (returned), then its ``run`` rows, which must be the
+    core's figures of the run, in order (``Results.totals``)."""
+    every = list(csv.DictReader(io.StringIO(download(lab, "export-csv").read_text(encoding="utf-8"))))
+    rows = [row for row in every if row["row"] != "run"]
+    name, value = list(every[0])[1:3]   # a figure's name and value stand in the second and third columns
+    figures = MODES[result["mode"]].results.totals(result)
+    assert [(row[name], row[value]) for row in every[len(rows):]] == [(key, str(cell(v))) for key, v in figures.items()]
+    return rows
+
+
 def png_size(data: bytes) -> tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
     return struct.unpack(">II", data[16:24])
@@ -290,7 +302,7 @@ def test_exports_download_and_parse_back(lab, test_output, tmp_path, query, mode
     note = lab.page.locator("p.muted", has_text="byte for byte")   # the command as words, not Markdown
     expect_text(note, f"python -m schedulers {mode} --json")
     assert "`" not in note.inner_text()
-    rows = list(csv.DictReader(io.StringIO(download(lab, "export-csv").read_text(encoding="utf-8"))))
+    rows = downloaded_csv(lab, result)
     items = result["tasks"] if mode == "cpu" else result["tenants"]
     assert [r["name"] for r in rows[:-1]] == [item["name"] for item in items] and rows[-1]["row"] == "average"
     svg_text = download(lab, "export-svg").read_text(encoding="utf-8")
