@@ -33,18 +33,24 @@ class Teaching(LabView):
         self._panels: dict[str, object] = {}
         self._controls = None
 
-    @param.depends("lab.lang", "view")
-    def bar(self):
-        """One button per view, the chosen one filled; they wrap on a narrow screen."""
-        lang = self.lab.lang
-        buttons = []
+    def bar(self) -> pn.FlexBox:
+        """One button per view, the chosen one filled; they wrap on a narrow screen. The buttons are made once and
+        relabelled in place: a bar rebuilt in the new language would drop a click that lands while it is replaced."""
+        buttons = {}
         for key in VIEWS:
-            button = pn.widgets.Button(label=t(lang, f"tab.{key}"), color="primary", margin=(2, 2),
-                                       variant="solid" if key == self.view else "outline",
-                                       css_classes=[f"teach-tab-{key}"], stylesheets=SCALED)
+            button = pn.widgets.Button(color="primary", margin=(2, 2), css_classes=[f"teach-tab-{key}"],
+                                       stylesheets=SCALED)
             button.on_click(lambda _, key=key: setattr(self, "view", key))
-            buttons.append(button)
-        return pn.FlexBox(*buttons, css_classes=["teach-tabs"], gap="0 2px", sizing_mode="stretch_width")
+            buttons[key] = button
+
+        def label(*_) -> None:
+            for key, button in buttons.items():
+                button.param.update(label=t(self.lab.lang, f"tab.{key}"),
+                                    variant="solid" if key == self.view else "outline")
+        label()
+        self.lab.param.watch(label, "lang")
+        self.param.watch(label, "view")
+        return pn.FlexBox(*buttons.values(), css_classes=["teach-tabs"], gap="0 2px", sizing_mode="stretch_width")
 
     @param.depends("view", watch=True)
     def _show(self) -> None:
@@ -84,4 +90,4 @@ class Teaching(LabView):
         """The lab's own view first, the features after it; ``controls`` (the step buttons) also lead compare."""
         self._panels = {"lab": step_through}
         self._controls = controls
-        return pn.Column(self.bar, self.body, sizing_mode="stretch_width")
+        return pn.Column(self.bar(), self.body, sizing_mode="stretch_width")

@@ -54,23 +54,33 @@ class LabUI(LabView):
         self.presets = PresetView(self.lab)
 
     # --- header --------------------------------------------------------------------------------------
-    @param.depends("lab.lang", "lab.mode")
-    def header(self):
-        lab, lang = self.lab, self.lab.lang
-        modes = pn.widgets.RadioButtonGroup(options={app_mode(m).say(lang, "label"): m for m in names()},
-                                            value=lab.mode, color="primary", variant="outline",
-                                            label=t(lang, "mode"), margin=(4, 4), stylesheets=SCALED)
+    def header(self) -> pn.FlexBox:
+        """The title, the mode, the language, presenter mode and the help. Its widgets are made once and relabelled
+        in place: a header rebuilt in the new language would drop a click that lands while it is replaced."""
+        lab = self.lab
+        modes = pn.widgets.RadioButtonGroup(value=lab.mode, color="primary", variant="outline", margin=(4, 4),
+                                            stylesheets=SCALED)
         modes.link(lab, value="mode")
-        language = pn.widgets.RadioButtonGroup(options={v: k for k, v in LANGUAGES.items()}, value=lang,
-                                               label=t(lang, "language"), margin=(4, 4), stylesheets=SCALED)
+        language = pn.widgets.RadioButtonGroup(options={v: k for k, v in LANGUAGES.items()}, value=lab.lang,
+                                               margin=(4, 4), stylesheets=SCALED)
         language.link(lab, value="lang")
-        presenter = pn.widgets.Toggle.from_param(lab.param.presenter, label=t(lang, "presenter"), margin=(4, 4),
-                                                 color="default", stylesheets=SCALED)
-        words = render.esc(app_mode(lab.mode).say(lang, "help"))
-        help_html = (f'<details class="help"><summary>?</summary><p>{words}</p>'
-                     f'<p>{render.esc(t(lang, "keys"))}</p></details>')
-        title = pane(f'<h1 class="title">{render.esc(t(lang, "title"))}</h1>', sizing_mode=None)
-        return pn.FlexBox(title, modes, language, presenter, pane(help_html, sizing_mode=None), align_items="center",
+        presenter = pn.widgets.Toggle.from_param(lab.param.presenter, margin=(4, 4), color="default",
+                                                 stylesheets=SCALED)
+        title, help_pane = pane("", sizing_mode=None), pane("", sizing_mode=None)
+
+        def relabel(*_) -> None:
+            lang = lab.lang
+            modes.param.update(options={app_mode(m).say(lang, "label"): m for m in names()}, value=lab.mode,
+                               label=t(lang, "mode"))
+            language.param.update(value=lang, label=t(lang, "language"))
+            presenter.label = t(lang, "presenter")
+            title.object = f'<h1 class="title">{render.esc(t(lang, "title"))}</h1>'
+            help_pane.object = (f'<details class="help"><summary>?</summary>'
+                                f'<p>{render.esc(app_mode(lab.mode).say(lang, "help"))}</p>'
+                                f'<p>{render.esc(t(lang, "keys"))}</p></details>')
+        relabel()
+        lab.param.watch(relabel, ["lang", "mode"])
+        return pn.FlexBox(title, modes, language, presenter, help_pane, align_items="center",
                           sizing_mode="stretch_width", css_classes=["lab-header"])
 
     @param.depends("lab.notices", "lab.lang")
@@ -274,7 +284,7 @@ class LabUI(LabView):
         visuals = pn.Column(self.teaching.views(pn.Column(controls, self.visuals, sizing_mode="stretch_width"),
                                                controls),
                             sizing_mode="stretch_width", styles={"flex": "2.5 1 540px", "min-width": "0"})
-        return pn.Column(self.header, self.notices, pn.FlexBox(editor, visuals, sizing_mode="stretch_width",
+        return pn.Column(self.header(), self.notices, pn.FlexBox(editor, visuals, sizing_mode="stretch_width",
                                                                gap="8px"),
                          sizing_mode="stretch_width", css_classes=["lab-root"],
                          styles=pn.bind(presenter_style, self.lab.param.presenter))

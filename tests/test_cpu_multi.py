@@ -124,6 +124,21 @@ def test_lottery_draws_the_free_cpus_winners_without_replacement():
     assert sorted(first) == ["A", "B", "C"]   # three CPUs, three tasks: each drawn once
 
 
+def test_eevdf_on_two_cpus_runs_the_least_vruntime_when_no_waiting_task_is_eligible():
+    # A 1, B 2, C 1, all at 0, slice 1, two CPUs: every v = 0, deadline 1: A -> CPU 0, B -> CPU 1.
+    # t=1: A completes; B's request ends (v 1, deadline 2); runnable B and C: V = (1 + 0) / 2 = 1/2.
+    # CPU 0 takes C (v 0 <= 1/2); B (v 1 > 1/2) is not eligible, but nothing waiting is: it runs, on CPU 1.
+    result = simulate("cpu", {"algorithm": "eevdf", "cpus": 2, "slice": 1, "tasks": [
+        {"name": "A", "arrival": 0, "burst": 1}, {"name": "B", "arrival": 0, "burst": 2},
+        {"name": "C", "arrival": 0, "burst": 1}]})
+    assert result["timelines"] == [["A", "C"], ["B", "B"]]
+    assert {name: row["completion"] for name, row in rows(result).items()} == {"A": 1, "B": 2, "C": 2}
+    assert result["steps"][1]["exact"]["lag"] == {"B": "-1/2", "C": "1/2"}
+    why = result["steps"][2]["why"]["en"]
+    assert "B (vruntime 1, lag -1/2, virtual deadline 2; not eligible, but no waiting task is: it has the least " \
+           "vruntime) is dispatched on CPU 1" in why
+
+
 @pytest.mark.parametrize("cpus", [0, 9, "2", 1.5])
 def test_bad_cpus_names_the_field(cpus):
     with pytest.raises(ScenarioError) as error:

@@ -325,14 +325,18 @@ class EligibleQueue:
         return self.policy.choose(self, now) if self.count else None
 
     def earliest(self, total: int, weights: int, now: int) -> Task:
-        """The task of least key among those whose vruntime v has v * weights <= total (V = total / weights)."""
+        """The task of least key among those whose vruntime v has v * weights <= total (V = total / weights); if
+        none has, the one of least vruntime (then index)."""
         beyond, eligible, key = self.beyond, self.eligible, self.policy.key
         while beyond and beyond[0][0] * weights <= total:
             vruntime, index, task = heapq.heappop(beyond)
             heapq.heappush(eligible, (*key(task, now), index, vruntime, task))
-        while eligible[0][-2] * weights > total:
+        while eligible and eligible[0][-2] * weights > total:
             *_, index, vruntime, task = heapq.heappop(eligible)
             heapq.heappush(beyond, (vruntime, index, task))
+        if not eligible:   # several CPUs: the running tasks hold V below every waiting one; the nearest to it runs
+            vruntime, index, task = heapq.heappop(beyond)
+            heapq.heappush(eligible, (*key(task, now), index, vruntime, task))
         return eligible[0][-1]
 
     def take(self, task: Task) -> None:

@@ -825,7 +825,8 @@ class EEVDF(CFS):
     arrival, then input order. Several CPUs: one runnable set for all CPUs: V averages over every runnable task,
     running on any CPU or ready, so sum(w * v) grows by 1024 per CPU that ran (or switched into) a task in a time
     unit; the free CPUs take, in turn, the eligible task with the earliest virtual deadline (V does not move between
-    their choices)."""
+    their choices); when no waiting task is eligible (the running ones hold V below them all), a free CPU takes the
+    waiting task of least vruntime, the nearest to eligible (then input order), so no CPU idles while a task waits."""
     name = "eevdf"
     parameter_names = ("slice",)
     dynamic = True            # eligibility moves with V
@@ -909,8 +910,12 @@ class EEVDF(CFS):
         scale = VRUNTIME_SCALE
         vruntime, deadline = Fraction(self.vruntime(task), scale), Fraction(task.virtual_deadline, scale)
         lag = self.average(now) / scale - vruntime
-        return {"en": f"vruntime {vruntime}, lag {lag}, virtual deadline {deadline}",
+        text = {"en": f"vruntime {vruntime}, lag {lag}, virtual deadline {deadline}",
                 "ja": f"vruntime {vruntime}、ラグ{lag}、仮想締切{deadline}"}
+        if lag < 0:   # several CPUs: chosen though not eligible (the rule's fallback, in the docstring)
+            return {"en": text["en"] + "; not eligible, but no waiting task is: it has the least vruntime",
+                    "ja": text["ja"] + "。適格ではありませんが、待っているタスクはどれも適格でなく、vruntimeが最小です"}
+        return text
 
     def parameters(self) -> dict[str, Any]:
         return {"slice": self.slice_length}
