@@ -234,9 +234,10 @@ def scenario(family: str, reference: Reference) -> dict[str, Any]:
 # --- the rules as written: a model of MLFQ with I/O and issue 20's three conventions --------------------------------
 
 # Issue 20's three flags: (a) arrival_before_requeue, (b) boost_after_arrivals, (c) boost_order.
-CONVENTIONS = {"lab": {"arrival_before_requeue": True, "boost_after_arrivals": True, "boost_order": "top-first"},
+CONVENTIONS = {"lab": {"arrival_before_requeue": True, "boost_after_arrivals": True, "boost_order": "top-first",
+                       "ostep": False},
                "ostep": {"arrival_before_requeue": False, "boost_after_arrivals": False,
-                         "boost_order": "bottom-first"}}
+                         "boost_order": "bottom-first", "ostep": True}}
 
 
 def model_mlfq(scenario: dict[str, Any], conventions: dict[str, Any]) -> dict[str, Any]:
@@ -255,7 +256,10 @@ def model_mlfq(scenario: dict[str, Any], conventions: dict[str, Any]) -> dict[st
     gives every unfinished task, blocked ones included, the top level with a full quantum and allotment; arrivals
     join the tail of the top level in input order, then I/O returns the tail of their level (``io_to_front``: its
     front, ahead of a task running there). ``arrival_before_requeue`` requeues an expired task after the instant's
-    arrivals instead of at the end of its unit; ``boost_after_arrivals`` boosts after them instead of before."""
+    arrivals instead of at the end of its unit; ``boost_after_arrivals`` boosts after them instead of before.
+    Those are mlfq.py's rules that are no flag (``ostep``); without them, as docs/cpu.md states the lab's: arrivals
+    and returns of one instant join in input order, ``io_to_front`` puts a return behind the task running at its
+    level, and with ``io_resets_allotment`` blocking exactly as the quantum ends is an expiry (no fresh allotment)."""
     levels, quanta, allotment = scenario["levels"], scenario["quanta"], scenario["allotment"]
     boost = scenario.get("boost")
     stay, to_front = scenario.get("io_resets_allotment", False), scenario.get("io_to_front", False)
@@ -270,6 +274,7 @@ def model_mlfq(scenario: dict[str, Any], conventions: dict[str, Any]) -> dict[st
     timeline: list[str | None] = []
     expired = None   # under arrival_before_requeue: the task whose quantum ended at t, requeued after t's arrivals
     unfinished, t = len(tasks), 0
+    running = None   # the task that ran the last unit and is still at the head of its level
 
     def full(task: dict[str, Any], level: int) -> None:
         task.update(level=level, quantum=quanta[level], allotment=allotment[level])
@@ -291,9 +296,16 @@ def model_mlfq(scenario: dict[str, Any], conventions: dict[str, Any]) -> dict[st
     while unfinished:
         if not conventions["boost_after_arrivals"]:
             boost_now()
-        queues[0].extend(arriving.pop(t, []))
-        for task in returning.pop(t, []):
-            queues[task["level"]].insert(0, task) if to_front else queues[task["level"]].append(task)
+        joining = [(task, True) for task in arriving.pop(t, [])] + [(task, False) for task in returning.pop(t, [])]
+        if not conventions["ostep"]:
+            joining.sort(key=lambda entry: tasks.index(entry[0]))
+        for task, arrives in joining:
+            queue = queues[0 if arrives else task["level"]]
+            if arrives or not to_front:
+                queue.append(task)
+            else:   # mlfq.py: ahead of the task running at its level; the lab: behind it
+                queue.insert(0 if conventions["ostep"] or not queue or queue[0] is not running else 1, task)
+        running = None
         if expired is not None:
             queues[expired["level"]].append(expired)
             expired = None
@@ -304,7 +316,7 @@ def model_mlfq(scenario: dict[str, Any], conventions: dict[str, Any]) -> dict[st
             timeline.append(None)
             t += 1
             continue
-        task = queues[level][0]
+        task = running = queues[level][0]
         timeline.append(task["name"])
         task["first_run"] = t if task["first_run"] is None else task["first_run"]
         t += 1
@@ -322,7 +334,7 @@ def model_mlfq(scenario: dict[str, Any], conventions: dict[str, Any]) -> dict[st
             returning.setdefault(t + task["bursts"][task["phase"] + 1], []).append(task)
             task["phase"] += 2
             task["left"] = task["bursts"][task["phase"]]
-            if stay:
+            if stay and (conventions["ostep"] or not quantum_over):
                 full(task, level)
         if quantum_over:
             task["allotment"] -= 1
@@ -331,6 +343,7 @@ def model_mlfq(scenario: dict[str, Any], conventions: dict[str, Any]) -> dict[st
             else:
                 task["quantum"] = quanta[level]
             if not blocked:
+                running = None
                 queues[level].pop(0)
                 if conventions["arrival_before_requeue"]:
                     expired = task

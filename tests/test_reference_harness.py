@@ -385,3 +385,19 @@ def test_vtc_bench_says_when_it_did_not_measure(monkeypatch, capsys):
     monkeypatch.delenv(vtc.ENV, raising=False)
     assert "NOT measured" in vtc.bench()["skipped"]
     assert "NOT measured" in capsys.readouterr().out
+
+
+def test_model_under_the_lab_puts_a_return_behind_the_running_task():
+    # A runs [1, 2), is in I/O over [2, 4); B arrives at 3 and runs. At t=4 A returns to the front of level 0:
+    # mlfq.py (-I) puts it ahead of B, which it preempts; the lab puts it behind B, which keeps its quantum of 2.
+    scenario = mlfq([("A", 1, [1, 2, 1]), ("B", 3, 2)], levels=2, quanta=(2, 2), allotment=(2, 1), io_to_front=True)
+    assert timeline(scenario, "ostep") == "-A-BAB"
+    assert timeline(scenario, "lab") == "-A-BBA" == "".join(e or "-" for e in simulate("cpu", scenario)["timeline"])
+
+
+def test_model_under_the_lab_joins_arrivals_and_returns_in_input_order():
+    # A (input first) blocks over [1, 2) and returns at 2 as B arrives: the lab queues A first, mlfq.py B (arrivals
+    # before returns). One level, quantum 4.
+    scenario = mlfq([("A", 0, [1, 1, 1]), ("B", 2, 1)], quanta=(4,))
+    assert timeline(scenario, "lab") == "A-AB" == "".join(e or "-" for e in simulate("cpu", scenario)["timeline"])
+    assert timeline(scenario, "ostep") == "A-BA"
