@@ -19,7 +19,8 @@ from .catalog import Algorithm, json_number
 # number: exact rational (int, float, "p/q"); integers: a list (with ``fields``, an item may also be an object of
 # those fields, the first being the integer itself, and the list its compact text: the router's costs, docs/llm.md
 # "Servers"); records: a list of objects with the field's own
-# ``fields`` (engine's requests), which may also be given in a compact text form (docs/engine.md "The compact form");
+# ``fields`` (engine's requests), which may also be given in a compact text form (docs/engine.md "The compact form";
+# the generic one, ``fields.records``/``format_records``: "rr:quantum=2;fcfs", MLQ's classes);
 # choice: one of the field's ``choices``; boolean: JSON's true or false
 TYPES = ("text", "integer", "number", "integers", "records", "choice", "boolean")
 
@@ -33,7 +34,7 @@ class Field:
     required: bool = False             # unless a field given ``instead_of`` it replaces it
     default: Any = None                # what the core uses when it is left out (None: nothing, or it depends on
                                        # the algorithm; a result's ``parameters`` show the value used)
-    minimum: int | None = None         # of the value, or of each item of a list
+    minimum: int | None = None         # of the value, or of each item of a list (records: how many records)
     maximum: int | None = None
     instead_of: tuple[str, ...] = ()   # giving this field replaces those (``costs`` replaces cost and count)
     read_by: tuple[str, ...] = ()      # the algorithms that read it; empty: every algorithm
