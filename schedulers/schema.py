@@ -45,6 +45,13 @@ class Field:
     help: str = ""                     # one line: what it is, for --help (a parameter's option, which adds the
                                        # default) and the docs
     metavar: str = "N"                 # a parameter's option's value in --help: --quantum N
+    attribute: str = ""                # the record's attribute, when the name cannot be one (a task's ``class``,
+                                       # a Python keyword, is ``class_``); empty: the name
+
+    @property
+    def attr(self) -> str:
+        """The attribute holding the field's value in a record (``record``): the name, or ``attribute``."""
+        return self.attribute or self.name
 
 
 @dataclass(frozen=True)
@@ -83,12 +90,12 @@ PYTHON_TYPES = {"text": str, "integer": int, "number": Fraction, "integers": tup
 
 
 def record(name: str, fields: Iterable[Field], first: Iterable[tuple[str, type]] = (), **options: Any) -> type:
-    """A dataclass with one attribute per field, in order (after ``first``: attributes of its own), a required one
-    without a default and the others defaulting to None (not given): what a reader fills with the values it
-    checked, by name. ``options``: the dataclass's (``frozen=True``); it has slots and compares by identity unless
-    told."""
-    attributes = [*first, *((f.name, PYTHON_TYPES[f.type]) if f.required else
-                            (f.name, PYTHON_TYPES[f.type] | None, attribute(default=None)) for f in fields)]
+    """A dataclass with one attribute per field (its ``attr``), in order (after ``first``: attributes of its own), a
+    required one without a default and the others defaulting to None (not given): what a reader fills with the
+    values it checked, by name. ``options``: the dataclass's (``frozen=True``); it has slots and compares by
+    identity unless told."""
+    attributes = [*first, *((f.attr, PYTHON_TYPES[f.type]) if f.required else
+                            (f.attr, PYTHON_TYPES[f.type] | None, attribute(default=None)) for f in fields)]
     return make_dataclass(name, attributes, slots=True, **{"eq": False, **options})
 
 
