@@ -33,7 +33,7 @@ def test_a_higher_class_preempts_at_once_and_rr_runs_inside_its_class():
     assert [row.get("class") for row in result["tasks"]] == [1, None, None]   # the class column, as given
     why = result["steps"][2]["why"]   # the slice [1, 2): the preemption, which class and rule decided
     assert why["en"] == ("t=1: B (class 0 (RR, q=2): remaining 3) preempts A (class 1 (FCFS): arrived 0): MLQ runs "
-                         "the highest class with a ready task, by that class's own rule.")
+                         "the highest non-empty class, by that class's own rule.")
     assert why["ja"] == ("t=1: B（クラス0（RR、q=2）: 残り3）がA（クラス1（FCFS）: 到着0）を横取りします: "
                          "MLQは待ちタスクのある最上位クラスを、そのクラスの規則で実行します。")
 

@@ -462,9 +462,9 @@ class MLFQ(Policy):
 
 @words(
     label={"en": "MLQ", "ja": "MLQ（多段キュー）"},
-    summary={"en": "fixed classes (0 highest), each with its own rule; a higher class preempts at once",
+    summary={"en": "fixed classes (0 the highest), each with its own rule; higher classes preempt at once",
              "ja": "固定のクラス（0が最上位）ごとに規則を持ち、上位クラスは即座に横取りします"},
-    rule={"en": "MLQ runs the highest class with a ready task, by that class's own rule",
+    rule={"en": "MLQ runs the highest non-empty class, by that class's own rule",
           "ja": "MLQは待ちタスクのある最上位クラスを、そのクラスの規則で実行します"},
     keep={"en": "no task waits in a higher class, and its class's rule keeps it",
           "ja": "上位クラスで待つタスクはなく、クラスの規則も実行を続けさせます"},
@@ -491,10 +491,10 @@ class MLQ(Policy):
         error naming it, ``classes[0].quantum``)."""
         rules = []
         for k, entry in enumerate(parameters.classes):
-            rule = POLICIES[entry["rule"]]
-            for key in entry.keys() - {"rule"} - set(rule.parameter_names):
+            chosen = POLICIES[entry["rule"]]
+            for key in entry.keys() - {"rule"} - set(chosen.parameter_names):
                 raise ScenarioError(f"classes[{k}].{key}", f"{entry['rule']} reads no {key}")
-            rules.append(rule.from_parameters(replace(parameters, quantum=entry.get("quantum"),
+            rules.append(chosen.from_parameters(replace(parameters, quantum=entry.get("quantum"),
                                                       aging=entry.get("aging"))))
         return cls(rules)
 
@@ -509,44 +509,44 @@ class MLQ(Policy):
                 raise ScenarioError(f"tasks[{at}].class", f"must be less than the {len(self.rules)} classes given "
                                                           f"in classes, not {task.class_}")
 
-    def held(self, task: Task, rule: Policy) -> bool:
+    def held(self, task: Task, own: Policy) -> bool:
         """A task a higher class preempted: it waits having started its quantum (a rule with quanta), or its burst
         (a rule that never preempts; a preemptive one orders its queue itself)."""
-        if rule.quantum(task) is not None:
+        if own.quantum(task) is not None:
             return task.slice_left is not None
-        return not rule.preemptive and task.remaining < task.burst
+        return not own.preemptive and task.remaining < task.burst
 
     def key(self, task: Task, now: int) -> Any:
         level = task.class_ or 0
-        rule = self.rules[level]
-        return level, not self.held(task, rule), rule.key(task, now)
+        own = self.rules[level]
+        return level, not self.held(task, own), own.key(task, now)
 
     def preempts(self, candidate: Task, running: Task, now: int) -> bool:
         if (candidate.class_ or 0) != (running.class_ or 0):
             return (candidate.class_ or 0) < (running.class_ or 0)
-        rule = self.rules[running.class_ or 0]
-        return rule.preemptive and rule.preempts(candidate, running, now)
+        own = self.rules[running.class_ or 0]
+        return own.preemptive and own.preempts(candidate, running, now)
 
     def quantum(self, task: Task) -> int | None:
         return self.rules[task.class_ or 0].quantum(task)
 
     def detail(self, task: Task, now: int) -> Text:
         level = task.class_ or 0
-        rule = self.rules[level]
-        shown = {"en": rule.name.upper(), "ja": rule.name.upper()} if rule.name != "priority" else \
+        own = self.rules[level]
+        shown = {"en": own.name.upper(), "ja": own.name.upper()} if own.name != "priority" else \
             {"en": "Priority", "ja": "優先度"}
-        quantum, aging = rule.quantum(task), getattr(rule, "aging", None)
+        quantum, aging = own.quantum(task), getattr(own, "aging", None)
         if quantum is not None:
             shown = {"en": f"{shown['en']}, q={quantum}", "ja": f"{shown['ja']}、q={quantum}"}
         if aging is not None:
             shown = {"en": f"{shown['en']}, aging {aging}", "ja": f"{shown['ja']}、エージング{aging}"}
-        inner = rule.detail(task, now)
+        inner = own.detail(task, now)
         return {"en": f"class {level} ({shown['en']}): {inner['en']}",
                 "ja": f"クラス{level}（{shown['ja']}）: {inner['ja']}"}
 
     def parameters(self) -> dict[str, Any]:
-        return {"classes": [{"rule": rule.name, **{key: value for key, value in rule.parameters().items()
-                                                   if value is not None}} for rule in self.rules]}
+        return {"classes": [{"rule": own.name, **{key: value for key, value in own.parameters().items()
+                                                  if value is not None}} for own in self.rules]}
 
 
 @words(
