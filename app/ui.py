@@ -241,7 +241,9 @@ class LabUI(LabView):
             for field, problem in errors.items():
                 if owns(field):
                     match = FIELD_ERROR.match(field)
-                    where = label(lang, match["field"]) if match else field
+                    # a row's field, or an item of a parameter (classes[1].rule: "Classes ..."), by its words
+                    where = label(lang, match["field"]) if match else label(lang, head(field)) if head(field) != field \
+                        else field
                     notes.append(render.error_note(t(lang, "invalid", problem=f"{where} ({field}): {problem}")))
             return "".join(notes)
         return pane(pn.bind(message, self.lab.param.errors, self.lab.param.lang))

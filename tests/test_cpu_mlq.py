@@ -121,8 +121,9 @@ def test_bad_input_names_the_field(classes, tasks, field):
 def test_the_command_line_takes_classes():
     scenario_text = json.dumps({"algorithm": "mlq", "tasks": [{"name": "A", "arrival": 0, "burst": 3, "class": 1},
                                                               {"name": "B", "arrival": 1, "burst": 1}]})
-    done = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--json", "--classes", "fcfs; sjf", "--scenario", "-"],
-                          input=scenario_text, capture_output=True, text=True, check=True)
+    command = [sys.executable, "-m", "schedulers", "cpu", "--scenario", "-"]
+    done = subprocess.run([*command, "--json", "--classes", "fcfs; sjf"], input=scenario_text, capture_output=True,
+                          text=True, check=True)
     assert json.loads(done.stdout)["parameters"] == {"classes": [{"rule": "fcfs"}, {"rule": "sjf"}]}
     bad = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--classes", "rr;cfs", "--scenario", "-"],
                          input=scenario_text, capture_output=True, text=True)
