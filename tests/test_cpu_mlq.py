@@ -92,6 +92,17 @@ def test_two_cpus_preempt_the_lowest_class_worst_task():
     assert "on CPU 1" in result["steps"][2]["why"]["en"]
 
 
+def test_periodic_jobs_run_in_their_tasks_class():
+    # Classes 0 FCFS, 1 RR q=2; A periodic (C 1, T 3, class 0), B one burst of 4 in class 1; horizon 6: jobs at 0, 3.
+    # A#1 [0, 1); B [1, 3), its quantum ending at 3 as A#2 is released; A#2 [3, 4); B [4, 6). Its row keeps its class.
+    result = mlq([("A", 0, 1, {"period": 3}), ("B", 0, 4, {"class": 1})], "fcfs;rr", horizon=6)
+    assert result["timeline"] == ["A#1", "B", "B", "A#2", "B", "B"]
+    assert [row.get("class") for row in result["tasks"]] == [None, 1]
+    with pytest.raises(ScenarioError) as caught:   # a job's class is its task's, named by the task's place
+        mlq([("B", 0, 4), ("A", 0, 1, {"period": 3, "class": 2})], "fcfs;rr", horizon=6)
+    assert caught.value.field == "tasks[1].class"
+
+
 def test_the_export_carries_the_class():
     result = mlq([("A", 0, 2, {"class": 1}), ("B", 0, 1)])
     lines = metrics_csv(result).splitlines()
