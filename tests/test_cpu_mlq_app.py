@@ -2,6 +2,9 @@
 the field, the link's round trip, the results table and the exports. Every run is the core's (``simulate``)."""
 from __future__ import annotations
 
+import json
+import sys
+
 import pytest
 
 pytest.importorskip("panel")
@@ -74,3 +77,19 @@ def test_the_table_and_the_csv_carry_the_class():
     assert ">Class<" in metrics_table(result, 0, "en") and ">クラス<" in metrics_table(result, 0, "ja")
     header, first = metrics_csv(result).splitlines()[:2]
     assert header.split(",")[-1] == "class" and first.split(",")[-1] == "1"
+
+
+def test_predicts_command_line_quotes_the_classes():
+    """The command Predict gives for a seeded exercise under MLQ runs as typed: the classes' ";" is quoted."""
+    import shlex
+    import subprocess
+
+    from app.quiz import command_line
+    from schedulers import MODES
+
+    line = command_line("cpu", 7, "mlq", {"classes": "srtf;fcfs"})
+    assert "--classes 'srtf;fcfs'" in line
+    words = shlex.split(line)
+    done = subprocess.run([sys.executable, *words[1:], "--json"], capture_output=True, text=True, check=True)
+    want = simulate("cpu", {**MODES["cpu"].exercise(7), "algorithm": "mlq", "classes": "srtf;fcfs"})
+    assert json.loads(done.stdout)["timeline"] == want["timeline"]
