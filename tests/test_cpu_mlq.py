@@ -92,6 +92,16 @@ def test_two_cpus_preempt_the_lowest_class_worst_task():
     assert "on CPU 1" in result["steps"][2]["why"]["en"]
 
 
+def test_two_cpus_preempt_a_lower_class_before_an_srtf_rival():
+    # cpus 2, classes 0 SRTF, 1 FCFS. A (class 0, 5) on CPU 0, L (class 1, 4) on CPU 1 at 0. B (class 0, 1) arrives
+    # at 1, shorter than A's 4 left, but the worst running task is L, of the lower class: B preempts L on CPU 1,
+    # [1, 2); at 2 L takes CPU 1 again, [2, 5); A runs on, [0, 5).
+    result = mlq([("A", 0, 5), ("L", 0, 4, {"class": 1}), ("B", 1, 1)], "srtf;fcfs", cpus=2)
+    assert result["timelines"] == [["A"] * 5, ["L", "B", "L", "L", "L"]]
+    assert [(e["task"], e["cpu"]) for step in result["steps"] for e in step["events"] if e["kind"] == "preempt"] \
+        == [("L", 1)]
+
+
 def test_periodic_jobs_run_in_their_tasks_class():
     # Classes 0 FCFS, 1 RR q=2; A periodic (C 1, T 3, class 0), B one burst of 4 in class 1; horizon 6: jobs at 0, 3.
     # A#1 [0, 1); B [1, 3), its quantum ending at 3 as A#2 is released; A#2 [3, 4); B [4, 6). Its row keeps its class.
