@@ -113,6 +113,20 @@ def test_periodic_jobs_run_in_their_tasks_class():
     assert caught.value.field == "tasks[1].class"
 
 
+def test_the_preset_batch_waits_while_an_interactive_task_is_ready():
+    # Class 0 RR q=2: I [0, 2); J arrived at 2 ahead of I's requeue: J [2, 4), I [4, 5) completes; K arrives at 5
+    # behind J: J [5, 6) completes, K [6, 9). Only then B (class 1): [9, 13). Under RR q=2 (versus), all in one queue:
+    # B [0, 2), I [2, 4), J [4, 6), B [6, 8) completes, I [8, 9), K [9, 11), J [11, 12), K [12, 13).
+    from schedulers.cpu.presets import PRESETS, versus
+    result = run(PRESETS["mlq-batch-waits"]["scenario"])
+    assert chart(result) == "IIJJIJKKKBBBB"
+    assert {row["name"]: (row["completion"], row["response"]) for row in result["tasks"]} == {
+        "B": (13, 9), "I": (5, 0), "J": (6, 0), "K": (9, 1)}
+    other = run(versus("mlq-batch-waits"))
+    assert chart(other) == "BBIIJJBBIKKJK"
+    assert [row["completion"] for row in other["tasks"]] == [8, 9, 12, 13]
+
+
 def test_the_export_carries_the_class():
     result = mlq([("A", 0, 2, {"class": 1}), ("B", 0, 1)])
     lines = metrics_csv(result).splitlines()

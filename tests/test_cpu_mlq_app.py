@@ -93,3 +93,15 @@ def test_predicts_command_line_quotes_the_classes():
     done = subprocess.run([sys.executable, *words[1:], "--json"], capture_output=True, text=True, check=True)
     want = simulate("cpu", {**MODES["cpu"].exercise(7), "algorithm": "mlq", "classes": "srtf;fcfs"})
     assert json.loads(done.stdout)["timeline"] == want["timeline"]
+
+
+def test_the_preset_loads_its_classes_as_text_and_offers_rr_to_compare():
+    from schedulers.cpu.presets import PRESETS
+
+    lab = Lab()
+    lab.use_preset("mlq-batch-waits")
+    assert lab.errors == {} and lab.algorithm == "mlq"
+    assert lab.parameters["classes"] == "rr:quantum=2;fcfs"
+    assert [row.text("class") for row in lab.rows] == ["1", "", "", ""]
+    assert lab.result == simulate("cpu", PRESETS["mlq-batch-waits"]["scenario"])
+    assert (lab.offer["algorithm"], lab.offer["quantum"]) == ("rr", 2)   # Compare's right side: plain RR q=2
