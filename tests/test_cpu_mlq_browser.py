@@ -58,3 +58,22 @@ def test_the_narration_names_the_class_and_rule_that_decided(lab, test_output, l
     expect(lab.narration()).to_have_text(result["steps"][k]["why"][lang], timeout=TIMEOUT)
     expect(lab.narration()).to_contain_text({"en": "class 0 (RR, q=3)", "ja": "クラス0（RR、q=3）"}[lang])
     lab.shot(test_output, f"cpu-mlq-narration-{lang}-1366")
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_preset_compares_mlq_with_plain_rr(lab, test_output, lang):
+    from app.modes import app_mode
+
+    preset = app_mode("cpu").presets["mlq-batch-waits"]
+    left, right = simulate("cpu", preset.scenario), simulate("cpu", {**preset.scenario, **preset.compare})
+    lab.open(f"mode=cpu&lang={lang}")
+    lab.page.locator(".presets select").select_option(label=preset.words["label"][lang])
+    expect(lab.page.locator(".compare-right")).to_be_visible(timeout=TIMEOUT)
+    # Compare's first build may take up to a minute on a loaded machine (two charts)
+    expect(lab.page.locator(".compare-diff table")).to_contain_text(
+        {"en": "Turnaround", "ja": "ターンアラウンド"}[lang], timeout=60_000)
+    averages = [left["averages"]["turnaround"], right["averages"]["turnaround"]]
+    assert averages == [6.5, 8.75]
+    for value in ("6.50", "8.75"):
+        expect(lab.page.locator(".compare-diff table")).to_contain_text(value, timeout=TIMEOUT)
+    lab.shot(test_output, f"cpu-mlq-compare-{lang}-1366")
