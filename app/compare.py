@@ -84,7 +84,8 @@ class CompareView(LabView):
         offer = self.lab.offer
         if offer is None:
             return
-        parameters = {name: parameter_text(value) for name, value in offer.items() if name != "algorithm"}
+        parameters = {name: parameter_text(value, schema(self.lab.mode).field(name)) for name, value in offer.items()
+                      if name != "algorithm"}
         self.param.update(other={**self.other, self.lab.mode: offer["algorithm"]}, other_parameters=parameters)
 
     @property
@@ -147,7 +148,8 @@ class CompareView(LabView):
                 used = (self.result or {}).get("parameters", {}).get(name)   # the core's default shows as a hint
                 default = schema(lab.mode).field(name).default
                 box = TextField(label=label(lang, name), value=text, width=160, css_classes=[f"compare-param-{name}"],
-                                placeholder=parameter_text(used if used is not None else default))
+                                placeholder=parameter_text(used if used is not None else default,
+                                                           schema(lab.mode).field(name)))
             pn.bind(self.set_parameter, name, box, watch=True)
             widgets.append(box)
         return pn.FlexBox(*widgets, align_items="end")

@@ -20,6 +20,7 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
+from schedulers import schema
 from schedulers.custom import CUSTOM
 from schedulers.export import metrics_csv, trace_json
 
@@ -39,8 +40,9 @@ LOOKS = {"solid": 'stroke="#fff"', "pale": 'fill-opacity="0.3" stroke="#555" str
 def algorithm_title(result: Mapping[str, Any], lang: str) -> str:
     """"Round Robin, quantum 2": the menu's label and the parameters the core used."""
     name = algorithm_label(result, lang)
-    used = ", ".join(f"{key} {parameter_text(value)}" for key, value in result.get("parameters", {}).items()
-                     if value is not None and key != "exact")
+    fields = {field.name: field for field in schema(result["mode"]).parameters}
+    used = ", ".join(f"{key} {parameter_text(value, fields.get(key))}" for key, value in
+                     result.get("parameters", {}).items() if value is not None and key != "exact")
     return f"{name}, {used}" if used else name
 
 

@@ -19,6 +19,8 @@ from functools import cache
 import param
 
 from schedulers import ScenarioError, algorithms, schema, simulate
+from schedulers.fields import format_records
+from schedulers.schema import Field
 from schedulers.custom import CUSTOM, TEMPLATES, PolicyCodeError
 
 from . import query
@@ -46,7 +48,7 @@ def parameter_value(text: str, kind: str = "") -> object:
     it is (``input+output``), ``true``/``false`` for a boolean (``kind``: the schema field's type); a ``text``
     field's ``name=value`` pairs (commas between) a mapping (CPU's conventions given flag by flag), else the text.
     Anything else goes to the core as it is, which names the field."""
-    if kind == "choice":
+    if kind in ("choice", "records"):   # records: the core reads their compact text
         return text.strip()
     if kind == "boolean":
         return BOOLEANS.get(text.strip().lower(), text.strip())   # else the core names the field
@@ -68,11 +70,14 @@ def pairs_text(mapping: Mapping[str, object]) -> str:
     return ",".join(f"{key}={parameter_text(value)}" for key, value in mapping.items())
 
 
-def parameter_text(value: object) -> str:
+def parameter_text(value: object, field: Field | None = None) -> str:
     """How the core's value of a parameter is shown in its field: ``1, 2, 4`` for a list, ``true``/``false`` for a
-    flag, empty for none."""
+    flag, a list of records in the core's compact text (``rr:quantum=2;fcfs``: ``field`` says its fields), empty for
+    none."""
     if value is None:
         return ""
+    if field is not None and field.type == "records" and isinstance(value, (list, tuple)):
+        return format_records(field, value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, Mapping):
@@ -350,7 +355,8 @@ class Lab(param.Parameterized):
         for name, value in result.get("parameters", {}).items():  # show the values the core used (not their
             if name in self.used_parameters() and not self.parameters.get(name, "").strip() \
                     and shown_when_empty(self.mode, name):   # exact forms)
-                self.parameters[name] = parameter_text(value)  # in place: the same run, no second one
+                # in place: the same run, no second one
+                self.parameters[name] = parameter_text(value, schema(self.mode).field(name))
         self._valid[self.mode] = (result, self.setup())
         self._show(result, errors={})
 
@@ -386,7 +392,7 @@ class Lab(param.Parameterized):
         items, mode = schema(self.mode).items, app_mode(self.mode)
         scenario = dict(preset.scenario)
         rows = rows_from_text(self.mode, [mode.typed(item) for item in scenario.pop(items)])
-        parameters = {name: parameter_text(value) for name, value in scenario.items()
+        parameters = {name: parameter_text(value, schema(self.mode).field(name)) for name, value in scenario.items()
                       if name in {field.name for field in schema(self.mode).parameters}}
         self.state.param.update(algorithm=scenario.get("algorithm", mode.algorithm), parameters=parameters,
                                 rows=rows)
@@ -397,7 +403,7 @@ class Lab(param.Parameterized):
         names one, its parameters (the others emptied: the core's defaults) and its items as the editor types them."""
         mode, listing = app_mode(self.mode), schema(self.mode).items
         changes: dict[str, object] = {
-            "parameters": {field.name: parameter_text(scenario.get(field.name))
+            "parameters": {field.name: parameter_text(scenario.get(field.name), field)
                            for field in schema(self.mode).parameters},
             "rows": rows_from_text(self.mode, [mode.typed(item) for item in scenario[listing]])}
         if "algorithm" in scenario:

@@ -8,6 +8,7 @@ The quiz shows only what the student may know at the question: the state of the 
 from __future__ import annotations
 
 import random
+import shlex
 from typing import Any
 
 import panel as pn
@@ -37,7 +38,7 @@ def command_line(mode: str, seed: int, algorithm: str, parameters: dict[str, str
     for name, text in parameters.items():
         value = parameter_value(text, schema(mode).field(name).type)
         written = ",".join(map(str, value)) if isinstance(value, list) else parameter_text(value)
-        words += [f"--{name.replace('_', '-')}", written]
+        words += [f"--{name.replace('_', '-')}", shlex.quote(written)]   # MLQ's "rr:quantum=2;fcfs" has a ;
     return " ".join(words)
 
 

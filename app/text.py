@@ -498,6 +498,8 @@ LABELS: dict[str, dict[str, str]] = {
     "quanta": {"en": "Quanta per level", "ja": "段ごとのクォンタム"},
     "allotment": {"en": "Allotment per level", "ja": "段ごとの割り当て"},
     "boost": {"en": "Boost period", "ja": "ブースト周期"},
+    "class": {"en": "Class", "ja": "クラス"},
+    "classes": {"en": "Classes (rule per class)", "ja": "クラスごとの規則"},
     "aging": {"en": "Aging every N waited", "ja": "エージング間隔 N"},
     "lottery_seed": {"en": "Lottery seed", "ja": "抽選のシード"},
     "latency": {"en": "Latency (period)", "ja": "レイテンシ（周期）"},
@@ -575,6 +577,7 @@ SHORT: dict[str, dict[str, str]] = {
     "priority": {"en": "Prio.", "ja": "優先"},
     "tickets": {"en": "Tix", "ja": "券"},
     "nice": {"en": "Nice", "ja": "nice"},
+    "class": {"en": "Cls", "ja": "クラス"},
     "weight": {"en": "Wt", "ja": "重み"},
     "requests": {"en": "Req.", "ja": "件数"},
     "dispatched": {"en": "Sent", "ja": "送出"},
@@ -605,6 +608,12 @@ HELP: dict[str, dict[str, str]] = {
     "allotment": {"en": "Quanta a task may use at each level, e.g. 1, 1, 1.",
                   "ja": "各段で使えるクォンタム数（例: 1, 1, 1）。"},
     "boost": {"en": "Empty: never.", "ja": "空欄: ブーストなし。"},
+    "class": {"en": "MLQ's class of the task: 0 is the highest; empty: 0.",
+              "ja": "MLQ でのタスクのクラスです。0 が最上位で、空欄は 0 です。"},
+    "classes": {"en": "Each class's rule, class 0 first, separated by ; with its parameters after a colon, e.g. "
+                      "rr:quantum=2;fcfs (fcfs, sjf, srtf, rr, priority).",
+                "ja": "クラス 0 から順に各クラスの規則を ; で区切り、パラメーターはコロンの後に書きます。"
+                      "例: rr:quantum=2;fcfs（fcfs, sjf, srtf, rr, priority）。"},
     "bursts": {"en": "CPU and I/O in turn, e.g. 3, 2, 4 (CPU 3, I/O 2, CPU 4); when given it replaces the burst.",
                "ja": "CPU と I/O を交互に書きます。例: 3, 2, 4（CPU 3、I/O 2、CPU 4）。"
                      "指定すると実行時間の代わりに使います。"},

@@ -30,6 +30,7 @@ FIELD_ERROR = re.compile(rf"^(?P<list>{ITEM_LISTS})\[(?P<index>\d+)\]\.(?P<field
 # A row's fields in the editor, in pixels (others 64): wide enough for their whole value (a burst of 990000), narrow
 # enough that an LLM tenant's row (name, cost, count, costs, join, weight, ✕) stays on one line at 1920 px.
 WIDTHS = {"name": 96, "costs": 120, "arrivals": 120, "arrival": 84, "burst": 84, "bursts": 120, "requests": 200}
+PARAMETER_WIDTHS = {"classes": 220}   # a parameter's field (others 160): MLQ's classes in their compact text
 
 
 def head(field: str) -> str:
@@ -118,7 +119,8 @@ class LabUI(LabView):
             if name in own:   # the mode's views draw it (CPU's conventions card, below)
                 continue
             card = card_of.get(name)
-            widgets_of[name] = [self._parameter(name), self._error_pane(lambda field, name=name: field == name)]
+            # its errors, of an item too (classes[1].rule), where it is typed
+            widgets_of[name] = [self._parameter(name), self._error_pane(lambda field, name=name: head(field) == name)]
             if card:
                 folded.setdefault(card, [])
             else:
@@ -153,7 +155,7 @@ class LabUI(LabView):
         limit = t(lang, "limit.full", limit=MAX_ROWS, what=listing)
         parts += [add, pane(f'<p class="muted row-limit" role="status">{render.esc(limit)}</p>' if full else ""),
                   self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
-                                        and field not in lab.used_parameters() and head(field) not in own)]
+                                        and head(field) not in lab.used_parameters() and head(field) not in own)]
         return pn.Column(*parts, sizing_mode="stretch_width", css_classes=["editor"])
 
     def _presets(self) -> list:
@@ -185,7 +187,8 @@ class LabUI(LabView):
         text = lab.parameters.get(name, "")
         if not chosen(lab.mode, name):
             hint = "" if shown_when_empty(lab.mode, name) else placeholder(schema(lab.mode).field(name))
-            box = TextField(label=label(lang, name), value=text, width=160, css_classes=[f"param-{name}"],
+            box = TextField(label=label(lang, name), value=text, width=PARAMETER_WIDTHS.get(name, 160),
+                            css_classes=[f"param-{name}"],
                             description=field_help(lang, name), placeholder=hint)
             pn.bind(lab.set_parameter, name, box, watch=True)
             return box
@@ -238,7 +241,9 @@ class LabUI(LabView):
             for field, problem in errors.items():
                 if owns(field):
                     match = FIELD_ERROR.match(field)
-                    where = label(lang, match["field"]) if match else field
+                    # a row's field, or an item of a parameter (classes[1].rule: "Classes ..."), by its words
+                    where = label(lang, match["field"]) if match else label(lang, head(field)) if head(field) != field \
+                        else field
                     notes.append(render.error_note(t(lang, "invalid", problem=f"{where} ({field}): {problem}")))
             return "".join(notes)
         return pane(pn.bind(message, self.lab.param.errors, self.lab.param.lang))

@@ -163,12 +163,92 @@ def of_field(field: Field, value: Any, where: str, count: int | None = None) -> 
         return choice(value, where, field.choices)
     if field.type == "boolean":
         return boolean(value, where)
+    if field.type == "records":
+        return records(field, value, where)
     if field.type != "integers":
         raise ValueError(f"{where}: no reader for a field of type {field.type}")
     if count is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
         return (integer(value, where, field.minimum, field.maximum),) * count
     items = sequence(value, where, minimum=count or 0, maximum=count)
     return tuple(integer(item, f"{where}[{i}]", field.minimum, field.maximum) for i, item in enumerate(items))
+
+
+# The compact text of a list of records (a ``records`` field: MLQ's classes, a task's sections), for an editor's
+# cell and links: records separated by ";", each its first field's value, then ":" and the others as NAME=VALUE
+# separated by ",": "rr:quantum=2;fcfs" is [{"rule": "rr", "quantum": 2}, {"rule": "fcfs"}]. Spaces around the
+# parts are ignored; an empty record (a trailing ";") is none. ``records`` reads it, ``format_records`` writes it.
+RECORDS_FORM = "FIRST[:NAME=VALUE,...];...  e.g. rr:quantum=2;fcfs"
+MAX_RECORDS_TEXT = 100_000
+WHOLE = re.compile(r"[+-]?\d{1,40}")
+
+
+def parse_records(field: Field, text: str, where: str) -> list[dict[str, Any]]:
+    """The records of ``field`` written in the compact text, as raw objects (each value as its subfield's type
+    reads text: a whole number an int, true/false a boolean; the rest left as text for the reader to check)."""
+    if len(text) > MAX_RECORDS_TEXT:
+        raise ScenarioError(where, f"is longer than {MAX_RECORDS_TEXT} characters (the documented limit)")
+    first, types = field.fields[0].name, {f.name: f.type for f in field.fields}
+    found: list[dict[str, Any]] = []
+    for part in (part.strip() for part in text.split(";")):
+        if not part:
+            continue
+        head, _, rest = (piece.strip() for piece in part.partition(":"))
+        raw: dict[str, Any] = {first: head} if head else {}
+        for pair in (pair.strip() for pair in rest.split(",") if pair.strip()):
+            key, equals, value = (piece.strip() for piece in pair.partition("="))
+            if not equals or not key:
+                raise ScenarioError(f"{where}[{len(found)}]", f"{pair[:40]!r} is not NAME=VALUE ({RECORDS_FORM})")
+            raw[key] = text_value(types.get(key, "text"), value)
+        found.append(raw)
+    return found
+
+
+def text_value(kind: str, text: str) -> Any:
+    """A compact form's value as a field of ``kind`` would hold it in JSON, where the text says so."""
+    if kind == "integer" and WHOLE.fullmatch(text):
+        return int(text)
+    if kind == "boolean" and text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
+
+
+def records(field: Field, value: Any, where: str) -> tuple[dict[str, Any], ...]:
+    """A ``records`` field's value, a list of objects or its compact text (``parse_records``): each object's keys
+    checked against the field's ``fields``, each value read as its field declares (named ``where[k].name``), a
+    missing required one an error, a missing one with a default given it. ``minimum``/``maximum``: how many."""
+    listed = parse_records(field, value, where) if isinstance(value, str) else value
+    listed = sequence(listed, where, minimum=field.minimum or 0, maximum=field.maximum)
+    allowed = [f.name for f in field.fields]
+    out = []
+    for k, item in enumerate(listed):
+        at = f"{where}[{k}]"
+        known_keys(mapping(item, at), at, allowed)
+        read: dict[str, Any] = {}
+        for sub in field.fields:
+            if item.get(sub.name) is not None:
+                read[sub.name] = of_field(sub, item[sub.name], f"{at}.{sub.name}")
+            elif sub.required:
+                raise ScenarioError(f"{at}.{sub.name}", "is missing")
+            elif sub.default is not None:
+                read[sub.name] = sub.default
+        out.append(read)
+    return tuple(out)
+
+
+def format_records(field: Field, items: Sequence[Mapping[str, Any]]) -> str:
+    """``items`` in the compact text (``parse_records``), each value that is not its subfield's default written:
+    "rr:quantum=2;fcfs"."""
+    first, rest = field.fields[0], field.fields[1:]
+
+    def written(value: Any) -> str:
+        return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+    parts = []
+    for item in items:
+        pairs = [f"{f.name}={written(item[f.name])}" for f in rest
+                 if item.get(f.name) is not None and item[f.name] != f.default]
+        parts.append(written(item.get(first.name, "")) + (":" + ",".join(pairs) if pairs else ""))
+    return ";".join(parts)
 
 
 def describe(value: Any) -> str:

@@ -19,7 +19,8 @@ from .catalog import Algorithm, json_number
 # number: exact rational (int, float, "p/q"); integers: a list (with ``fields``, an item may also be an object of
 # those fields, the first being the integer itself, and the list its compact text: the router's costs, docs/llm.md
 # "Servers"); records: a list of objects with the field's own
-# ``fields`` (engine's requests), which may also be given in a compact text form (docs/engine.md "The compact form");
+# ``fields`` (engine's requests), which may also be given in a compact text form (docs/engine.md "The compact form";
+# the generic one, ``fields.records``/``format_records``: "rr:quantum=2;fcfs", MLQ's classes);
 # choice: one of the field's ``choices``; boolean: JSON's true or false
 TYPES = ("text", "integer", "number", "integers", "records", "choice", "boolean")
 
@@ -33,7 +34,7 @@ class Field:
     required: bool = False             # unless a field given ``instead_of`` it replaces it
     default: Any = None                # what the core uses when it is left out (None: nothing, or it depends on
                                        # the algorithm; a result's ``parameters`` show the value used)
-    minimum: int | None = None         # of the value, or of each item of a list
+    minimum: int | None = None         # of the value, or of each item of a list (records: how many records)
     maximum: int | None = None
     instead_of: tuple[str, ...] = ()   # giving this field replaces those (``costs`` replaces cost and count)
     read_by: tuple[str, ...] = ()      # the algorithms that read it; empty: every algorithm
@@ -44,6 +45,13 @@ class Field:
     help: str = ""                     # one line: what it is, for --help (a parameter's option, which adds the
                                        # default) and the docs
     metavar: str = "N"                 # a parameter's option's value in --help: --quantum N
+    attribute: str = ""                # the record's attribute, when the name cannot be one (a task's ``class``,
+                                       # a Python keyword, is ``class_``); empty: the name
+
+    @property
+    def attr(self) -> str:
+        """The attribute holding the field's value in a record (``record``): the name, or ``attribute``."""
+        return self.attribute or self.name
 
 
 @dataclass(frozen=True)
@@ -82,12 +90,12 @@ PYTHON_TYPES = {"text": str, "integer": int, "number": Fraction, "integers": tup
 
 
 def record(name: str, fields: Iterable[Field], first: Iterable[tuple[str, type]] = (), **options: Any) -> type:
-    """A dataclass with one attribute per field, in order (after ``first``: attributes of its own), a required one
-    without a default and the others defaulting to None (not given): what a reader fills with the values it
-    checked, by name. ``options``: the dataclass's (``frozen=True``); it has slots and compares by identity unless
-    told."""
-    attributes = [*first, *((f.name, PYTHON_TYPES[f.type]) if f.required else
-                            (f.name, PYTHON_TYPES[f.type] | None, attribute(default=None)) for f in fields)]
+    """A dataclass with one attribute per field (its ``attr``), in order (after ``first``: attributes of its own), a
+    required one without a default and the others defaulting to None (not given): what a reader fills with the
+    values it checked, by name. ``options``: the dataclass's (``frozen=True``); it has slots and compares by
+    identity unless told."""
+    attributes = [*first, *((f.attr, PYTHON_TYPES[f.type]) if f.required else
+                            (f.attr, PYTHON_TYPES[f.type] | None, attribute(default=None)) for f in fields)]
     return make_dataclass(name, attributes, slots=True, **{"eq": False, **options})
 
 

@@ -11,7 +11,7 @@ from tests.cpu_support import chart, events, scenario, simulate
 
 def test_menu_order_and_documentation():
     assert list(ALGORITHMS)[:4] == ["fcfs", "sjf", "srtf", "rr"]
-    assert set(ALGORITHMS) == {"fcfs", "sjf", "srtf", "rr", "priority", "priority-preemptive", "hrrn", "mlfq",
+    assert set(ALGORITHMS) == {"fcfs", "sjf", "srtf", "rr", "priority", "priority-preemptive", "hrrn", "mlfq", "mlq",
                                "edf", "rm", "dm", "stride", "lottery", "cfs", "eevdf"}
     for name, algorithm in ALGORITHMS.items():
         assert algorithm.summary["en"] and algorithm.summary["ja"] and algorithm.label["ja"]

@@ -93,7 +93,7 @@ def test_llm_weights_and_drr_are_the_classes_own():
 def test_the_schema_lists_every_field_with_its_readers_and_defaults():
     cpu = schema("cpu")
     assert cpu.items == "tasks" and cpu.required == ("name", "arrival", "burst")
-    assert cpu.optional == ("deadline", "priority", "tickets", "nice")
+    assert cpu.optional == ("deadline", "priority", "tickets", "nice", "class")
     assert cpu.field("deadline").read_by == ("edf",)
     assert cpu.field("priority").read_by == ("priority", "priority-preemptive")
     assert cpu.field("tickets").read_by == ("stride", "lottery") and cpu.field("tickets").default == 100

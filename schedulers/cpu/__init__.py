@@ -33,6 +33,7 @@ __all__ = ["ALGORITHMS", "MODE", "Policy", "SCHEMA", "render_text", "run"]
 ALGORITHMS: dict[str, Algorithm] = catalogue("cpu", RULES)
 SCHEMA = with_readers("cpu", "tasks", TASK, PARAMETERS, SCENARIO_FIELDS, ALGORITHMS)
 OPTIONAL = SCHEMA.optional
+ATTRIBUTES = tuple(SCHEMA.field(name).attr for name in OPTIONAL)   # where a Task holds each (class: class_)
 RUN_FIGURES = ("switches", "switch_time", "migrations", "steals")   # beside the summary's, when the run reports them
 
 
@@ -139,7 +140,8 @@ def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, tim
     """The JSON result. ``switched``: (switches, switch cost), given when the scenario has I/O or a switch cost: the
     result then has ``switches``, ``switch_time`` and ``utilisation``; ``io``: some task does I/O, so the rows carry
     ``cpu`` and ``io``."""
-    given = [name for name in OPTIONAL if any(map(is_not, map(attrgetter(name), tasks), repeat(None)))]
+    given = [(name, attr) for name, attr in zip(OPTIONAL, ATTRIBUTES)
+             if any(map(is_not, map(attrgetter(attr), tasks), repeat(None)))]
     if io:
         rows = []
         for task in tasks:
@@ -155,8 +157,8 @@ def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, tim
                  "response": task.first_run - task.arrival} for task in tasks]
     if given:
         for task, row in zip(tasks, rows):
-            for optional in given:
-                value = getattr(task, optional)
+            for optional, attr in given:
+                value = getattr(task, attr)
                 if value is not None:
                     row[optional] = value
             if task.deadline is not None:
@@ -168,7 +170,7 @@ def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, tim
     turnaround = sum(map(attrgetter("completion"), tasks)) - arrivals
     totals = {"turnaround": turnaround, "waiting": turnaround - busy - in_io,
               "response": sum(map(attrgetter("first_run"), tasks)) - arrivals}
-    misses = sum(row.get("missed", False) for row in rows) if "deadline" in given else 0
+    misses = sum(row.get("missed", False) for row in rows) if ("deadline", "deadline") in given else 0
     averages = {key: Fraction(total, len(tasks)) for key, total in totals.items()}
     utilisation = Fraction(busy, makespan)
     switches, cost = switched or (0, 0)

@@ -24,7 +24,7 @@ from typing import Any
 from ..custom import CUSTOM, Custom, PolicyCodeError, Program, at, checked_name, lines_at
 from ..narration import Messages
 from .policies import Policy
-from .scenario import TASK, TASK_FIELDS, Task, read_tasks
+from .scenario import TASK, Task, read_tasks
 
 PARAMETERS = ("ready", "running", "time", "state")
 MESSAGES: Messages = {
@@ -52,7 +52,7 @@ TEMPLATE = '''def choose(ready, running, time, state):
 # What a task shows your ``choose``: its input position, every field of TASK (a new field follows by itself), then the
 # loop's numbers for it.
 VIEW_NUMBERS = (("remaining", int), ("ran", int), ("waited", int), ("cpu", int), ("io", int))
-TaskView = make_dataclass("TaskView", [("index", int), *((f.name, Any) for f in TASK), *VIEW_NUMBERS],
+TaskView = make_dataclass("TaskView", [("index", int), *((f.attr, Any) for f in TASK), *VIEW_NUMBERS],
                           frozen=True, slots=True)
 TaskView.__doc__ = """A task as your ``choose`` sees it (read-only): ``index``, its input position (the last tie-break
 of every built-in rule); its fields as the scenario gives them (None when not given; ``bursts`` only for a task that
@@ -67,7 +67,7 @@ def policy(program: Program, scenario: Mapping[str, Any]) -> Policy:
 
     def view(task: Task, now: int) -> TaskView:
         ran = task.ran
-        given = {name: getattr(task, name) for name in TASK_FIELDS}
+        given = {f.attr: getattr(task, f.attr) for f in TASK}
         return TaskView(index=task.index, **given, remaining=task.remaining, ran=ran,
                         waited=now - task.arrival - ran - task.io_done, cpu=task.cpu, io=task.io)
 

@@ -16,9 +16,10 @@ from typing import Any
 
 from ..catalog import json_number
 from ..errors import ScenarioError
-from .scenario import MAX_HORIZON, MAX_TASKS, Parameters, Task
+from .scenario import MAX_HORIZON, MAX_TASKS, TASK, Parameters, Task
 
 ROW_COUNTS = ("jobs", "misses", "max_lateness", "max_response")   # a periodic task's row, after its fields
+ROW_FIELDS = tuple(f for f in TASK if not f.required and f.type == "integer")   # the optional fields a row shows
 RULES = ("rm", "dm")   # the fixed-priority orders the response-time analysis is run for
 
 
@@ -117,10 +118,10 @@ def rows(tasks: list[Task], jobs: list[Task], dropped: set[str]) -> tuple[list[d
         means = {key: json_number(Fraction(value, len(done))) if done else None for key, value in sums.items()}
         row = {"name": task.name, "arrival": task.arrival, "burst": task.burst,
                "completion": max((job.completion for job in done), default=None), **means}
-        for name in ("deadline", "priority", "tickets", "nice", "period", "relative_deadline"):
-            value = getattr(task, name)
+        for field in ROW_FIELDS:
+            value = getattr(task, field.attr)
             if value is not None:
-                row[name] = value
+                row[field.name] = value
         if task.period is None:
             if task.deadline is not None:
                 row["missed"] = task.name in dropped or done[0].completion > task.deadline

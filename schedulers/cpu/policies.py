@@ -36,10 +36,12 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..catalog import words
+from ..errors import ScenarioError
 from .scenario import CONVENTIONS, DEFAULT_QUANTUM, DEFAULT_TICKETS, Conventions, Parameters, Task
 
 if TYPE_CHECKING:
@@ -456,6 +458,95 @@ class MLFQ(Policy):
         if self.io_resets_allotment or self.io_to_front:
             shown.update(io_resets_allotment=self.io_resets_allotment, io_to_front=self.io_to_front)
         return shown
+
+
+@words(
+    label={"en": "MLQ", "ja": "MLQ（多段キュー）"},
+    summary={"en": "fixed classes (0 the highest), each with its own rule; higher classes preempt at once",
+             "ja": "固定のクラス（0が最上位）ごとに規則を持ち、上位クラスは即座に横取りします"},
+    rule={"en": "MLQ runs the highest non-empty class, by that class's own rule",
+          "ja": "MLQは待ちタスクのある最上位クラスを、そのクラスの規則で実行します"},
+    keep={"en": "no task waits in a higher class, and its class's rule keeps it",
+          "ja": "上位クラスで待つタスクはなく、クラスの規則も実行を続けさせます"},
+)
+class MLQ(Policy):
+    """Multilevel queue: every task has a fixed class (its `class`, 0 the highest), and each class has its own
+    rule (`classes`: fcfs, sjf, srtf, rr with its quantum, priority with its aging). Strict priority between
+    classes, preemptive: the highest class with a ready task runs, and a task of a higher class preempts a running
+    task of a lower one at once. Within a class its rule decides (SRTF preempts within the class, RR's quantum runs
+    within it). A task preempted by a higher class keeps its place at the head of its class's queue and the rest
+    of its quantum (under SRTF, whose queue is by remaining time, it rejoins by its remaining time: SRTF would
+    preempt it at once otherwise). A task returning from I/O joins its class's queue. Ties within a class: its
+    rule's. Several CPUs: the free CPUs take the best ready tasks in turn (class first, then the class's rule);
+    then the best ready task preempts the running task of the lowest class (ties: the one its class's rule ranks
+    worst) when its class is higher, or within one class when that class's rule preempts."""
+    name = "mlq"
+    parameter_names = ("classes",)
+    item_fields = ("class",)
+    preemptive = True
+
+    @classmethod
+    def from_parameters(cls, parameters: Parameters) -> Policy:
+        """Each class's rule made with that class's own parameters (a parameter its rule does not read is an
+        error naming it, ``classes[0].quantum``)."""
+        rules = []
+        for k, entry in enumerate(parameters.classes):
+            chosen = POLICIES[entry["rule"]]
+            for key in entry.keys() - {"rule"} - set(chosen.parameter_names):
+                raise ScenarioError(f"classes[{k}].{key}", f"{entry['rule']} reads no {key}")
+            rules.append(chosen.from_parameters(replace(parameters, quantum=entry.get("quantum"),
+                                                      aging=entry.get("aging"))))
+        return cls(rules)
+
+    def __init__(self, rules: Sequence[Policy]) -> None:
+        self.rules = tuple(rules)
+        self.dynamic = any(rule.dynamic for rule in self.rules)   # priority's aging
+
+    def start(self, tasks: list[Task]) -> None:
+        for task in tasks:
+            if (task.class_ or 0) >= len(self.rules):
+                at = task.index if task.owner is None else task.owner
+                raise ScenarioError(f"tasks[{at}].class", f"must be less than the {len(self.rules)} classes given "
+                                                          f"in classes, not {task.class_}")
+
+    def held(self, task: Task, own: Policy) -> bool:
+        """A task a higher class preempted: it waits having started its quantum (a rule with quanta), or its burst
+        (a rule that never preempts; a preemptive one orders its queue itself)."""
+        if own.quantum(task) is not None:
+            return task.slice_left is not None
+        return not own.preemptive and task.remaining < task.burst
+
+    def key(self, task: Task, now: int) -> Any:
+        level = task.class_ or 0
+        own = self.rules[level]
+        return level, not self.held(task, own), own.key(task, now)
+
+    def preempts(self, candidate: Task, running: Task, now: int) -> bool:
+        if (candidate.class_ or 0) != (running.class_ or 0):
+            return (candidate.class_ or 0) < (running.class_ or 0)
+        own = self.rules[running.class_ or 0]
+        return own.preemptive and own.preempts(candidate, running, now)
+
+    def quantum(self, task: Task) -> int | None:
+        return self.rules[task.class_ or 0].quantum(task)
+
+    def detail(self, task: Task, now: int) -> Text:
+        level = task.class_ or 0
+        own = self.rules[level]
+        shown = {"en": own.name.upper(), "ja": own.name.upper()} if own.name != "priority" else \
+            {"en": "Priority", "ja": "優先度"}
+        quantum, aging = own.quantum(task), getattr(own, "aging", None)
+        if quantum is not None:
+            shown = {"en": f"{shown['en']}, q={quantum}", "ja": f"{shown['ja']}、q={quantum}"}
+        if aging is not None:
+            shown = {"en": f"{shown['en']}, aging {aging}", "ja": f"{shown['ja']}、エージング{aging}"}
+        inner = own.detail(task, now)
+        return {"en": f"class {level} ({shown['en']}): {inner['en']}",
+                "ja": f"クラス{level}（{shown['ja']}）: {inner['ja']}"}
+
+    def parameters(self) -> dict[str, Any]:
+        return {"classes": [{"rule": own.name, **{key: value for key, value in own.parameters().items()
+                                                  if value is not None}} for own in self.rules]}
 
 
 @words(
@@ -932,7 +1023,7 @@ class EEVDF(CFS):
         return numbers
 
 
-RULES: tuple[type[Policy], ...] = (FCFS, SJF, SRTF, RoundRobin, Priority, PreemptivePriority, HRRN, MLFQ, EDF,
+RULES: tuple[type[Policy], ...] = (FCFS, SJF, SRTF, RoundRobin, Priority, PreemptivePriority, HRRN, MLFQ, MLQ, EDF,
                                     RateMonotonic, DeadlineMonotonic, Stride, Lottery, CFS,
                                     EEVDF)   # menu order: the article's four first
 POLICIES: dict[str, type[Policy]] = {rule.name: rule for rule in RULES}

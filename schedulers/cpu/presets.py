@@ -34,6 +34,22 @@ PRESETS: dict[str, dict[str, Any]] = {
         "scenario": {"algorithm": "rr", "quantum": 1, "switch_cost": 1, "tasks": ARTICLE_TASKS},
         "versus": {"quantum": 4},
     },
+    "mlq-batch-waits": {
+        "title": {"en": "MLQ: the batch class waits", "ja": "MLQ: バッチのクラスは待たされます"},
+        "lesson": {"en": "I, J and K are interactive (class 0, RR q=2), B is batch (class 1, FCFS). While any "
+                         "interactive task is ready B does not run: they complete at 5, 6 and 9, and B starts only "
+                         "at t=9 (response 9) and completes at 13. Under plain RR q=2 B completes at 8, but the "
+                         "interactive tasks only at 9, 12 and 13.",
+                   "ja": "I、J、Kは対話型（クラス0、RR q=2）、Bはバッチ（クラス1、FCFS）です。対話型のタスクが"
+                         "1つでも実行可能な間はBは実行されません。I、J、Kは5、6、9に完了し、Bはt=9にようやく"
+                         "始まり（応答9）13に完了します。ただのRR q=2ではBは8に完了しますが、対話型のタスクは"
+                         "9、12、13まで完了しません。"},
+        "scenario": {"algorithm": "mlq", "classes": [{"rule": "rr", "quantum": 2}, {"rule": "fcfs"}],
+                     "tasks": [{"name": "B", "arrival": 0, "burst": 4, "class": 1},
+                               {"name": "I", "arrival": 0, "burst": 3}, {"name": "J", "arrival": 2, "burst": 3},
+                               {"name": "K", "arrival": 5, "burst": 3}]},
+        "versus": {"algorithm": "rr", "quantum": 2},
+    },
     # Periodic tasks (issue 23): the article's section 4.1 on three task sets; each compares RM with EDF.
     "rm-misses-edf-meets": {
         "title": {"en": "Over the bound: RM misses, EDF meets", "ja": "上限超え: RMは締切を落とし、EDFは守ります"},

@@ -29,6 +29,8 @@ MAX_SWITCH_COST = 1_000
 MAX_BURSTS = 1_000           # CPU and I/O bursts of one task
 MAX_CPUS = 8
 ON_MISS = ("continue", "abort")   # a periodic job past its deadline: runs to completion, or is dropped there
+MAX_CLASSES = 16             # MLQ classes
+MLQ_RULES = ("fcfs", "sjf", "srtf", "rr", "priority")   # the rules an MLQ class may have (policies.MLQ)
 
 TASK = (   # a new task field is one line here (and its words in the app): the reader, Task and the results follow
     Field("name", "text", required=True),
@@ -40,6 +42,8 @@ TASK = (   # a new task field is one line here (and its words in the app): the r
     Field("priority", "integer", default=0, minimum=0, maximum=MAX_HORIZON),
     Field("tickets", "integer", default=DEFAULT_TICKETS, minimum=1, maximum=MAX_TICKETS),
     Field("nice", "integer", default=0, minimum=-20, maximum=19),       # CFS and EEVDF: the weight's index
+    # MLQ: the task's class, 0 the highest; ``class`` is a Python keyword, so a Task holds it as ``class_``
+    Field("class", "integer", default=0, minimum=0, maximum=MAX_CLASSES - 1, attribute="class_"),
     # periodic (docs/cpu.md "Periodic tasks and the deadline branch"): a job of burst units released every period from
     # arrival, due relative_deadline (default: the period) after its release, instead of one absolute deadline
     Field("period", "integer", minimum=1, maximum=MAX_HORIZON, instead_of=("deadline",)),
@@ -57,6 +61,14 @@ PARAMETERS = (   # one line each: the reader, Parameters, the defaults (docs/cpu
           help="MLFQ: quanta a task may use at a level before moving down (default 1)"),
     Field("boost", "integer", minimum=1, maximum=MAX_HORIZON,
           help="MLFQ: move every task to the top level every N time units (default never)"),
+    # MLQ: one record per class, 0 the highest: its rule and that rule's own parameters (rr's quantum, priority's
+    # aging); in JSON a list of objects or the compact text (fields.records), which is also how its default is given
+    Field("classes", "records", default="rr:quantum=2;fcfs", minimum=1, maximum=MAX_CLASSES, fields=(
+        Field("rule", "choice", required=True, choices=MLQ_RULES),
+        Field("quantum", "integer", minimum=1, maximum=MAX_HORIZON),
+        Field("aging", "integer", minimum=1, maximum=MAX_HORIZON)),
+          metavar="RULE[:quantum=N];...", help="MLQ: each class's rule, 0 the highest, as rule:name=value;... "
+                                             "(fcfs, sjf, srtf, rr with its quantum, priority with its aging)"),
     Field("lottery_seed", "integer", default=0, minimum=0, maximum=MAX_SEED, help="lottery: the random seed"),
     Field("latency", "integer", default=6, minimum=1, maximum=MAX_HORIZON,
           help="cfs: the period shared out in proportion to weight"),
@@ -144,7 +156,7 @@ Parameters = record("Parameters", PARAMETERS, frozen=True, eq=True)
 
 # How read_task reads the fields: first those that are not integers (the name) as their type says, then the integers
 # by a fast path (a whole number in range is taken as it is), each in TASK's order; a field is named only if wrong.
-INTEGERS = tuple((f.name, f.required, f.minimum, f.maximum) for f in TASK if f.type == "integer")
+INTEGERS = tuple((f.name, f.attr, f.required, f.minimum, f.maximum) for f in TASK if f.type == "integer")
 OTHERS = tuple(f for f in TASK if f.type not in ("integer", "integers"))   # bursts: read_bursts
 
 
@@ -176,13 +188,13 @@ def read_task(index: int, raw: Any) -> Task:
     for field in OTHERS:
         value = raw.get(field.name)
         if value is not None or field.required:
-            values[field.name] = value if field.type == "text" and type(value) is str and value.isascii() \
+            values[field.attr] = value if field.type == "text" and type(value) is str and value.isascii() \
                 and 0 < len(value) <= fields.MAX_NAME_LENGTH and not value.isspace() \
                 else fields.of_field(field, value, f"tasks[{index}].{field.name}")
-    for key, required, low, high in INTEGERS:
+    for key, attr, required, low, high in INTEGERS:
         value = raw.get(key)
         if value is not None or (required and key not in values):
-            values[key] = value if type(value) is int and low <= value <= high \
+            values[attr] = value if type(value) is int and low <= value <= high \
                 else fields.integer(value, f"tasks[{index}].{key}", low, high)
     return Task(**values)
 
@@ -266,6 +278,8 @@ def read_parameters(scenario: Mapping[str, Any]) -> Parameters:
         if field.name == "conventions":   # a preset's name or a mapping of flags
             values[field.name] = read_conventions(field.default if value is None else value)
             continue
+        if value is None and field.type == "records":   # its default is written as its compact text
+            value = field.default
         values[field.name] = field.default if value is None else fields.of_field(
             field, value, field.name, None if field.per is None else values[field.per])
     return Parameters(**values)

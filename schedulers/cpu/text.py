@@ -7,7 +7,11 @@ from collections.abc import Callable, Iterator
 from itertools import chain, groupby, islice
 from typing import Any
 
+from ..fields import format_records
 from ..schema import Results
+from .scenario import PARAMETERS
+
+PARAMETER = {field.name: field for field in PARAMETERS}
 
 TEXT_NEEDS_STEPS = False   # the text is the timeline, the table and the summary: the CLI makes no trace for it
 MAX_SEGMENTS = 200   # timeline segments printed; the JSON has them all
@@ -48,7 +52,7 @@ def text_renderer(results: Results) -> Callable[[dict[str, Any], str], str]:
 
     def render_text(result: dict[str, Any], lang: str = "en") -> str:
         words = WORDS[lang]
-        parameters = ", ".join(f"{key}={value}" for key, value in result["parameters"].items() if value is not None)
+        parameters = shown_parameters(result)
         lines = [f"{words['algorithm']}: {result['algorithm']}" + (f" ({parameters})" if parameters else ""), ""]
         if "timelines" in result:   # several CPUs: one chart each
             for number, timeline in enumerate(result["timelines"]):
@@ -168,10 +172,20 @@ TRACE = {
 }
 
 
+def shown_parameters(result: dict[str, Any]) -> str:
+    """The run's parameters as the command line takes them: quantum=2, classes=rr:quantum=2;fcfs (a list of records
+    in its compact text)."""
+    def shown(key: str, value: Any) -> Any:
+        records = isinstance(value, list) and value and isinstance(value[0], dict)
+        return format_records(PARAMETER[key], value) if records else value
+
+    return ", ".join(f"{key}={shown(key, value)}" for key, value in result["parameters"].items() if value is not None)
+
+
 def render_problem(scenario: dict[str, Any], result: dict[str, Any], lang: str = "en") -> str:
     """The jobs and the question, as OSTEP's simulators print them without ``-c``."""
     words = PROBLEM[lang]
-    parameters = ", ".join(f"{key}={value}" for key, value in result["parameters"].items() if value is not None)
+    parameters = shown_parameters(result)
     lines = [words["jobs"]]
     for task, row in zip(scenario["tasks"], result["tasks"]):
         bursts = task.get("bursts")
