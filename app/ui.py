@@ -119,6 +119,10 @@ class LabUI(LabView):
                 continue
             card = card_of.get(name)
             widgets_of[name] = [self._parameter(name), self._error_pane(lambda field, name=name: field == name)]
+            shown = views_of(lab.mode).shown_if.get(name)
+            if shown:   # one column, shown while the other parameters ask for it
+                widgets_of[name] = [pn.Column(*widgets_of[name], sizing_mode="stretch_width", margin=0,
+                                              visible=pn.bind(shown, lab.state.param.parameters))]
             if card:
                 folded.setdefault(card, [])
             else:

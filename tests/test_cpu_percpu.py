@@ -17,6 +17,7 @@ from schedulers import ScenarioError, simulate
 from schedulers.cpu import ALGORITHMS, run
 from schedulers.cpu.multi import schedule_multi
 from schedulers.cpu.policies import make_policy
+from schedulers.cpu.presets import PRESETS, versus
 from schedulers.cpu.scenario import read_parameters, read_tasks
 from schedulers.export import metrics_csv
 from schedulers.recording import NONE
@@ -147,6 +148,16 @@ def test_mlfq_keeps_levels_per_cpu_queue():
     result = per_cpu(tasks, algorithm="mlfq", levels=2, quanta=[1, 2])
     assert result["timelines"] == [["A", "C", "A", "A"], ["B", "B", "B", None]]
     assert result["steps"][2]["queues"] == [["A"], []]
+
+
+def test_the_load_imbalance_preset_compares_steal_off_and_on():
+    # A, C, E -> queue 0 and B, D, F -> queue 1 (placed in turn). Off: CPU 0 runs A [0, 8), C [8, 14), E [14, 20);
+    # CPU 1 runs B, D, F [0, 3) and idles. Busy 23 of 2 x 20. On: at 3 CPU 1 steals E (queue 0's tail) [3, 9).
+    # Busy 23 of 2 x 14. Waiting off: 0 + 0 + 8 + 1 + 14 + 2 = 25, /6; on: 0 + 0 + 8 + 1 + 3 + 2 = 14, /6 = 7/3.
+    off, on = run(PRESETS["load-imbalance"]["scenario"]), run(versus("load-imbalance"))
+    assert (off["summary"]["makespan"], off["exact"]["utilisation"], off["steals"]) == (20, "23/40", 0)
+    assert (on["summary"]["makespan"], on["exact"]["utilisation"], on["steals"]) == (14, "23/28", 1)
+    assert (off["exact"]["averages"]["waiting"], on["exact"]["averages"]["waiting"]) == ("25/6", "7/3")
 
 
 @pytest.mark.parametrize("scenario, field", [
