@@ -177,6 +177,9 @@ def test_the_command_line_takes_queues_and_steal():
                            "per-cpu", "--steal", "true", "--json"], input=scenario, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["steals"] == 1
+    trace = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario", "-", "--cpus", "2", "--queues",
+                            "per-cpu", "--steal", "true", "--trace"], input=scenario, capture_output=True, text=True)
+    assert "[ time 3 ] CPU 0 steals D from CPU 1's queue" in trace.stdout
     bad = subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario", "-", "--cpus", "2", "--steal",
                           "true"], input=scenario, capture_output=True, text=True)
     assert bad.returncode == 2 and "steal" in bad.stderr

@@ -74,7 +74,7 @@ PARAMETERS = (   # one line each: the reader, Parameters, the defaults (docs/cpu
     Field("cpus", "integer", default=1, minimum=1, maximum=MAX_CPUS,
           help="CPUs sharing one ready queue (docs/cpu.md, Several CPUs)"),
     Field("queues", "choice", default="global", choices=QUEUE_KINDS, metavar="global|per-cpu",
-          help="several CPUs: one global ready queue, or one queue per CPU (docs/cpu.md, Per-CPU queues)"),
+          help="several CPUs: one global ready queue, or one queue per CPU (docs/cpu.md, Per-CPU queues and stealing)"),
     Field("steal", "boolean", default=False,
           help="per-cpu queues: a free CPU whose queue is empty takes the tail task of the longest queue"),
     Field("step_details", "boolean", default=False,
