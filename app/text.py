@@ -521,7 +521,7 @@ LABELS: dict[str, dict[str, str]] = {
     "missed": {"en": "Missed", "ja": "締切超過"},
     "cpus": {"en": "CPUs", "ja": "CPU 数"},
     "queues": {"en": "Ready queues", "ja": "実行可能キュー"},
-    "steal": {"en": "Stealing", "ja": "スチール（横取り移送）"},
+    "steal": {"en": "Stealing", "ja": "スチール"},
     "period": {"en": "Period", "ja": "周期"},
     "relative_deadline": {"en": "Relative deadline", "ja": "相対締切"},
     "horizon": {"en": "Horizon (releases before it)", "ja": "ホライズン（この時刻より前に解放）"},

@@ -52,7 +52,7 @@ WORDS = {
     "steal": {"en": "t={t}: CPU {cpu} steals {task} ({detail}) from CPU {source}'s queue: its own queue is empty and "
                     "that one is the longest.",
               "ja": "t={t}: CPU {cpu}は自分のキューが空なので、最も長いCPU {source}のキューから{task}（{detail}）を"
-                    "奪います。"},
+                    "スチールします。"},
     "stranded": {"en": "CPU {cpu} idles, its own queue empty, while another CPU's queue holds {tasks} (no stealing).",
                  "ja": "CPU {cpu}は自分のキューが空なので空いたままです。ほかのCPUのキューでは{tasks}が待っています"
                        "（スチールなし）。"},

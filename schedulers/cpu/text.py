@@ -164,7 +164,7 @@ TRACE = {
            "idle": "空き", "switch": "{task}への切り替え", "run": "{task}を実行", "level": "（レベル{level}）",
            "quantum": "、クォンタム残り{left}", "allotment": "、割り当て残り{left}",
            "draw": "当たりくじ{ticket}（全{tickets}枚）: ", "expire": "{task}のクォンタムが切れる",
-           "preempt": "{task}が横取りされる", "steal": "CPU {cpu}がCPU {source}のキューから{task}を奪う"},
+           "preempt": "{task}が横取りされる", "steal": "CPU {cpu}がCPU {source}のキューから{task}をスチール"},
 }
 
 

@@ -51,8 +51,9 @@ def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) ->
         run_html = running_html(running, switching, where, nothing, lang)
     queue, queues = step.get("ready"), step.get("queues")
     if queues is not None:   # per-CPU queues: one line each, the CPU's number first
-        listing = "".join(f'<div class="cpu-queue"><span class="label">{esc(t(lang, "gantt.processor", cpu=cpu))}:'
-                          f'</span> {queue_html(own, where, lang)}</div>' for cpu, own in enumerate(queues))
+        listing = "".join(f'<div class="queue-row cpu-queue"><span class="label">'
+                          f'{esc(t(lang, "gantt.processor", cpu=cpu))}:</span> {queue_html(own, where, lang)}</div>'
+                          for cpu, own in enumerate(queues))
         title = "ready.queues"
     else:
         listing = queue_html(queue, where, lang)

@@ -1,0 +1,54 @@
+"""Per-CPU queues in the served lab, in Chromium (issue 22 item 2): every CPU's queue in the state card, a steal
+among the events and in the narration, the steals under the table, and the editor's queues and steal shown only with
+several CPUs.
+
+Every expected value comes from ``schedulers.simulate`` in this process; screenshots go to test-output/.
+"""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("panel")
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+from schedulers import simulate  # noqa: E402
+from tests.test_app_browser import TIMEOUT, Lab  # noqa: E402
+from tests.test_cpu_percpu_app import LINK, SCENARIO  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+WORDS = {"en": {"step": "step {k}/{n}", "steal": "CPU 0 steals D from CPU 1's queue",
+                "steals": "Per-CPU queues; steals: 1."},
+         "ja": {"step": "ステップ {k}/{n}", "steal": "CPU 0 が CPU 1 のキューから D をスチール",
+                "steals": "CPU ごとのキュー。スチール: 1 回。"}}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_every_cpus_queue_the_steal_and_the_editors_queues(browser, lab_url, test_output, lang):
+    result, words = simulate("cpu", SCENARIO), WORDS[lang]
+    n = len(result["steps"])
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    lab = Lab(page, lab_url).open(f"{LINK}&step=2&lang={lang}")   # the slice [0, 1): queues [C], [D]
+    expect(lab.counter()).to_contain_text(words["step"].format(k=2, n=n), timeout=TIMEOUT)
+    queues = page.locator(".cpu-queue")
+    expect(queues).to_have_count(2, timeout=TIMEOUT)
+    expect(queues.nth(0)).to_contain_text("CPU 0:")
+    expect(queues.nth(0)).to_contain_text("C")
+    expect(queues.nth(1)).to_contain_text("D")
+    expect(page.locator(".param-queues")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".param-steal")).to_be_visible(timeout=TIMEOUT)
+    lab.shot(test_output, f"cpu-percpu-queues-{lang}-1366")
+    lab.open(f"{LINK}&step=5&lang={lang}")   # the slice [3, 4): CPU 0 steals D
+    expect(lab.counter()).to_contain_text(words["step"].format(k=5, n=n), timeout=TIMEOUT)
+    expect(lab.narration()).to_have_text(result["steps"][4]["why"][lang], timeout=TIMEOUT)
+    expect(page.locator("ul.events")).to_contain_text(words["steal"], timeout=TIMEOUT)
+    expect(page.locator(".cpu-steals")).to_have_text(words["steals"], timeout=TIMEOUT)
+    lab.shot(test_output, f"cpu-percpu-steal-{lang}-1366")
+    cpus = page.locator(".param-cpus input")   # one CPU: the queues no longer matter, and are not offered
+    cpus.fill("1")
+    cpus.press("Enter")
+    expect(page.locator(".param-queues")).to_be_hidden(timeout=TIMEOUT)
+    expect(page.locator(".param-steal")).to_be_hidden(timeout=TIMEOUT)
+    context.close()
