@@ -1,6 +1,6 @@
 """Per-CPU queues in the served lab, in Chromium (issue 22 item 2): every CPU's queue in the state card, a steal
 among the events and in the narration, the steals under the table, and the editor's queues and steal shown only with
-several CPUs.
+several CPUs; the preset "load imbalance and stealing" in Compare, steal off against on.
 
 Every expected value comes from ``schedulers.simulate`` in this process; screenshots go to test-output/.
 """
@@ -13,7 +13,9 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
 from schedulers import simulate  # noqa: E402
-from tests.test_app_browser import TIMEOUT, Lab  # noqa: E402
+from schedulers.cpu.presets import PRESETS, versus  # noqa: E402
+from tests.test_app_browser import TIMEOUT, Lab, expect_true  # noqa: E402
+from tests.test_cpu_io_browser import CHARTS_JS, COLD, charts  # noqa: E402
 from tests.test_cpu_percpu_app import LINK, SCENARIO  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -52,3 +54,20 @@ def test_every_cpus_queue_the_steal_and_the_editors_queues(browser, lab_url, tes
     expect(page.locator(".param-queues")).to_be_hidden(timeout=TIMEOUT)
     expect(page.locator(".param-steal")).to_be_hidden(timeout=TIMEOUT)
     context.close()
+
+
+def test_the_load_imbalance_preset_compares_steal_off_and_on(lab, test_output):
+    off, on = simulate("cpu", PRESETS["load-imbalance"]["scenario"]), simulate("cpu", versus("load-imbalance"))
+    lab.open()
+    lab.page.locator(".presets select").select_option(label=PRESETS["load-imbalance"]["title"]["en"])
+    expect(lab.page.locator(".compare-right")).to_be_visible(timeout=COLD)
+    expect_true(lab.page, f"() => ({CHARTS_JS})().length === 2", None, "Compare does not show two charts")
+    assert sorted(chart["rows"] for chart in charts(lab.page)) == [["CPU 0", "CPU 1"]] * 2
+    table = lab.page.locator(".compare-diff table")
+    expect(table.locator("tr", has_text="Steals")).to_contain_text(f"{off['steals']} → {on['steals']}",
+                                                                   timeout=TIMEOUT)
+    expect(table).to_contain_text("CPU utilisation")
+    lab.shot(test_output, "cpu-percpu-compare-load-imbalance-1366")
+    lab.page.get_by_role("button", name="日本語").click()
+    expect(lab.page.locator(".compare-diff table")).to_contain_text("スチール", timeout=COLD)
+    lab.shot(test_output, "cpu-percpu-compare-load-imbalance-ja-1366")

@@ -283,8 +283,8 @@ def whole_run_diff(left: Result, right: Result, lang: str) -> str:
         shares = (percent(left["utilisation"]), percent(right["utilisation"]))
         rows.append((t(lang, "compare.utilisation"), [delta_cell(100 * left["utilisation"],
                                                                  100 * right["utilisation"], False, shares), "", ""]))
-    if "steals" in left and "steals" in right:   # per-CPU queues: stealing on one side or both
-        rows.append((t(lang, "compare.steals"), [delta_cell(left["steals"], right["steals"], False), "", ""]))
+    if "steals" in left and "steals" in right:   # per-CPU queues: a count, neither better nor worse in itself
+        rows.append((t(lang, "compare.steals"), [delta_cell(left["steals"], right["steals"], None), "", ""]))
     return (table(t(lang, "compare.whole"), label(lang, "task"), columns, rows)
             + f'<p class="muted">{esc(t(lang, "compare.diff"))}</p>')
 
