@@ -27,8 +27,10 @@ def test_every_cpus_queue_and_the_steals():
     where = indexes(result["tasks"])
     first = ready_queue(result["steps"][1], where, "en")   # [0, 1): queues [C], [D]
     assert "Ready queues (one per CPU)" in first
-    assert first.index("CPU 0:</span> <ol") < first.index(">C<") < first.index("CPU 1:</span> <ol") \
-        < first.index(">D<")
+    first = first[first.index("Ready queues"):]
+    assert first.index("CPU 0:</span> ") < first.index(">C<") < first.index("CPU 1:</span> ") < first.index(">D<")
+    assert first.count('class="cpu-queue"') == 2
+    assert "CPU 0:</span> <span class=\"muted\">empty</span>" in ready_queue(result["steps"][4], where, "en")
     assert "実行可能キュー（CPU ごと）" in ready_queue(result["steps"][1], where, "ja")
     stolen = result["steps"][4]   # [3, 4): CPU 0 steals D
     assert "CPU 0 steals D from CPU 1&#x27;s queue" in event_list(stolen, "en")

@@ -71,3 +71,24 @@ def test_the_load_imbalance_preset_compares_steal_off_and_on(lab, test_output):
     lab.page.get_by_role("button", name="日本語").click()
     expect(lab.page.locator(".compare-diff table")).to_contain_text("スチール", timeout=COLD)
     lab.shot(test_output, "cpu-percpu-compare-load-imbalance-ja-1366")
+
+
+def test_four_cpus_queues_fit_presenter_mode(browser, lab_url, test_output):
+    from tests.test_app_browser import PRESENTER
+    from tests.test_cpu_multi_browser import FOUR, FOUR_LINK
+
+    scenario = {**FOUR, "queues": "per-cpu", "steal": True}
+    result, k = simulate("cpu", scenario), 3
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = context.new_page()
+    lab = Lab(page, lab_url).open(f"{FOUR_LINK}&queues=per-cpu&steal=true&step={k + 1}")
+    expect(page.locator(".cpu-queue")).to_have_count(4, timeout=TIMEOUT)
+    page.get_by_role("button", name=PRESENTER["en"]).click()
+    expect(page.locator(".editor")).to_be_hidden(timeout=TIMEOUT)
+    expect(lab.narration()).to_have_text(result["steps"][k]["why"]["en"], timeout=TIMEOUT)
+    page.screenshot(path=test_output / "cpu-percpu-4-presenter-1920x1080.png")
+    for part in (page.locator("canvas").first, page.locator(".cpus"), page.locator(".cpu-queue").last,
+                 lab.narration()):
+        box = part.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 1080, part
+    context.close()

@@ -49,17 +49,16 @@ def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) ->
         run_html = f'<span class="cpus">{run_html}</span>'
     else:
         run_html = running_html(running, switching, where, nothing, lang)
-    queue, queues = step.get("ready"), step.get("queues")
-    if queues is not None:   # per-CPU queues: one line each, the CPU's number first
-        listing = "".join(f'<div class="queue-row cpu-queue"><span class="label">'
-                          f'{esc(t(lang, "gantt.processor", cpu=cpu))}:</span> {queue_html(own, where, lang)}</div>'
-                          for cpu, own in enumerate(queues))
-        title = "ready.queues"
+    body = f'<p><span class="label">{esc(t(lang, "running"))}:</span> {run_html}</p>'
+    queues = step.get("queues")
+    if queues is not None:   # per-CPU queues: one paragraph as the running tasks' (presenter mode's first screen)
+        empty = f'<span class="muted">{esc(t(lang, "ready.empty"))}</span>'
+        listing = " · ".join(f'<span class="cpu-queue"><span class="label">{esc(t(lang, "gantt.processor", cpu=cpu))}:'
+                             f'</span> {" ".join(chip(name, where[name]) for name in own) or empty}</span>'
+                             for cpu, own in enumerate(queues))
+        body += f'<p class="cpu-queues"><span class="label">{esc(t(lang, "ready.queues"))}:</span> {listing}</p>'
     else:
-        listing = queue_html(queue, where, lang)
-        title = "ready"
-    body = (f'<p><span class="label">{esc(t(lang, "running"))}:</span> {run_html}</p>'
-            f'<p class="label">{esc(t(lang, title))}:</p>{listing}')
+        body += f'<p class="label">{esc(t(lang, "ready"))}:</p>{queue_html(step.get("ready"), where, lang)}'
     return section(t(lang, "running") + " / " + t(lang, "ready"), body)
 
 
