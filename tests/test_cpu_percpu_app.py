@@ -69,3 +69,11 @@ def test_queues_and_steal_travel_in_a_link_and_bad_steal_keeps_the_run():
     lab.set_parameter("steal", "")
     assert lab.errors == {} and lab.result["timelines"] == simulate("cpu", {**SCENARIO, "queues": "global",
                                                                                "steal": False})["timelines"]
+
+
+@pytest.mark.parametrize("link, field", [(LINK.replace("&steal=true", "").replace("per-cpu", "sometimes"), "queues"),
+                                         (LINK.replace("steal=true", "steal=sometimes"), "steal")])
+def test_a_bad_queues_or_steal_in_a_link_is_named(link, field):
+    lab = Lab()
+    lab.restore(link)
+    assert [name for name, _ in lab.notices] == [field]
