@@ -92,6 +92,7 @@ TEXT: dict[str, dict[str, str]] = {
                       "ja": "タスクごとに 1 行（各区間に CPU 番号）"},
     "summary.cpus": {"en": "Utilisation {utilisation} of all CPUs ({shares}); migrations: {migrations}.",
                      "ja": "全 CPU の利用率 {utilisation}（{shares}）。移動（マイグレーション）: {migrations} 回。"},
+    "summary.steals": {"en": "Per-CPU queues; steals: {steals}.", "ja": "CPU ごとのキュー。スチール: {steals} 回。"},
     "gantt.miss": {"en": "{task} misses t={t} ({left} left)", "ja": "{task} 締切超過 t={t}（残り {left}）"},
     "idle": {"en": "idle", "ja": "アイドル"},
     "running": {"en": "Running", "ja": "実行中"},
@@ -100,6 +101,7 @@ TEXT: dict[str, dict[str, str]] = {
     "running.switch": {"en": "switching to", "ja": "切り替え中:"},
     "ready": {"en": "Ready queue", "ja": "実行可能キュー"},
     "ready.empty": {"en": "empty", "ja": "空"},
+    "ready.queues": {"en": "Ready queues (one per CPU)", "ja": "実行可能キュー（CPU ごと）"},
     "blocked": {"en": "Blocked (I/O)", "ja": "I/O でブロック中"},
     "blocked.until": {"en": "returns at t={t}", "ja": "t={t} に復帰"},
     "blocked.none": {"en": "none", "ja": "なし"},
@@ -204,6 +206,8 @@ TEXT: dict[str, dict[str, str]] = {
     "event.complete": {"en": "{task} completes", "ja": "{task} が完了"},
     "event.migrate": {"en": "{task} migrates from CPU {source} to CPU {cpu}",
                       "ja": "{task} が CPU {source} から CPU {cpu} へ移動"},
+    "event.steal": {"en": "CPU {cpu} steals {task} from CPU {source}'s queue",
+                    "ja": "CPU {cpu} が CPU {source} のキューから {task} をスチール"},
     "event.idle": {"en": "the CPU is idle", "ja": "CPU はアイドル"},
     "event.boost": {"en": "{task} is boosted to the top level", "ja": "{task} が最上段へ（ブースト）"},
     "event.demote": {"en": "{task} moves down a level", "ja": "{task} が 1 段下へ"},
@@ -410,6 +414,7 @@ TEXT: dict[str, dict[str, str]] = {
     "compare.switches": {"en": "Context switches", "ja": "コンテキストスイッチ"},
     "compare.switch_time": {"en": "Time switching", "ja": "切り替えの時間"},
     "compare.utilisation": {"en": "CPU utilisation", "ja": "CPU 利用率"},
+    "compare.steals": {"en": "Steals", "ja": "スチール"},
     # quiz
     "quiz.title": {"en": "Predict the next step", "ja": "次のステップを予想"},
     "quiz.intro": {"en": "Before each step is shown, pick who runs next. The future of the timeline is hidden.",
@@ -517,6 +522,8 @@ LABELS: dict[str, dict[str, str]] = {
     "response": {"en": "Response", "ja": "応答時間"},
     "missed": {"en": "Missed", "ja": "締切超過"},
     "cpus": {"en": "CPUs", "ja": "CPU 数"},
+    "queues": {"en": "Ready queues", "ja": "実行可能キュー"},
+    "steal": {"en": "Stealing", "ja": "スチール"},
     "period": {"en": "Period", "ja": "周期"},
     "relative_deadline": {"en": "Relative deadline", "ja": "相対締切"},
     "horizon": {"en": "Horizon (releases before it)", "ja": "ホライズン（この時刻より前に解放）"},
@@ -617,6 +624,13 @@ HELP: dict[str, dict[str, str]] = {
     "bursts": {"en": "CPU and I/O in turn, e.g. 3, 2, 4 (CPU 3, I/O 2, CPU 4); when given it replaces the burst.",
                "ja": "CPU と I/O を交互に書きます。例: 3, 2, 4（CPU 3、I/O 2、CPU 4）。"
                      "指定すると実行時間の代わりに使います。"},
+    "queues": {"en": "Several CPUs: one ready queue for all of them, or one per CPU (a task joins the queue of the CPU "
+                     "it last ran on, at first the shortest).",
+               "ja": "複数 CPU のとき、全 CPU で 1 つのキューか、CPU ごとのキューかを選びます（タスクは最後に実行した "
+                     "CPU のキューに入り、最初は最も短いキューに入ります）。"},
+    "steal": {"en": "Per-CPU queues: a free CPU whose queue is empty takes the last task to join the longest queue.",
+              "ja": "CPU ごとのキューのとき、自分のキューが空で空いている CPU が、最も長いキューに最後に入ったタスクを"
+                    "取ります。"},
     "switch_cost": {"en": "Time units each switch to another task takes; 0: switches are free.",
                     "ja": "別のタスクへの切り替えごとにかかる時間です。0 なら切り替えは無料です。"},
     "io_resets_allotment": {"en": "A task that blocks before its quantum ends keeps its level with a fresh "

@@ -121,6 +121,10 @@ class LabUI(LabView):
             card = card_of.get(name)
             # its errors, of an item too (classes[1].rule), where it is typed
             widgets_of[name] = [self._parameter(name), self._error_pane(lambda field, name=name: head(field) == name)]
+            shown = views_of(lab.mode).shown_if.get(name)
+            if shown:   # one column, shown while the other parameters ask for it
+                widgets_of[name] = [pn.Column(*widgets_of[name], sizing_mode="stretch_width", margin=0,
+                                              visible=pn.bind(shown, lab.state.param.parameters))]
             if card:
                 folded.setdefault(card, [])
             else:

@@ -103,7 +103,7 @@ def test_the_schema_lists_every_field_with_its_readers_and_defaults():
     assert nice.read_by == ("cfs", "eevdf") and (nice.minimum, nice.maximum, nice.default) == (-20, 19, 0)
     assert cpu.field("latency").read_by == ("cfs",) and cpu.field("slice").read_by == ("eevdf",)
     # read by the loop (and the periodic tasks' expansion), under every algorithm (read_by empty)
-    loop = {"switch_cost", "conventions", "step_details", "cpus", "horizon", "on_miss"}
+    loop = {"switch_cost", "conventions", "step_details", "cpus", "queues", "steal", "horizon", "on_miss"}
     assert {p.name for p in cpu.parameters} - loop == {p for a in algorithms("cpu").values() for p in a.parameters}
     assert all(cpu.field(name).read_by == () for name in loop)
     llm = schema("llm")

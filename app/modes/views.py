@@ -52,6 +52,8 @@ class ModeViews(ABC):
     other_sides: Mapping[str, OtherSide] = {}     # algorithm-like key -> a run Compare offers beyond the menu
     own_parameters: frozenset[str] = frozenset()  # parameters its ``editor_cards`` draw, not the editor's fields
     on_request: tuple[str, ...] = ()              # item fields the editor shows when asked (a toggle) or given
+    shown_if: Mapping[str, Callable[[Mapping[str, str]], bool]] = {}   # parameter -> when the editor shows it,
+                                              # from the parameters' texts (CPU's queues: with several CPUs)
 
     # --- the editor ---------------------------------------------------------------------------------------
     def editor_cards(self, lab, errors: Callable[[Callable[[str], bool]], Any]) -> list:

@@ -74,6 +74,8 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
         raise ScenarioError("tasks", "is missing")
     tasks = read_tasks(scenario["tasks"])
     parameters = read_parameters(scenario)
+    if parameters.steal and parameters.queues != "per-cpu":
+        raise ScenarioError("steal", "takes a task from another CPU's queue, so it needs queues per-cpu")
     if policy is None:
         policy = make_policy(algorithm, parameters)
     else:
@@ -101,7 +103,12 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
         steps += switch_cost * (makespan + len(tasks) + sum(task.blocks_left for task in tasks))
     level = COMPACT if trace == "compact" else trace_level(trace is not False, steps * len(tasks), FULL_TRACE_CELLS)
     if parameters.cpus > 1:
-        several = schedule_multi(tasks, policy, level, parameters.cpus, parameters.conventions, switch_cost)
+        per_cpu = parameters.queues == "per-cpu"
+        if per_cpu and not policy.per_cpu:
+            raise ScenarioError("queues", f"{algorithm} keeps one virtual time over the tasks of every CPU, which has "
+                                          f"no per-CPU form here: use global")
+        several = schedule_multi(tasks, policy, level, parameters.cpus, parameters.conventions, switch_cost,
+                                 per_cpu, parameters.steal)
         makespan = len(several.cpus[0].timeline)
         return with_cpus(result(algorithm, policy, tasks, makespan, [], several.trace, (several.switches, switch_cost),
                                 io), several)

@@ -225,6 +225,11 @@ class TicketQueue:
             tree[index] -= tickets
             index += index & -index
 
+    def remove(self, task: Task) -> None:
+        """Drop ``task`` wherever it is (a steal from per-CPU queues): O(n) to find it, O(log n) to take it."""
+        self.drawn = self.slots.index(task)
+        self.take(task)
+
     def holder(self, ticket: int) -> Task:
         """The task holding ``ticket`` when the tickets are numbered from 0 along the queue."""
         tree, slot = self.tree, 0
@@ -287,6 +292,14 @@ class CohortQueue:
         cohort = self.cohorts[name]
         cohort.popleft()   # the loop only ever takes the best task: a cohort's head
         if not cohort:
+            del self.cohorts[name]
+        self.count -= 1
+
+    def remove(self, task: Task) -> None:
+        """Drop ``task`` wherever it is in its cohort (a steal from per-CPU queues)."""
+        name = self.policy.cohort(task)
+        self.cohorts[name].remove(task)
+        if not self.cohorts[name]:
             del self.cohorts[name]
         self.count -= 1
 

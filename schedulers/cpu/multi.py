@@ -13,6 +13,12 @@ At every instant t, in this order (under the "lab" conventions; the others move 
 Then every CPU runs its task for [t, t+1) (or goes on switching into it: ``switch_cost`` applies per CPU, a switch
 being a dispatch of another task than the one that last ran on that CPU), and the slice's ends (completion, I/O,
 quantum) are applied in CPU order. With one CPU the run is ``loop.schedule``'s, which is faster.
+
+Per-CPU queues (``queues = "per-cpu"``): each CPU has its own ready queue. A task joins (1, 2, a preemption) the queue
+of the CPU it last ran on, or, before it has ever run, the shortest queue (its waiting tasks; ties: the lowest
+number). 4: every free CPU, in CPU order, takes its own queue's best task; then, with ``steal``, every CPU still free
+(its queue is empty), in CPU order, takes the task that joined last (the tail) of the longest queue (ties: the lowest
+number). 5: on each CPU, in CPU order, its queue's best task preempts its running task when the rule says so.
 """
 from __future__ import annotations
 
@@ -43,6 +49,13 @@ WORDS = {
                   "ja": "t={t}: CPU {cpu}はt={until}まで{task}への切り替え中です。"},
     "idle": {"en": "t={t}: no task is ready, so every CPU is idle.",
              "ja": "t={t}: 実行可能なタスクがないので、すべてのCPUが空いています。"},
+    "steal": {"en": "t={t}: CPU {cpu} steals {task} ({detail}) from CPU {source}'s queue: its own queue is empty and "
+                    "that one is the longest.",
+              "ja": "t={t}: CPU {cpu}は自分のキューが空なので、最も長いCPU {source}のキューから{task}（{detail}）を"
+                    "スチールします。"},
+    "stranded": {"en": "CPU {cpu} idles, its own queue empty, while another CPU's queue holds {tasks} (no stealing).",
+                 "ja": "CPU {cpu}は自分のキューが空なので空いたままです。ほかのCPUのキューでは{tasks}が待っています"
+                       "（スチールなし）。"},
 }
 
 
@@ -64,25 +77,30 @@ class MultiLoop:
     """The run's state; ``run`` is the loop, each numbered phase of the module's docstring one method."""
 
     def __init__(self, tasks: list[Task], policy: Policy, level: str, cpus: int, conventions: Conventions,
-                 switch_cost: int) -> None:
+                 switch_cost: int, per_cpu: bool = False, steal: bool = False) -> None:
         self.tasks, self.policy, self.conventions, self.switch_cost = tasks, policy, conventions, switch_cost
         self.arrivals = sorted(tasks, key=lambda task: (task.arrival, task.index))
         self.next_arrival = 0
         policy.start(tasks)
-        self.ready = QUEUES[queue_kind(policy)](policy)
+        # one queue for all CPUs, or one per CPU (``ready`` is CPU 0's then)
+        self.queues = [QUEUES[queue_kind(policy)](policy) for _ in range(cpus if per_cpu else 1)]
+        self.ready = self.queues[0]
+        self.per_cpu, self.steal = per_cpu, steal
+        self.joined: dict[Task, int] = {}   # per-CPU queues: when each task last joined one (the tail: the greatest)
+        self.joins = 0
         self.keyed = isinstance(self.ready, (HeapQueue, FifoQueue))
         self.trace = Trace(level, tasks, policy, conventions, any(task.blocks_left for task in tasks))
         self.cpus = [Cpu(number) for number in range(cpus)]
         self.last_cpu: dict[Task, int] = {}
         self.expired: list[Task] = []   # their quanta ended at t, in CPU order
-        self.queued = self.switches = self.migrations = 0
+        self.queued = self.switches = self.migrations = self.steals = 0
         self.unfinished = len(tasks)
         self.t = 0
         self.events: list[dict[str, Any]] = []
         self.said: list[dict[str, str]] = []
 
     def run(self) -> MultiLoop:
-        record = self.trace.level != NONE
+        record, per_cpu = self.trace.level != NONE, self.per_cpu
         if record:
             self.record(0, [], "initial", say(MESSAGES, "initial", count=len(self.tasks)))
         while self.unfinished:
@@ -96,9 +114,12 @@ class MultiLoop:
                 self.requeue()
             if self.conventions.boost_after_arrivals:
                 self.boost()
-            decision = self.fill() + self.preempt()
-            names = [task.name for task in self.ready.ordered(self.t)] if self.trace.level == FULL else None
+            decision = self.fill() + self.preempt() if not per_cpu else self.fill_own() + self.preempt_own()
+            names = [[task.name for task in queue.ordered(self.t)] for queue in self.queues] \
+                if self.trace.level == FULL else None
             why = join(*self.said) if self.said else self.quiet()
+            if per_cpu and not self.steal:
+                why = join(why, *self.stranded())
             ends = self.run_unit()
             self.t += 1
             if record and not self.trace.truncated:
@@ -128,13 +149,13 @@ class MultiLoop:
                 self.said.append(say(MESSAGES, "return", task=task.name))
             else:
                 policy.admit(task, t, self.least)
-            self.ready.push(task, t)
+            self.enqueue(task)
             self.events.append(event("return" if returning else "arrive", task, t))
 
     def requeue(self) -> None:
         for task in self.expired:
             self.queued, task.queued = self.queued + 1, self.queued
-            self.ready.push(task, self.t)
+            self.enqueue(task)
             self.events.append(event("requeue", task, self.t))
         self.expired = []
 
@@ -142,19 +163,31 @@ class MultiLoop:
         t, policy = self.t, self.policy
         if policy.next_instant(t - 1) != t:
             return
-        present = self.ready.tasks() + [cpu.task for cpu in self.cpus if cpu.task] + self.expired
+        present = [task for queue in self.queues for task in queue.tasks()] + \
+            [cpu.task for cpu in self.cpus if cpu.task] + self.expired
         rule_events = policy.at_instant(t, present)
         if rule_events:
-            self.ready.rekey(t)
+            for queue in self.queues:
+                queue.rekey(t)
             self.events.extend(rule_events)
+
+    def enqueue(self, task: Task) -> None:
+        """``task`` joins the ready queue: with per-CPU queues, that of the CPU it last ran on, or the shortest one
+        (ties: the lowest number) if it has never run."""
+        queue = self.ready
+        if self.per_cpu:
+            home = self.last_cpu.get(task)
+            queue = self.queues[home] if home is not None else min(self.queues, key=len)   # min: the first of ties
+            self.joined[task], self.joins = self.joins, self.joins + 1
+        queue.push(task, self.t)
 
     def least(self) -> Task | None:
         """The present task the key prefers (running on any CPU, just expired, or the best ready one if the queue is
         in key order): CFS's min_vruntime and Stride's least pass over the runnable set."""
         t, key = self.t, self.policy.key
         present = [cpu.task for cpu in self.cpus if cpu.task] + self.expired
-        if self.keyed and len(self.ready):
-            present.append(self.ready.best(t))
+        if self.keyed:
+            present += [queue.best(t) for queue in self.queues if len(queue)]
         return min(present, key=lambda task: key(task, t), default=None)
 
     # 4-5: the decisions
@@ -194,6 +227,62 @@ class MultiLoop:
             self.dispatch(worst, candidate)
             decided.append("preempt")
         return decided
+
+    def fill_own(self) -> list[str]:
+        """Per-CPU queues: every free CPU takes its own queue's best task, in CPU order; then, with stealing, every CPU
+        still free (its queue is empty) takes the tail task of the longest queue (ties: the lowest number)."""
+        t, decided = self.t, []
+        for cpu in self.cpus:
+            queue = self.queues[cpu.number]
+            if cpu.task is None and len(queue):
+                task = queue.best(t)
+                queue.take(task)
+                self.said.append(say(WORDS, "dispatch", t=t, task=task.name, detail=self.policy.detail(task, t),
+                                     cpu=cpu.number, rule=self.trace.rule))
+                self.dispatch(cpu, task)
+                decided.append("dispatch")
+        for cpu in self.cpus if self.steal else ():
+            if cpu.task is not None:
+                continue
+            source = max(range(len(self.queues)), key=lambda number: (len(self.queues[number]), -number))
+            queue = self.queues[source]
+            if not len(queue):
+                break
+            task = max(queue.tasks(), key=self.joined.__getitem__)
+            queue.remove(task)
+            self.steals += 1
+            self.events.append(event("steal", task, t, source=source, cpu=cpu.number))
+            self.said.append(say(WORDS, "steal", t=t, task=task.name, detail=self.policy.detail(task, t),
+                                 cpu=cpu.number, source=source))
+            self.dispatch(cpu, task)
+            decided.append("dispatch")
+        return decided
+
+    def preempt_own(self) -> list[str]:
+        """Per-CPU queues: on each CPU, in CPU order, its queue's best task against its running task (once: the
+        task that then runs is the best of that queue and the preempted one)."""
+        t, policy, decided = self.t, self.policy, []
+        for cpu in self.cpus if policy.preemptive else ():
+            queue, old = self.queues[cpu.number], cpu.task
+            if old is None or cpu.switching(t) or not len(queue) or not policy.preempts(queue.best(t), old, t):
+                continue
+            candidate = queue.best(t)
+            queue.take(candidate)
+            self.said.append(say(WORDS, "preempt", t=t, task=candidate.name, detail=policy.detail(candidate, t),
+                                 old=old.name, old_detail=policy.detail(old, t), cpu=cpu.number,
+                                 rule=self.trace.rule))
+            queue.push(old, t)
+            self.joined[old], self.joins = self.joins, self.joins + 1
+            self.events.append(event("preempt", old, t, cpu=cpu.number))
+            self.dispatch(cpu, candidate)
+            decided.append("preempt")
+        return decided
+
+    def stranded(self) -> list[dict[str, str]]:
+        """Per-CPU queues without stealing: the sentence of each CPU that idles while other queues hold tasks."""
+        waiting = [task.name for queue in self.queues for task in queue.ordered(self.t)]
+        return [say(WORDS, "stranded", cpu=cpu.number, tasks=", ".join(waiting))
+                for cpu in self.cpus if waiting and cpu.task is None]
 
     def dispatch(self, cpu: Cpu, task: Task) -> None:
         t = self.t
@@ -275,7 +364,7 @@ class MultiLoop:
             return "continue"
         return "switch" if any(entries) else "idle"
 
-    def record(self, time: int, ready: list[str] | None, decision: str, why: dict[str, str],
+    def record(self, time: int, queues: list[list[str]] | None, decision: str, why: dict[str, str],
                events: list[dict[str, Any]] | None = None) -> None:
         """Step ``time``: the slice [time-1, time), each CPU's task (``running``, one entry per CPU) and the state."""
         trace = self.trace
@@ -291,7 +380,11 @@ class MultiLoop:
         if self.switch_cost:
             step["switch"] = [entry["switch"] if type(entry) is dict else None for entry in entries]
         if trace.level == FULL:
-            step.update(ready=ready or [], remaining={task.name: task.remaining for task in self.tasks})
+            queues = queues or [[] for _ in self.queues]
+            if self.per_cpu:   # every CPU's queue; ``ready`` holds them all, CPU 0's first
+                step["queues"] = queues
+            step.update(ready=[name for queue in queues for name in queue],
+                        remaining={task.name: task.remaining for task in self.tasks})
             if trace.io:
                 step["blocked"] = [{"task": task.name, "until": until} for until, _, task in sorted(trace.returns)]
             if type(self.policy).trace_state is not Policy.trace_state:
@@ -303,10 +396,10 @@ class MultiLoop:
 
 
 def schedule_multi(tasks: list[Task], policy: Policy, level: str, cpus: int, conventions: Conventions = LAB,
-                   switch_cost: int = 0) -> MultiLoop:
-    """Run ``tasks`` on ``cpus`` CPUs under ``policy``; the finished loop holds the CPUs' timelines, the trace and
-    the counts. Mutates the tasks."""
-    return MultiLoop(tasks, policy, level, cpus, conventions, switch_cost).run()
+                   switch_cost: int = 0, per_cpu: bool = False, steal: bool = False) -> MultiLoop:
+    """Run ``tasks`` on ``cpus`` CPUs under ``policy`` (``per_cpu``: one ready queue per CPU, ``steal``: from the
+    longest); the finished loop holds the CPUs' timelines, the trace and the counts. Mutates the tasks."""
+    return MultiLoop(tasks, policy, level, cpus, conventions, switch_cost, per_cpu, steal).run()
 
 
 def with_cpus(out: dict[str, Any], several: MultiLoop) -> dict[str, Any]:
@@ -322,6 +415,8 @@ def with_cpus(out: dict[str, Any], several: MultiLoop) -> dict[str, Any]:
     out["exact"].update(utilisation=str(utilisation), cpu_utilisation=[str(share) for share in each])
     out.update(utilisation=json_number(utilisation), cpu_utilisation=[json_number(share) for share in each],
                migrations=several.migrations)
+    if several.per_cpu:
+        out.update(queues="per-cpu", steal=several.steal, steals=several.steals)
     if "switches" in out:   # the loop's own count, per CPU (one CPU's result counts the timeline's changes at no cost)
         out["switches"] = several.switches
     shown: dict[str, Any] = {}

@@ -66,6 +66,7 @@ class Policy:
     item_fields: ClassVar[tuple[str, ...]] = ()
     details: ClassVar[tuple[str, ...]] = ()   # the task's numbers the rule keeps, for a step's details (MLFQ's level)
     drawn: tuple[int, int] | None = None      # a drawing rule's last draw: (winning ticket, tickets in the draw)
+    per_cpu = True   # runs on per-CPU queues, each CPU its own queue (False: its virtual time spans every CPU)
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -363,7 +364,7 @@ class MLFQ(Policy):
     ahead of the running task of its level (and so runs next). Several CPUs: the levels are shared, one set for all
     CPUs; a task arriving at a higher level preempts the running task of the lowest level (ties: the later in its
     level's queue), and `io_to_front` puts a returning task at the front of its level (the running tasks are in no
-    queue)."""
+    queue). Per-CPU queues: each CPU has its own levels (a task's level goes with it; the boost lifts every queue)."""
     name = "mlfq"
     parameter_names = ("levels", "quanta", "allotment", "boost", "io_resets_allotment", "io_to_front")
     preemptive = True
@@ -663,8 +664,10 @@ class Stride(Policy):
     gets the least pass among the tasks present (0 if none), so it can neither hog nor starve. A task that blocks for
     I/O is charged for the part of its quantum it used (pass += stride x used / quantum); back from I/O it gets
     max(its own pass, that least pass). Ties: earlier arrival, then input order. Several CPUs: the free CPUs take the
-    least passes in turn, and "the tasks present" are the ready ones and those running on every CPU."""
+    least passes in turn, and "the tasks present" are the ready ones and those running on every CPU. Per-CPU queues:
+    refused (``queues`` names it), as the least pass is over every CPU's tasks."""
     name = "stride"
+    per_cpu = False
     parameter_names = ("quantum",)
     item_fields = ("tickets",)
     ties_by_arrival = True
@@ -752,7 +755,8 @@ class Lottery(Policy):
     tasks' tickets (Python's random.Random(lottery_seed), the same in CPython and Pyodide); the tickets are
     laid out along the ready queue (arrival order, requeued tasks at the tail) and the task holding the
     winning ticket runs for one quantum. Same seed, same schedule. Several CPUs: the free CPUs draw their winners
-    in CPU order, without replacement (a winner leaves the draw, whose tickets are the ready tasks' left)."""
+    in CPU order, without replacement (a winner leaves the draw, whose tickets are the ready tasks' left). Per-CPU
+    queues: each free CPU, in CPU order, draws from its own queue's tickets."""
     name = "lottery"
     parameter_names = ("quantum", "lottery_seed")
     item_fields = ("tickets",)
@@ -824,8 +828,10 @@ class CFS(Policy):
     wake-up waits for the end of the running slice. Ties: earlier arrival, then input order. Several CPUs: one
     runnable set for all CPUs: W is the weight of every runnable task, running on any CPU or ready; min_vruntime the
     least vruntime among them (each running task with what it has run so far); the free CPUs take the least
-    vruntimes in turn."""
+    vruntimes in turn. Per-CPU queues: refused (``queues`` names it), as min_vruntime and W are over every CPU's
+    tasks (EEVDF's V too)."""
     name = "cfs"
+    per_cpu = False
     parameter_names = ("latency", "min_granularity")
     item_fields = ("nice",)
     ties_by_arrival = True
@@ -917,7 +923,8 @@ class EEVDF(CFS):
     running on any CPU or ready, so sum(w * v) grows by 1024 per CPU that ran (or switched into) a task in a time
     unit; the free CPUs take, in turn, the eligible task with the earliest virtual deadline (V does not move between
     their choices); when no waiting task is eligible (the running ones hold V below them all), a free CPU takes the
-    waiting task of least vruntime, the nearest to eligible (then input order), so no CPU idles while a task waits."""
+    waiting task of least vruntime, the nearest to eligible (then input order), so no CPU idles while a task waits.
+    Per-CPU queues: refused, as CFS (V is over every CPU's tasks)."""
     name = "eevdf"
     parameter_names = ("slice",)
     dynamic = True            # eligibility moves with V

@@ -50,6 +50,25 @@ PRESETS: dict[str, dict[str, Any]] = {
                                {"name": "K", "arrival": 5, "burst": 3}]},
         "versus": {"algorithm": "rr", "quantum": 2},
     },
+    "load-imbalance": {
+        "title": {"en": "Load imbalance and stealing: per-CPU queues", "ja": "負荷の偏りとスチール: CPUごとのキュー"},
+        "lesson": {"en": "Six tasks at 0 on 2 CPUs, each with its own queue, placed in turn on the shorter: A, C, E "
+                         "(8, 6, 6) on CPU 0's, B, D, F (1 each) on CPU 1's. Without stealing CPU 1 idles from t=3 "
+                         "while C and E wait on CPU 0: makespan 20, utilisation 23/40. With steal, CPU 1 takes E, "
+                         "the tail of CPU 0's queue, at t=3: makespan 14, utilisation 23/28, average waiting 7/3, "
+                         "not 25/6.",
+                   "ja": "2つのCPUがそれぞれ自分のキューを持ち、t=0の6タスクを短いほうへ"
+                         "順に入れます。A、C、E（8、6、6）はCPU 0のキューに、"
+                         "B、D、F（各1）はCPU 1のキューに入ります。"
+                         "スチールなしではCとEがCPU 0で待つあいだ、"
+                         "CPU 1はt=3から空いたままです（メイクスパン20、利用率23/40）。"
+                         "スチールありではt=3にCPU 1がCPU 0のキューの末尾のEを取ります"
+                         "（メイクスパン14、利用率23/28、平均待ち時間は25/6ではなく7/3）。"},
+        "scenario": {"algorithm": "fcfs", "cpus": 2, "queues": "per-cpu",
+                     "tasks": [{"name": name, "arrival": 0, "burst": burst}
+                               for name, burst in zip("ABCDEF", (8, 1, 6, 1, 6, 1))]},
+        "versus": {"steal": True},
+    },
     # Periodic tasks (issue 23): the article's section 4.1 on three task sets; each compares RM with EDF.
     "rm-misses-edf-meets": {
         "title": {"en": "Over the bound: RM misses, EDF meets", "ja": "上限超え: RMは締切を落とし、EDFは守ります"},

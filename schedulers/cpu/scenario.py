@@ -28,6 +28,7 @@ MAX_SCAN_WORK = 20_000_000
 MAX_SWITCH_COST = 1_000
 MAX_BURSTS = 1_000           # CPU and I/O bursts of one task
 MAX_CPUS = 8
+QUEUE_KINDS = ("global", "per-cpu")   # several CPUs: one ready queue for all, or one per CPU
 ON_MISS = ("continue", "abort")   # a periodic job past its deadline: runs to completion, or is dropped there
 MAX_CLASSES = 16             # MLQ classes
 MLQ_RULES = ("fcfs", "sjf", "srtf", "rr", "priority")   # the rules an MLQ class may have (policies.MLQ)
@@ -84,6 +85,10 @@ PARAMETERS = (   # one line each: the reader, Parameters, the defaults (docs/cpu
           help="time units a context switch takes (a dispatch of a task other than the one that ran last)"),
     Field("cpus", "integer", default=1, minimum=1, maximum=MAX_CPUS,
           help="CPUs sharing one ready queue (docs/cpu.md, Several CPUs)"),
+    Field("queues", "choice", default="global", choices=QUEUE_KINDS, metavar="global|per-cpu",
+          help="several CPUs: one global ready queue, or one queue per CPU (docs/cpu.md, Per-CPU queues and stealing)"),
+    Field("steal", "boolean", default=False,
+          help="per-cpu queues: a free CPU whose queue is empty takes the tail task of the longest queue"),
     Field("step_details", "boolean", default=False,
           help="full steps also carry the running task's quantum (and MLFQ allotment) left and lottery's draw"),
     Field("horizon", "integer", minimum=1, maximum=MAX_HORIZON,   # default: lcm of the periods + latest first release

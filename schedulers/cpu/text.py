@@ -162,13 +162,13 @@ TRACE = {
            "idle": "Idle", "switch": "Switch to {task}", "run": "Run {task}", "level": " at level {level}",
            "quantum": ", {left} left of its quantum", "allotment": ", {left} of its allotment",
            "draw": "Winning ticket {ticket} of {tickets}: ", "expire": "{task}'s quantum ends",
-           "preempt": "{task} is preempted"},
+           "preempt": "{task} is preempted", "steal": "CPU {cpu} steals {task} from CPU {source}'s queue"},
     "ja": {"arrive": "{task}が到着", "return": "{task}がI/Oから戻る", "block": "{task}はt={until}までI/O",
            "complete": "{task}が完了", "demote": "{task}がレベル{level}に下がる", "boost": "ブースト",
            "idle": "空き", "switch": "{task}への切り替え", "run": "{task}を実行", "level": "（レベル{level}）",
            "quantum": "、クォンタム残り{left}", "allotment": "、割り当て残り{left}",
            "draw": "当たりくじ{ticket}（全{tickets}枚）: ", "expire": "{task}のクォンタムが切れる",
-           "preempt": "{task}が横取りされる"},
+           "preempt": "{task}が横取りされる", "steal": "CPU {cpu}がCPU {source}のキューから{task}をスチール"},
 }
 
 

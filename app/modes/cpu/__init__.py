@@ -77,6 +77,10 @@ WORDS = {
     "option.step_details.false": {"en": "left out", "ja": "含めない"},
     "option.on_miss.continue": {"en": "runs on", "ja": "最後まで実行"},
     "option.on_miss.abort": {"en": "dropped", "ja": "打ち切る"},
+    "option.queues.global": {"en": "one for all CPUs", "ja": "全 CPU で 1 つ"},
+    "option.queues.per-cpu": {"en": "one per CPU", "ja": "CPU ごと"},
+    "option.steal.true": {"en": "on", "ja": "する"},
+    "option.steal.false": {"en": "off", "ja": "しない"},
 }
 
 def preset(name: str) -> Preset:

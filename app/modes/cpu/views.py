@@ -49,16 +49,26 @@ def ready_queue(step: Mapping[str, Any], where: Mapping[str, int], lang: str) ->
         run_html = f'<span class="cpus">{run_html}</span>'
     else:
         run_html = running_html(running, switching, where, nothing, lang)
-    queue = step.get("ready")
-    if queue is None:
-        listing = f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>'
-    elif queue:
-        listing = f'<ol class="queue">{"".join(f"<li>{chip(name, where[name])}</li>" for name in queue)}</ol>'
+    body = f'<p><span class="label">{esc(t(lang, "running"))}:</span> {run_html}</p>'
+    queues = step.get("queues")
+    if queues is not None:   # per-CPU queues: one paragraph as the running tasks' (presenter mode's first screen)
+        empty = f'<span class="muted">{esc(t(lang, "ready.empty"))}</span>'
+        listing = " · ".join(f'<span class="cpu-queue"><span class="label">{esc(t(lang, "gantt.processor", cpu=cpu))}:'
+                             f'</span> {" ".join(chip(name, where[name]) for name in own) or empty}</span>'
+                             for cpu, own in enumerate(queues))
+        body += f'<p class="cpu-queues"><span class="label">{esc(t(lang, "ready.queues"))}:</span> {listing}</p>'
     else:
-        listing = f'<p class="muted">{esc(t(lang, "ready.empty"))}</p>'
-    body = (f'<p><span class="label">{esc(t(lang, "running"))}:</span> {run_html}</p>'
-            f'<p class="label">{esc(t(lang, "ready"))}:</p>{listing}')
+        body += f'<p class="label">{esc(t(lang, "ready"))}:</p>{queue_html(step.get("ready"), where, lang)}'
     return section(t(lang, "running") + " / " + t(lang, "ready"), body)
+
+
+def queue_html(queue: Sequence[str] | None, where: Mapping[str, int], lang: str) -> str:
+    """One ready queue in order, or that it is empty (or was not recorded)."""
+    if queue is None:
+        return f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>'
+    if queue:
+        return f'<ol class="queue">{"".join(f"<li>{chip(name, where[name])}</li>" for name in queue)}</ol>'
+    return f'<p class="muted">{esc(t(lang, "ready.empty"))}</p>'
 
 
 def has_io(result: Result) -> bool:
@@ -159,6 +169,8 @@ def metrics_table(result: Mapping[str, Any], step: int, lang: str) -> str:
         note += (f'<p class="muted cpu-utilisation">{esc(t(lang, "summary.cpus", shares=shares,
                                                            utilisation=percent(result["utilisation"]),
                                                            migrations=result["migrations"]))}</p>')
+    if "steals" in result:   # per-CPU queues
+        note += f'<p class="muted cpu-steals">{esc(t(lang, "summary.steals", steals=result["steals"]))}</p>'
     if "switch_time" in result and (result["switch_time"] or "cpu_utilisation" not in result):
         # the switches are counted in the summary's sentence already (several CPUs: their utilisation is above)
         switching = t(lang, "summary.switching", switch_time=result["switch_time"],
@@ -270,6 +282,8 @@ def whole_run_diff(left: Result, right: Result, lang: str) -> str:
         shares = (percent(left["utilisation"]), percent(right["utilisation"]))
         rows.append((t(lang, "compare.utilisation"), [delta_cell(100 * left["utilisation"],
                                                                  100 * right["utilisation"], False, shares), "", ""]))
+    if "steals" in left and "steals" in right:   # per-CPU queues: a count, neither better nor worse in itself
+        rows.append((t(lang, "compare.steals"), [delta_cell(left["steals"], right["steals"], None), "", ""]))
     return (table(t(lang, "compare.whole"), label(lang, "task"), columns, rows)
             + f'<p class="muted">{esc(t(lang, "compare.diff"))}</p>')
 
@@ -283,9 +297,16 @@ def gantt_pane(result: Result, step: int, owner: str, lang: str, presenter: bool
     return pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", **kwargs)
 
 
+def several_cpus(parameters: Mapping[str, str]) -> bool:
+    """The editor's CPUs field asks for more than one (the queues matter only then)."""
+    text = parameters.get("cpus", "").strip()
+    return text.isdigit() and int(text) > 1
+
+
 class CpuViews(ModeViews):
     own_parameters = frozenset({FIELD})
     on_request = ("bursts",)   # a row of four fields and ✕ does not fit a laptop's editor: I/O when asked for
+    shown_if = {"queues": several_cpus, "steal": several_cpus}
 
     def editor_cards(self, lab, errors) -> list:
         return [ConventionsCard(lab, errors).card] if FIELD in lab.used_parameters() else []
