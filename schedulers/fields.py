@@ -163,12 +163,25 @@ def of_field(field: Field, value: Any, where: str, count: int | None = None) -> 
         return choice(value, where, field.choices)
     if field.type == "boolean":
         return boolean(value, where)
+    if field.type == "records":   # a list of at most ``maximum`` objects of the field's own fields
+        return tuple(record_of(field.fields, item, f"{where}[{i}]")
+                     for i, item in enumerate(sequence(value, where, maximum=field.maximum)))
     if field.type != "integers":
         raise ValueError(f"{where}: no reader for a field of type {field.type}")
     if count is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
         return (integer(value, where, field.minimum, field.maximum),) * count
     items = sequence(value, where, minimum=count or 0, maximum=count)
     return tuple(integer(item, f"{where}[{i}]", field.minimum, field.maximum) for i, item in enumerate(items))
+
+
+def record_of(declared: Sequence[Field], value: Any, where: str) -> dict[str, Any]:
+    """One record of a ``records`` field: an object of the ``declared`` fields, each read as it declares."""
+    found = mapping(value, where)
+    known_keys(found, where, [f.name for f in declared])
+    missing = next((f.name for f in declared if f.required and found.get(f.name) is None), None)
+    if missing is not None:
+        raise ScenarioError(f"{where}.{missing}", "is missing")
+    return {f.name: of_field(f, found[f.name], f"{where}.{f.name}") for f in declared if found.get(f.name) is not None}
 
 
 def describe(value: Any) -> str:

@@ -34,7 +34,7 @@ class Field:
     default: Any = None                # what the core uses when it is left out (None: nothing, or it depends on
                                        # the algorithm; a result's ``parameters`` show the value used)
     minimum: int | None = None         # of the value, or of each item of a list
-    maximum: int | None = None
+    maximum: int | None = None         # (records: how many records)
     instead_of: tuple[str, ...] = ()   # giving this field replaces those (``costs`` replaces cost and count)
     read_by: tuple[str, ...] = ()      # the algorithms that read it; empty: every algorithm
     fields: tuple[Field, ...] = ()     # records: the fields of each record (integers: of an item given as an object)

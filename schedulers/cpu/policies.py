@@ -64,6 +64,7 @@ class Policy:
     item_fields: ClassVar[tuple[str, ...]] = ()
     details: ClassVar[tuple[str, ...]] = ()   # the task's numbers the rule keeps, for a step's details (MLFQ's level)
     drawn: tuple[int, int] | None = None      # a drawing rule's last draw: (winning ticket, tickets in the draw)
+    fixed_priority: ClassVar[bool] = False    # a fixed priority per task: tasks may hold locks (``locks.py``)
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -250,6 +251,7 @@ class Priority(Policy):
     priority is its priority minus one for every a time units it has waited in the ready queue (not running, not
     in I/O). Ties: earlier arrival, then input order. Several CPUs: the free CPUs get the least numbers in turn."""
     name = "priority"
+    fixed_priority = True   # without aging
     parameter_names = ("aging",)
     item_fields = ("priority",)
     ties_by_arrival = True
@@ -509,6 +511,7 @@ class RateMonotonic(Policy):
     periodic task, by input order; of two jobs of one task (the earlier one late), the earlier release first."""
     name = "rm"
     preemptive = True
+    fixed_priority = True
     item_fields = ("period",)
 
     @staticmethod
