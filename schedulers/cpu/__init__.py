@@ -90,8 +90,7 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
         if parameters.on_miss == "abort" and queue_kind(policy) not in ("heap", "fifo", "scan"):
             raise ScenarioError("on_miss", f"abort drops a job from the ready queue, which {algorithm} keeps in a "
                                            f"way that cannot: use continue")
-    if locks.has_sections(tasks):
-        locks.check(tasks, policy, parameters, custom)
+    locks.check(tasks, policy, parameters, custom)
     io = any(task.blocks_left for task in tasks)
     makespan = check_horizon(tasks, io)   # with I/O, a bound on it
     check_scan_work(policy, tasks, makespan)

@@ -55,17 +55,25 @@ WORDS = {
 LINK_SEPARATOR = {"en": "; ", "ja": "、"}
 
 
+NEEDS = "priority, priority-preemptive (without aging), rm or dm"
+
+
 def has_sections(tasks: list[Task]) -> bool:
     return any(task.sections for task in tasks)
 
 
 def check(tasks: list[Task], policy: Policy, parameters: Parameters, custom: bool) -> None:
     """What locks need: a fixed-priority rule, one CPU, no switch cost, no dropped jobs; each task's sections inside
-    its one burst, nested or apart, never partly overlapping, never one resource inside itself."""
-    first = next(task for task in tasks if task.sections)
-    if custom or not policy.fixed_priority or getattr(policy, "aging", None) is not None:
-        raise ScenarioError(f"tasks[{first.index}].sections", "locks need a fixed priority per task: priority, "
-                                                               "priority-preemptive (without aging), rm or dm")
+    its one burst, nested or apart, never partly overlapping, never one resource inside itself. A protocol, too,
+    needs a fixed priority."""
+    fixed = not custom and policy.fixed_priority and getattr(policy, "aging", None) is None
+    first = next((task for task in tasks if task.sections), None)
+    if first is None:
+        if parameters.protocol != "none" and not fixed:
+            raise ScenarioError("protocol", f"changes fixed priorities: {NEEDS}")
+        return
+    if not fixed:
+        raise ScenarioError(f"tasks[{first.index}].sections", f"locks need a fixed priority per task: {NEEDS}")
     for name, value, allowed in (("cpus", parameters.cpus, 1), ("switch_cost", parameters.switch_cost, 0)):
         if value != allowed:
             raise ScenarioError(name, f"must be {allowed} with sections (locks are taught on one CPU, without "
