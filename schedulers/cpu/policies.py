@@ -252,8 +252,8 @@ class Priority(Policy):
     in I/O). Ties: earlier arrival, then input order. Several CPUs: the free CPUs get the least numbers in turn."""
     name = "priority"
     fixed_priority = True   # without aging
-    parameter_names = ("aging",)
-    item_fields = ("priority",)
+    parameter_names = ("aging", "protocol")
+    item_fields = ("priority", "sections")
     ties_by_arrival = True
 
     @classmethod
@@ -512,7 +512,8 @@ class RateMonotonic(Policy):
     name = "rm"
     preemptive = True
     fixed_priority = True
-    item_fields = ("period",)
+    parameter_names = ("protocol",)
+    item_fields = ("period", "sections")
 
     @staticmethod
     def rank(task: Task) -> Any:
@@ -544,7 +545,7 @@ class DeadlineMonotonic(RateMonotonic):
     priority; one-shot tasks rank after every periodic task, by input order; of two jobs of one task, the earlier
     release first."""
     name = "dm"
-    item_fields = ("period", "relative_deadline")
+    item_fields = ("period", "relative_deadline", "sections")
 
     @staticmethod
     def rank(task: Task) -> Any:
