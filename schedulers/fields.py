@@ -163,7 +163,9 @@ def of_field(field: Field, value: Any, where: str, count: int | None = None) -> 
         return choice(value, where, field.choices)
     if field.type == "boolean":
         return boolean(value, where)
-    if field.type == "records":   # a list of at most ``maximum`` objects of the field's own fields
+    if field.type == "records":   # a list of at most ``maximum`` objects of the field's own fields, or its text
+        if isinstance(value, str):
+            value = records_text(field, value, where)
         return tuple(record_of(field.fields, item, f"{where}[{i}]")
                      for i, item in enumerate(sequence(value, where, maximum=field.maximum)))
     if field.type != "integers":
@@ -172,6 +174,33 @@ def of_field(field: Field, value: Any, where: str, count: int | None = None) -> 
         return (integer(value, where, field.minimum, field.maximum),) * count
     items = sequence(value, where, minimum=count or 0, maximum=count)
     return tuple(integer(item, f"{where}[{i}]", field.minimum, field.maximum) for i, item in enumerate(items))
+
+
+# The compact text of a ``records`` field (an editor's cell, a link's part): each record its values in the order of
+# the field's own fields, joined by ":", the records separated by commas or spaces: CPU's sections "R:1:2, S:1:1".
+RECORD_SEPARATORS = re.compile(r"[\s,]+")
+
+
+def records_text(field: Field, text: str, where: str) -> list[dict[str, Any]]:
+    """The records of ``text`` in the compact form, each value as typed (a whole number as an int), for
+    ``record_of`` to check."""
+    names = [f.name for f in field.fields]
+    if len(text) > 100 * (field.maximum or 1):
+        raise ScenarioError(where, f"is longer than {100 * (field.maximum or 1)} characters (the documented limit)")
+    found = []
+    for k, part in enumerate(part for part in RECORD_SEPARATORS.split(text.strip()) if part):
+        values = part.split(":")
+        if len(values) > len(names):
+            raise ScenarioError(f"{where}[{k}]", f"{part[:40]!r} has more than {len(names)} parts "
+                                                 f"({':'.join(names)})")
+        found.append({name: int(value) if value.isascii() and value.isdigit() and len(value) <= 40 else value
+                      for name, value in zip(names, values)})
+    return found
+
+
+def format_records(field: Field, records: Sequence[Mapping[str, Any]]) -> str:
+    """``records`` in the compact form: "R:1:2,S:1:1"."""
+    return ",".join(":".join(str(record[f.name]) for f in field.fields if f.name in record) for record in records)
 
 
 def record_of(declared: Sequence[Field], value: Any, where: str) -> dict[str, Any]:

@@ -50,7 +50,11 @@ def test_pathfinder_without_a_protocol_h_waits_behind_m():
     assert step["why"]["en"].startswith("H waits for R, held by L. t=3: M (priority 2) is dispatched")
     assert step["why"]["ja"].startswith("HはRを待ちます（Lが保持しています）。")
     assert result["deadlock"] is None and result["parameters"]["protocol"] == "none"
-    assert result["resources"] == [{"name": "R", "users": ["L", "H"], "ceiling": "H"}]
+    # The chart's spans: L holds R over [1,8), H waits for it over [3,8) and then holds it over [8,9).
+    assert result["resources"] == [{"name": "R", "users": ["L", "H"], "ceiling": "H",
+                                    "holds": [{"task": "L", "from": 1, "until": 8},
+                                              {"task": "H", "from": 8, "until": 9}],
+                                    "waits": [{"task": "H", "from": 3, "until": 8}]}]
 
 
 def test_pathfinder_under_inheritance_l_runs_at_h_priority():
@@ -156,7 +160,10 @@ def test_sections_hold_in_every_job_under_rm_and_dm():
             assert result["timeline"] == ["A#1"] * 2 + ["B#1"] * 4 + ["A#2"] * 2
             waits = [e for e in lock_events(result) if e[0] == "wait"]
             assert waits == ([] if protocol == "ceiling" else [("wait", "A#2", 5, "R")])
-            assert result["resources"] == [{"name": "R", "users": ["A", "B"], "ceiling": "A"}]
+            (resource,) = result["resources"]
+            assert (resource["users"], resource["ceiling"]) == (["A", "B"], "A")
+            assert resource["holds"][:2] == [{"task": "A#1", "from": 0, "until": 1},
+                                             {"task": "B#1", "from": 2, "until": 6}]
 
 
 DEADLOCK = {"algorithm": "priority-preemptive", "tasks": [
@@ -203,6 +210,24 @@ def test_a_deadlock_with_a_bystander_still_ends_the_run():
     assert result["deadlock"]["time"] == 2 and done(result) == {"A": None, "B": None, "C": None}
 
 
+def test_sections_in_the_compact_text_form():
+    # resource:start:length, the records separated by commas or spaces: the editor's cell and a link's part
+    scenario = {**PATHFINDER, "tasks": [{**t, "sections": "R:1:2"} if t["name"] == "L" else
+                                        {**t, "sections": "R:1:1"} if t["name"] == "H" else t
+                                        for t in PATHFINDER["tasks"]]}
+    assert run(scenario)["timeline"] == run(PATHFINDER)["timeline"]
+    nested = run({"algorithm": "priority", "tasks": [{"name": "A", "arrival": 0, "burst": 4,
+                                                       "sections": "R:0:3, S:1:1"}]})
+    assert [e[3] for e in lock_events(nested)] == ["R", "S", "S", "R"]
+    for text, field in (("R:1", "length"), ("R:x:1", "start"), (":1:1", "resource"), ("R:1:9", "length")):
+        with pytest.raises(ScenarioError) as error:
+            run({"algorithm": "priority", "tasks": [{"name": "A", "arrival": 0, "burst": 4, "sections": text}]})
+        assert error.value.field == f"tasks[0].sections[0].{field}"
+    with pytest.raises(ScenarioError) as error:
+        run({"algorithm": "priority", "tasks": [{"name": "A", "arrival": 0, "burst": 4, "sections": "R:0:1:2"}]})
+    assert error.value.field == "tasks[0].sections[0]"
+
+
 @pytest.mark.parametrize("change, field", [
     ({"tasks": [task("A", 0, 2, 0, section("R", 2, 1))]}, "tasks[0].sections[0].start"),
     ({"tasks": [task("A", 0, 2, 0, section("R", 1, 2))]}, "tasks[0].sections[0].length"),
@@ -214,7 +239,7 @@ def test_a_deadlock_with_a_bystander_still_ends_the_run():
     ({"tasks": [task("A", 0, 5, 0, section("R", -1, 1))]}, "tasks[0].sections[0].start"),
     ({"tasks": [task("A", 0, 5, 0, section("R", 0, 0))]}, "tasks[0].sections[0].length"),
     ({"tasks": [task("A", 0, 5, 0, section("", 0, 1))]}, "tasks[0].sections[0].resource"),
-    ({"tasks": [{"name": "A", "arrival": 0, "burst": 2, "sections": "R"}]}, "tasks[0].sections"),
+    ({"tasks": [{"name": "A", "arrival": 0, "burst": 2, "sections": 5}]}, "tasks[0].sections"),
     ({"tasks": [{"name": "A", "arrival": 0, "bursts": [2, 1, 2], "sections": [section("R", 0, 1)]}]},
      "tasks[0].sections"),
     ({"algorithm": "fcfs"}, "tasks[0].sections"),

@@ -108,11 +108,11 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
                                 io), several)
     watched = [task for task in tasks if task.period is not None]
     if locks.has_sections(tasks):
-        timeline, recorded, stuck = locks.schedule_locks(tasks, policy, level, parameters.protocol, watched)
+        timeline, recorded, stuck, held = locks.schedule_locks(tasks, policy, level, parameters.protocol, watched)
         out = periodic_result(algorithm, policy, given, tasks, timeline, recorded, until, parameters.on_miss, None) \
             if given is not tasks else result(algorithm, policy, tasks, len(timeline), timeline, recorded)
         out["parameters"]["protocol"] = parameters.protocol
-        out.update(resources=locks.resources(given, policy), deadlock=stuck)
+        out.update(resources=locks.resources(given, policy, held.spans, len(timeline)), deadlock=stuck)
         return out
     timeline, recorded, switches = schedule(tasks, policy, level, parameters.conventions, switch_cost,
                                             "conventions" in scenario, parameters.step_details, watched,

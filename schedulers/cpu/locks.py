@@ -89,8 +89,8 @@ def check(tasks: list[Task], policy: Policy, parameters: Parameters, custom: boo
             if start >= task.burst:
                 raise ScenarioError(f"{where}[{k}].start", f"must be before the end of the burst ({task.burst})")
             if end > task.burst:
-                raise ScenarioError(f"{where}[{k}].length", f"runs past the burst: units {start} to {end - 1} of "
-                                                            f"{task.burst}")
+                raise ScenarioError(f"{where}[{k}].length", f"runs past the burst: units {start} to {end - 1} of a "
+                                                            f"burst of {task.burst}")
             for j, other in enumerate(task.sections[:k]):
                 low, high = other["start"], other["start"] + other["length"]
                 if start < high and low < end and not (low <= start and end <= high or start <= low and high <= end):
@@ -101,16 +101,22 @@ def check(tasks: list[Task], policy: Policy, parameters: Parameters, custom: boo
                                                                   f"section {j} there")
 
 
-def resources(tasks: list[Task], policy: Policy) -> list[dict[str, Any]]:
-    """The result's ``resources``: each resource's users, in input order, and its ceiling (the best of them)."""
+def resources(tasks: list[Task], policy: Policy, spans: dict[str, dict[str, list[dict[str, Any]]]], end: int
+              ) -> list[dict[str, Any]]:
+    """The result's ``resources``: each resource's users, in input order, its ceiling (the best of them), and its
+    ``holds`` and ``waits`` in time order (a deadlock's still going at the run's ``end``)."""
     users: dict[str, list[Task]] = {}
     for task in tasks:
         for section in task.sections or ():
             found = users.setdefault(section["resource"], [])
             if task not in found:
                 found.append(task)
+    for span in (span for kinds in spans.values() for listed in kinds.values() for span in listed):
+        if span["until"] is None:
+            span["until"] = end
     return [{"name": name, "users": [task.name for task in found],
-             "ceiling": min(found, key=lambda task: policy.key(task, 0)).name} for name, found in users.items()]
+             "ceiling": min(found, key=lambda task: policy.key(task, 0)).name, **spans[name]}
+            for name, found in users.items()]
 
 
 class Locks:
@@ -124,6 +130,8 @@ class Locks:
         self.blocked_on: dict[Task, str] = {}
         self.held: dict[Task, list[str]] = {task: [] for task in tasks}
         self.waited: dict[Task, int] = {}   # the order of blocking: ties among waiters
+        # each resource's holds and waits, [from, until) (until None: still going), for the chart
+        self.spans: dict[str, dict[str, list[dict[str, Any]]]] = {r: {"holds": [], "waits": []} for r in self.resources}
         # R's ceiling: the task of highest priority using R (fixed keys: ``check`` refuses aging)
         users: dict[str, list[Task]] = {resource: [] for resource in self.resources}
         for task in tasks:
@@ -185,16 +193,34 @@ class Locks:
         for section in ending:
             resource = section["resource"]
             self.held[task].remove(resource)
+            self.close(resource, "holds", task, now)
             waiters = self.waiting[resource]
             taker = min(waiters, key=lambda w: (self.key(self.donor(w)), self.waited[w])) if waiters else None
-            self.holder[resource] = taker
+            self.holder[resource] = None
             if taker is not None:
                 waiters.remove(taker)
                 del self.blocked_on[taker]
-                self.held[taker].append(resource)
+                self.close(resource, "waits", taker, now)
+                self.take(taker, resource, now)
                 woken.append(taker)
             events.append(event("unlock", task, now, resource=resource, to=taker.name if taker else None))
         return woken
+
+    def take(self, task: Task, resource: str, now: int) -> None:
+        self.holder[resource] = task
+        self.held[task].append(resource)
+        self.spans[resource]["holds"].append({"task": task.name, "from": now, "until": None})
+
+    def wait(self, task: Task, resource: str, now: int) -> None:
+        self.blocked_on[task] = resource
+        self.waiting[resource].append(task)
+        self.waited[task] = len(self.waited)
+        self.spans[resource]["waits"].append({"task": task.name, "from": now, "until": None})
+
+    def close(self, resource: str, kind: str, task: Task, now: int) -> None:
+        """End ``task``'s open hold of (or wait for) ``resource`` at ``now``."""
+        span = next(span for span in reversed(self.spans[resource][kind]) if span["task"] == task.name)
+        span["until"] = now
 
     def state(self, present: list[Task]) -> dict[str, Any]:
         """A step's ``holders``, ``waiters`` and each present task's ``effective`` priority (the task it runs at)."""
@@ -204,9 +230,10 @@ class Locks:
 
 
 def schedule_locks(tasks: list[Task], policy: Policy, level: str, protocol: str, watched: list[Task]
-                   ) -> tuple[list[str | None], Trace, dict[str, Any] | None]:
-    """Run ``tasks`` holding their locks under ``policy``; returns the timeline, the trace and the deadlock (None if
-    none: every task completed). ``watched``: the periodic jobs, whose deadlines are instants."""
+                   ) -> tuple[list[str | None], Trace, dict[str, Any] | None, Locks]:
+    """Run ``tasks`` holding their locks under ``policy``; returns the timeline, the trace, the deadlock (None if
+    none: every task completed) and the locks (their ``spans``). ``watched``: the periodic jobs, whose deadlines are
+    instants."""
     if len(tasks) * (sum(task.burst for task in tasks) + max(task.arrival for task in tasks)) > MAX_LOCK_WORK:
         raise ScenarioError("tasks", f"tasks x time units is over the documented limit of {MAX_LOCK_WORK} for a "
                                      f"run with sections")
@@ -224,7 +251,6 @@ def schedule_locks(tasks: list[Task], policy: Policy, level: str, protocol: str,
     present: list[Task] = []   # arrived and not complete: ready, running or waiting
     shown = {task: task for task in tasks}   # the effective priority last told
     by_name = {task.name: task for task in tasks}
-    blocks = 0
     unfinished, t = len(tasks), 0
 
     def detail(task: Task) -> dict[str, str]:
@@ -271,8 +297,7 @@ def schedule_locks(tasks: list[Task], policy: Policy, level: str, protocol: str,
             for resource in locks.needs(running):
                 holder = locks.holder[resource]
                 if holder is None:
-                    locks.holder[resource] = running
-                    locks.held[running].append(resource)
+                    locks.take(running, resource, t)
                     events.append(event("lock", running, t, resource=resource))
                     said.append(say(WORDS, "lock", task=running.name, resource=resource))
                 else:
@@ -280,15 +305,13 @@ def schedule_locks(tasks: list[Task], policy: Policy, level: str, protocol: str,
                     break
             if blocked is None:
                 break
-            locks.blocked_on[running] = blocked
-            locks.waiting[blocked].append(running)
-            locks.waited[running], blocks = blocks, blocks + 1
+            locks.wait(running, blocked, t)
             events.append(event("wait", running, t, resource=blocked, holder=locks.holder[blocked].name))
             said.append(say(WORDS, "wait", task=running.name, resource=blocked, holder=locks.holder[blocked].name))
             links = locks.cycle(running)
             if links is not None:
                 ran = by_name.get(timeline[-1]) if timeline else None
-                return timeline, trace, deadlock(trace, locks, links, t, events, said, present, ran)
+                return timeline, trace, deadlock(trace, locks, links, t, events, said, present, ran), locks
             running = None
         said += told(locks, present, shown, detail)
         during = locks.state(present) if record else None   # the step shows the locks as they stand in its slice
@@ -321,7 +344,7 @@ def schedule_locks(tasks: list[Task], policy: Policy, level: str, protocol: str,
             trace.record(t, by_name.get(timeline[-1]), names, events, decision, join(*said))
             if trace.steps[-1]["time"] == t:   # else a compact trace skipped it
                 trace.steps[-1].update(during)
-    return timeline, trace, None
+    return timeline, trace, None, locks
 
 
 def told(locks: Locks, present: list[Task], shown: dict[Task, Task], detail: Any) -> list[dict[str, str]]:
