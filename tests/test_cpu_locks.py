@@ -320,3 +320,26 @@ def test_sections_nobody_else_uses_change_nothing(scenario):
         result = run(alone, protocol=protocol)
         assert result["timeline"] == run(plain)["timeline"]
         assert done(result) == done(run(plain))
+
+
+def test_the_command_line_takes_the_protocol_and_says_the_deadlock(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from cpu_support import ROOT
+
+    def cli(scenario, *options):
+        path = tmp_path / "scenario.json"
+        path.write_text(json.dumps(scenario), encoding="utf-8")
+        return subprocess.run([sys.executable, "-m", "schedulers", "cpu", "--scenario", str(path), *options],
+                              capture_output=True, text=True, check=True, cwd=ROOT).stdout
+
+    printed = json.loads(cli(PATHFINDER, "--protocol", "ceiling", "--json"))
+    assert printed == run(PATHFINDER, protocol="ceiling")
+    text = cli(DEADLOCK, "--lang", "ja")
+    assert text.splitlines()[-1] == run(DEADLOCK)["deadlock"]["why"]["ja"]
+    assert "A        0        4      -" in cli(DEADLOCK)   # no completion: a dash, not None
+    trace = cli(DEADLOCK, "--trace").splitlines()
+    assert trace[-3:] == ["[ time 2 ] B waits for R1, held by A", "[ time 2 ] A waits for R2, held by B",
+                          "[ time 2 ] Deadlock: the run ends"]

@@ -182,10 +182,6 @@ class Gantt:
                       sizing_mode="stretch_width", toolbar_location=None, tools="",
                       x_axis_label=t(lang, "gantt.time"), title=t(lang, "gantt"))
         legend = []
-        if result.get("resources") and "timeline" in result:   # drawn first: the legend lists them after the runs
-            locks = self._locks(plot, result, owner)
-        else:
-            locks = []
         for kind in (kind for kind in KINDS if kind in kinds):
             drawn = self._bars(plot, kinds[kind], **LOOKS[kind])
             # Tooltips as (label, @field) pairs: Bokeh shows field values as text, so a name stays a name.
@@ -193,7 +189,8 @@ class Gantt:
                                                                 (t(lang, TOOLTIPS[kind]), "@span")]))
             if kind in legended:
                 legend.append(LegendItem(label=t(lang, f"gantt.legend.{kind}"), renderers=drawn[:1]))
-        legend += locks
+        if result.get("resources") and "timeline" in result:   # above the runs: their names stay readable
+            legend += self._locks(plot, result, owner)
         if legend:
             plot.add_layout(Legend(items=legend, orientation="horizontal", label_text_font_size=font,
                                    glyph_width=28 if presenter else 20, border_line_alpha=0, margin=0, padding=2),
