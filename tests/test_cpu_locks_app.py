@@ -80,3 +80,16 @@ def test_the_locks_card_says_the_deadlock_at_its_step():
     assert 'class="deadlock" role="alert"' in card and "Deadlock at t=2: A holds R1 and waits for R2" in card
     assert "deadlock" not in locks_card(result["steps"][1], result, "en").split("<table")[0]
     assert "デッドロック" in locks_card(result["steps"][-1], result, "ja")
+
+
+def test_compare_and_the_exports_take_a_deadlocked_run():
+    from app.modes.cpu.views import whole_run_diff
+    from schedulers.export import metrics_csv
+
+    scenario = {"algorithm": "priority-preemptive", "tasks": [
+        {"name": "A", "arrival": 0, "burst": 4, "priority": 2, "sections": "R1:0:3,R2:1:1"},
+        {"name": "B", "arrival": 1, "burst": 4, "priority": 1, "sections": "R2:0:3,R1:1:1"}]}
+    stuck, ceiling = simulate("cpu", scenario), simulate("cpu", {**scenario, "protocol": "ceiling"})
+    # A never completes on the left; under the ceiling its turnaround is 8 (done at 8): no change is computed
+    assert "<td>— → 8</td>" in whole_run_diff(stuck, ceiling, "en")
+    assert "task,A,0,4,,,," in metrics_csv(stuck).splitlines()
