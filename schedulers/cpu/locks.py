@@ -19,6 +19,7 @@ would cost every other run, and these runs are small.
 """
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from ..errors import ScenarioError
@@ -243,8 +244,8 @@ def schedule_locks(tasks: list[Task], policy: Policy, level: str, protocol: str,
     if record:
         trace.record(0, None, [], [], "initial", say(MESSAGES, "initial", count=len(tasks)))
         trace.steps[0].update(locks.state([]))
-    arrivals = sorted(tasks, key=lambda task: (task.arrival, task.index))
-    deadlines = sorted(watched, key=lambda job: (job.deadline, job.index))
+    arrivals = deque(sorted(tasks, key=lambda task: (task.arrival, task.index)))
+    deadlines = deque(sorted(watched, key=lambda job: (job.deadline, job.index)))
     timeline: list[str | None] = []
     ready: list[Task] = []
     running: Task | None = None
@@ -262,12 +263,12 @@ def schedule_locks(tasks: list[Task], policy: Policy, level: str, protocol: str,
         events: list[dict[str, Any]] = []
         said: list[dict[str, str]] = []
         while deadlines and deadlines[0].deadline == t:
-            job = deadlines.pop(0)
+            job = deadlines.popleft()
             if job.completion is None:
                 events.append(event("miss", job, t, left=job.remaining, dropped=False))
                 said.append(say(MESSAGES, "miss", task=job.name, t=t, left=job.remaining))
         while arrivals and arrivals[0].arrival == t:
-            task = arrivals.pop(0)
+            task = arrivals.popleft()
             ready.append(task)
             present.append(task)
             events.append(event("arrive", task, t))
