@@ -36,7 +36,10 @@ def default_other(mode: str, algorithm: str) -> str:
 def delta_cell(left: float, right: float, smaller_is_better: bool | None,
                shown: tuple[str, str] | None = None) -> str:
     """``left → right (Δ)``, green when the right side is better, red when worse, plain when equal or neutral;
-    ``shown``: the two values as written (with their exact fractions), when not plain numbers."""
+    ``shown``: the two values as written (with their exact fractions), when not plain numbers; one run without the
+    number (a task a deadlock left unfinished): both as they are, no change."""
+    if left is None or right is None:
+        return f'<td>{esc(" → ".join(shown or (render.number(left), render.number(right))))}</td>'
     diff = right - left
     css = ""
     if diff and smaller_is_better is not None:

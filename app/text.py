@@ -254,6 +254,32 @@ TEXT: dict[str, dict[str, str]] = {
     "not.recorded": {"en": "not recorded for a run this large (compact trace)",
                      "ja": "この規模の実行では記録していません（簡略トレース）"},
     "event.other": {"en": "{kind}: {task}", "ja": "{kind}: {task}"},
+    # locks (issue 23): the events, the Locks card, the chart's holds and waits
+    "event.lock": {"en": "{task} locks {resource}", "ja": "{task} が {resource} をロック"},
+    "event.wait": {"en": "{task} waits for {resource}, held by {holder}",
+                   "ja": "{task} が {resource} を待つ（{holder} が保持）"},
+    "event.unlock": {"en": "{task} releases {resource}", "ja": "{task} が {resource} を解放"},
+    "event.deadlock": {"en": "deadlock: the run ends", "ja": "デッドロック: 実行はここで終わります"},
+    "locks": {"en": "Locks", "ja": "ロック"},
+    "locks.resource": {"en": "Resource", "ja": "資源"},
+    "locks.holder": {"en": "Held by", "ja": "保持者"},
+    "locks.waiters": {"en": "Waiting", "ja": "待ち"},
+    "locks.free": {"en": "free", "ja": "空き"},
+    "locks.nobody": {"en": "nobody", "ja": "なし"},
+    "locks.effective": {"en": "Effective priority", "ja": "実効優先度"},
+    "locks.own": {"en": "its own", "ja": "自分の優先度"},
+    "locks.runs_at": {"en": "runs at {task}'s priority", "ja": "{task} の優先度で実行"},
+    "locks.protocol": {"en": "Waiting in the order they came. Protocol: {protocol}. Ceiling of each resource: "
+                             "{ceilings}.",
+                       "ja": "待ちは来た順です。プロトコル: {protocol}。各資源の上限: {ceilings}。"},
+    "locks.protocol.none": {"en": "none (a holder keeps its own priority)",
+                            "ja": "なし（保持者は自分の優先度のまま）"},
+    "locks.protocol.inheritance": {"en": "priority inheritance", "ja": "優先度継承"},
+    "locks.protocol.ceiling": {"en": "priority ceiling (immediate)", "ja": "優先度上限プロトコル（即時）"},
+    "gantt.hold": {"en": "Holds", "ja": "保持"},
+    "gantt.wait": {"en": "Waits for", "ja": "待ち"},
+    "gantt.legend.holds": {"en": "holds a resource", "ja": "資源を保持"},
+    "gantt.legend.waits": {"en": "waits for one", "ja": "資源を待つ"},
     "batch": {"en": "Batch slots, iteration by iteration", "ja": "バッチのスロット（反復ごと）"},
     "batch.slot": {"en": "slot {slot}", "ja": "スロット {slot}"},
     "batch.free": {"en": "free", "ja": "空き"},
@@ -528,6 +554,8 @@ LABELS: dict[str, dict[str, str]] = {
     "relative_deadline": {"en": "Relative deadline", "ja": "相対締切"},
     "horizon": {"en": "Horizon (releases before it)", "ja": "ホライズン（この時刻より前に解放）"},
     "on_miss": {"en": "A job past its deadline", "ja": "締切を過ぎたジョブ"},
+    "sections": {"en": "Sections (locks)", "ja": "ロック区間"},
+    "protocol": {"en": "Lock protocol", "ja": "ロックのプロトコル"},
     "jobs": {"en": "Jobs", "ja": "ジョブ数"},
     "misses": {"en": "Misses", "ja": "締切超過数"},
     "max_lateness": {"en": "Worst lateness", "ja": "最大遅れ"},
@@ -644,6 +672,14 @@ HELP: dict[str, dict[str, str]] = {
     "io_to_front": {"en": "A task returning from I/O goes to the front of its level, not the back.",
                     "ja": "I/O から戻ったタスクは、その段の末尾ではなく先頭に入ります。"},
     "aging": {"en": "Empty: no aging.", "ja": "空欄: エージングなし。"},
+    "sections": {"en": "resource:start:length, e.g. R:1:2 (the task's CPU units 1 and 2 hold R); several joined by "
+                       "semicolons (R:0:3;S:1:1), nested or apart.",
+                 "ja": "資源:開始:長さ。例: R:1:2（タスクの CPU 単位 1 と 2 で R を保持）。複数はセミコロンでつなぎ"
+                       "（R:0:3;S:1:1）、入れ子か離して書きます。"},
+    "protocol": {"en": "none: a lock holder keeps its priority; inheritance: it runs at the priority of the tasks it "
+                       "blocks; ceiling: at the highest priority of any task using the resource.",
+                 "ja": "なし: ロック保持者は自分の優先度のまま。継承: 待たせているタスクの優先度で実行。上限: "
+                       "その資源を使うタスクの最高の優先度で実行。"},
     "requests": {"en": "INPUT/OUTPUT tokens per request, e.g. 4/8x16 (16 requests), 8/30x2@10 (arriving at "
                        "iteration 10), 4/5~3 (predicted output 3); several groups joined by +.",
                  "ja": "リクエストごとの 入力/出力 トークン。例: 4/8x16（16 件）、8/30x2@10（反復 10 に到着）、"

@@ -29,7 +29,8 @@ ITEM_LISTS = "|".join(schema(mode).items for mode in names())   # tasks|tenants:
 FIELD_ERROR = re.compile(rf"^(?P<list>{ITEM_LISTS})\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
 # A row's fields in the editor, in pixels (others 64): wide enough for their whole value (a burst of 990000), narrow
 # enough that an LLM tenant's row (name, cost, count, costs, join, weight, ✕) stays on one line at 1920 px.
-WIDTHS = {"name": 96, "costs": 120, "arrivals": 120, "arrival": 84, "burst": 84, "bursts": 120, "requests": 200}
+WIDTHS = {"name": 96, "costs": 120, "arrivals": 120, "arrival": 84, "burst": 84, "bursts": 120, "sections": 160,
+          "requests": 200}
 PARAMETER_WIDTHS = {"classes": 220}   # a parameter's field (others 160): MLQ's classes in their compact text
 
 

@@ -174,10 +174,12 @@ def of_field(field: Field, value: Any, where: str, count: int | None = None) -> 
 
 
 # The compact text of a list of records (a ``records`` field: MLQ's classes, a task's sections), for an editor's
-# cell and links: records separated by ";", each its first field's value, then ":" and the others as NAME=VALUE
-# separated by ",": "rr:quantum=2;fcfs" is [{"rule": "rr", "quantum": 2}, {"rule": "fcfs"}]. Spaces around the
-# parts are ignored; an empty record (a trailing ";") is none. ``records`` reads it, ``format_records`` writes it.
-RECORDS_FORM = "FIRST[:NAME=VALUE,...];...  e.g. rr:quantum=2;fcfs"
+# cell, a link and the command line (docs/core.md "The compact text of records"): records separated by ";", each its
+# values joined by ":", the first one its first field's; a later value is either the next field's in the declared
+# order (positional, "R:1:2") or NAME=VALUE ("rr:quantum=2"), the positional ones first. An empty value is left out;
+# spaces around the parts are ignored; an empty record (a trailing ";") is none. ``records`` reads it,
+# ``format_records`` writes it.
+RECORDS_FORM = "FIRST[:VALUE...][:NAME=VALUE...];...  e.g. rr:quantum=2;fcfs or R:1:2;S:1:1"
 MAX_RECORDS_TEXT = 100_000
 WHOLE = re.compile(r"[+-]?\d{1,40}")
 
@@ -187,18 +189,28 @@ def parse_records(field: Field, text: str, where: str) -> list[dict[str, Any]]:
     reads text: a whole number an int, true/false a boolean; the rest left as text for the reader to check)."""
     if len(text) > MAX_RECORDS_TEXT:
         raise ScenarioError(where, f"is longer than {MAX_RECORDS_TEXT} characters (the documented limit)")
-    first, types = field.fields[0].name, {f.name: f.type for f in field.fields}
+    names, types = [f.name for f in field.fields], {f.name: f.type for f in field.fields}
     found: list[dict[str, Any]] = []
     for part in (part.strip() for part in text.split(";")):
         if not part:
             continue
-        head, _, rest = (piece.strip() for piece in part.partition(":"))
-        raw: dict[str, Any] = {first: head} if head else {}
-        for pair in (pair.strip() for pair in rest.split(",") if pair.strip()):
-            key, equals, value = (piece.strip() for piece in pair.partition("="))
-            if not equals or not key:
-                raise ScenarioError(f"{where}[{len(found)}]", f"{pair[:40]!r} is not NAME=VALUE ({RECORDS_FORM})")
-            raw[key] = text_value(types.get(key, "text"), value)
+        at, raw, named = f"{where}[{len(found)}]", {}, False
+        for position, piece in enumerate(piece.strip() for piece in part.split(":")):
+            key, equals, value = (bit.strip() for bit in piece.partition("="))
+            if equals and position and key:
+                named = True
+            elif named:
+                raise ScenarioError(at, f"{piece[:40]!r}: a value without NAME= comes after a NAME=VALUE one "
+                                        f"({RECORDS_FORM})")
+            elif position >= len(names):
+                raise ScenarioError(at, f"{part[:40]!r} has more than {len(names)} values ({':'.join(names)}); "
+                                        f"records are separated by ;")
+            else:
+                key, value = names[position], piece
+            if key in raw:
+                raise ScenarioError(f"{at}.{key}", "is given twice")
+            if value:
+                raw[key] = text_value(types.get(key, "text"), value)
         found.append(raw)
     return found
 
@@ -236,18 +248,21 @@ def records(field: Field, value: Any, where: str) -> tuple[dict[str, Any], ...]:
 
 
 def format_records(field: Field, items: Sequence[Mapping[str, Any]]) -> str:
-    """``items`` in the compact text (``parse_records``), each value that is not its subfield's default written:
+    """``items`` in the compact text (``parse_records``): the first field and the required ones after it by
+    position, then each other value that is not its subfield's default as NAME=VALUE: "R:1:2;S:1:1",
     "rr:quantum=2;fcfs"."""
     first, rest = field.fields[0], field.fields[1:]
+    leading = next((k for k, f in enumerate(rest) if not f.required), len(rest))
 
     def written(value: Any) -> str:
         return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
     parts = []
     for item in items:
-        pairs = [f"{f.name}={written(item[f.name])}" for f in rest
-                 if item.get(f.name) is not None and item[f.name] != f.default]
-        parts.append(written(item.get(first.name, "")) + (":" + ",".join(pairs) if pairs else ""))
+        values = [written(item.get(f.name, "")) for f in (first, *rest[:leading])]
+        values += [f"{f.name}={written(item[f.name])}" for f in rest[leading:]
+                   if item.get(f.name) is not None and item[f.name] != f.default]
+        parts.append(":".join(values))
     return ";".join(parts)
 
 

@@ -16,6 +16,7 @@ SHOTS = {
     "large-time.png": "time-axis-million-1366.png",                # test_the_time_axis_reads_at_every_scale
     "cpu-io.png": "cpu-io-en-1366.png",                            # tests/test_cpu_io_browser.py
     "cpu-switch-compare.png": "cpu-switch-compare-rr-switch-cost-1366.png",
+    "cpu-locks.png": "cpu-locks-en-1366.png",                      # tests/test_cpu_locks_browser.py
 }
 
 
@@ -23,7 +24,7 @@ def main(output: Path) -> int:
     missing = [name for name in SHOTS.values() if not (output / name).exists()]
     if missing:
         print(f"not in {output}: {', '.join(missing)}; run python3 build.py test tests/test_app_browser.py "
-              "tests/test_cpu_io_browser.py first",
+              "tests/test_cpu_io_browser.py tests/test_cpu_locks_browser.py first",
               file=sys.stderr)
         return 1
     for image, source in SHOTS.items():

@@ -219,4 +219,5 @@ def test_every_yes_no_parameter_has_the_words_of_its_options():
     assert {"io_resets_allotment", "io_to_front"} <= set(flags)
     for name in flags:
         for lang in ("en", "ja"):
-            assert len(choice_options("cpu", name, lang)) == 3   # the default, true, false
+            # the default, then true and false (or each of its choices)
+            assert len(choice_options("cpu", name, lang)) == 1 + len(schema("cpu").field(name).choices or "tf")

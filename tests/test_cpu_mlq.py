@@ -141,7 +141,7 @@ def test_the_export_carries_the_class():
     ([{"rule": "fcfs"}, {"rule": "edf"}], [("A", 0, 1)], "classes[1].rule"),
     ("fcfs:quantum=2", [("A", 0, 1)], "classes[0].quantum"),                        # a parameter fcfs does not read
     ("rr:quantum=0", [("A", 0, 1)], "classes[0].quantum"),
-    ("rr:quantum", [("A", 0, 1)], "classes[0]"),
+    ("rr:quantum", [("A", 0, 1)], "classes[0].quantum"),                         # by position: not a number
     (":quantum=2", [("A", 0, 1)], "classes[0].rule"),
     ("", [("A", 0, 1)], "classes"),                                                 # no class at all
     ([{"rule": "rr", "quantun": 2}], [("A", 0, 1)], "classes[0].quantun"),

@@ -140,8 +140,9 @@ def test_the_readers_enforce_the_schema(mode):
                 where = {fields.items: [{**item, field.name: value}]}
             elif field in fields.parameters:
                 where = {field.name: value}
-            else:
-                where = {fields.items: [{**item, records.name: [{"input": 1, "output": 1, field.name: value}]}]}
+            else:   # the least record its required fields make, with this value
+                least = {f.name: "R" if f.type == "text" else 1 for f in records.fields if f.required}
+                where = {fields.items: [{**item, records.name: [{**least, field.name: value}]}]}
             with pytest.raises(ScenarioError) as out_of_range:
                 simulate(mode, {**base, **where})
             assert out_of_range.value.field.endswith(field.name), (field, value, out_of_range.value)

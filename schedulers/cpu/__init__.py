@@ -17,7 +17,7 @@ from ..errors import ScenarioError
 from .exercise import SIZES, exercise
 from ..recording import COMPACT, NONE, level as trace_level, note
 from ..schema import Column, Results, with_readers
-from . import periodic
+from . import locks, periodic
 from .custom import CUSTOM_POLICY
 from .loop import FULL_TRACE_CELLS, MAX_COMPACT_STEPS, Trace, context_switches, queue_kind, schedule
 from .lines import LINES
@@ -76,6 +76,7 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
     parameters = read_parameters(scenario)
     if parameters.steal and parameters.queues != "per-cpu":
         raise ScenarioError("steal", "takes a task from another CPU's queue, so it needs queues per-cpu")
+    custom = policy is not None
     if policy is None:
         policy = make_policy(algorithm, parameters)
     else:
@@ -92,6 +93,7 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
         if parameters.on_miss == "abort" and queue_kind(policy) not in ("heap", "fifo", "scan"):
             raise ScenarioError("on_miss", f"abort drops a job from the ready queue, which {algorithm} keeps in a "
                                            f"way that cannot: use continue")
+    locks.check(tasks, policy, parameters, custom)
     io = any(task.blocks_left for task in tasks)
     makespan = check_horizon(tasks, io)   # with I/O, a bound on it
     check_scan_work(policy, tasks, makespan)
@@ -113,6 +115,13 @@ def run(scenario: Mapping[str, Any], trace: bool | str = True, policy: Policy | 
         return with_cpus(result(algorithm, policy, tasks, makespan, [], several.trace, (several.switches, switch_cost),
                                 io), several)
     watched = [task for task in tasks if task.period is not None]
+    if locks.has_sections(tasks):
+        timeline, recorded, stuck, held = locks.schedule_locks(tasks, policy, level, parameters.protocol, watched)
+        out = periodic_result(algorithm, policy, given, tasks, timeline, recorded, until, parameters.on_miss, None) \
+            if given is not tasks else result(algorithm, policy, tasks, len(timeline), timeline, recorded)
+        out["parameters"]["protocol"] = parameters.protocol
+        out.update(resources=locks.resources(given, policy, held.spans, len(timeline)), deadlock=stuck)
+        return out
     timeline, recorded, switches = schedule(tasks, policy, level, parameters.conventions, switch_cost,
                                             "conventions" in scenario, parameters.step_details, watched,
                                             parameters.on_miss == "abort")
@@ -149,6 +158,9 @@ def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, tim
     ``cpu`` and ``io``."""
     given = [(name, attr) for name, attr in zip(OPTIONAL, ATTRIBUTES)
              if any(map(is_not, map(attrgetter(attr), tasks), repeat(None)))]
+    everyone, stuck = tasks, [task for task in tasks if task.completion is None]   # a deadlocked run's (locks.py)
+    if stuck:
+        tasks = [task for task in tasks if task.completion is not None]
     if io:
         rows = []
         for task in tasks:
@@ -178,14 +190,20 @@ def result(algorithm: str, policy: Policy, tasks: list[Task], makespan: int, tim
     totals = {"turnaround": turnaround, "waiting": turnaround - busy - in_io,
               "response": sum(map(attrgetter("first_run"), tasks)) - arrivals}
     misses = sum(row.get("missed", False) for row in rows) if ("deadline", "deadline") in given else 0
-    averages = {key: Fraction(total, len(tasks)) for key, total in totals.items()}
+    averages = {key: Fraction(total, len(tasks)) for key, total in totals.items()} if tasks else {}
+    if stuck:   # the rows in input order, the tasks never completed without numbers; busy: the units run
+        left = {task.name: {"name": task.name, "arrival": task.arrival, "burst": task.burst, "completion": None,
+                            "turnaround": None, "waiting": None, "response": None} for task in stuck}
+        done = {row["name"]: row for row in rows}
+        rows = [done.get(task.name) or left[task.name] for task in everyone]
+        busy = sum(type(unit) is str for unit in timeline)
     utilisation = Fraction(busy, makespan)
     switches, cost = switched or (0, 0)
     changes = context_switches(timeline, cost > 0)
     out = {
         "mode": "cpu", "algorithm": algorithm, "parameters": policy.parameters(),
         "timeline": timeline, "tasks": rows,
-        "averages": {key: json_number(value) for key, value in averages.items()},
+        "averages": {key: json_number(averages[key]) if averages else None for key in totals},
         "summary": {"makespan": makespan, "busy": busy, "idle": makespan - busy - switches * cost,
                     "utilisation": json_number(utilisation), "context_switches": changes,
                     "deadline_misses": misses},

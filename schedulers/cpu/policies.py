@@ -67,6 +67,7 @@ class Policy:
     details: ClassVar[tuple[str, ...]] = ()   # the task's numbers the rule keeps, for a step's details (MLFQ's level)
     drawn: tuple[int, int] | None = None      # a drawing rule's last draw: (winning ticket, tickets in the draw)
     per_cpu = True   # runs on per-CPU queues, each CPU its own queue (False: its virtual time spans every CPU)
+    fixed_priority: ClassVar[bool] = False    # a fixed priority per task: tasks may hold locks (``locks.py``)
 
     @classmethod
     def from_parameters(cls, parameters: Parameters) -> Policy:
@@ -253,8 +254,9 @@ class Priority(Policy):
     priority is its priority minus one for every a time units it has waited in the ready queue (not running, not
     in I/O). Ties: earlier arrival, then input order. Several CPUs: the free CPUs get the least numbers in turn."""
     name = "priority"
-    parameter_names = ("aging",)
-    item_fields = ("priority",)
+    fixed_priority = True   # without aging
+    parameter_names = ("aging", "protocol")
+    item_fields = ("priority", "sections")
     ties_by_arrival = True
 
     @classmethod
@@ -601,7 +603,9 @@ class RateMonotonic(Policy):
     periodic task, by input order; of two jobs of one task (the earlier one late), the earlier release first."""
     name = "rm"
     preemptive = True
-    item_fields = ("period",)
+    fixed_priority = True
+    parameter_names = ("protocol",)
+    item_fields = ("period", "sections")
 
     @staticmethod
     def rank(task: Task) -> Any:
@@ -633,7 +637,7 @@ class DeadlineMonotonic(RateMonotonic):
     priority; one-shot tasks rank after every periodic task, by input order; of two jobs of one task, the earlier
     release first."""
     name = "dm"
-    item_fields = ("period", "relative_deadline")
+    item_fields = ("period", "relative_deadline", "sections")
 
     @staticmethod
     def rank(task: Task) -> Any:

@@ -9,6 +9,12 @@ from typing import Any
 ARTICLE_TASKS = [{"name": "A", "arrival": 0, "burst": 7}, {"name": "B", "arrival": 1, "burst": 4},
                  {"name": "C", "arrival": 2, "burst": 1}, {"name": "D", "arrival": 4, "burst": 3}]
 
+# The Mars Pathfinder inversion: L (low) holds R from its unit 1, H (high) needs R at its unit 1, M (medium) none.
+PATHFINDER = {"algorithm": "priority-preemptive", "tasks": [
+    {"name": "L", "arrival": 0, "burst": 4, "priority": 3, "sections": [{"resource": "R", "start": 1, "length": 2}]},
+    {"name": "H", "arrival": 2, "burst": 3, "priority": 1, "sections": [{"resource": "R", "start": 1, "length": 1}]},
+    {"name": "M", "arrival": 3, "burst": 4, "priority": 2}]}
+
 PRESETS: dict[str, dict[str, Any]] = {
     "mlfq-gaming": {
         "title": {"en": "Gaming MLFQ with I/O", "ja": "I/OでMLFQを出し抜く例"},
@@ -103,6 +109,34 @@ PRESETS: dict[str, dict[str, Any]] = {
                                                   {"name": "B", "arrival": 0, "burst": 1, "period": 4},
                                                   {"name": "C", "arrival": 0, "burst": 2, "period": 8}]},
         "versus": {"algorithm": "edf"},
+    },
+    # Locks (issue 23): the Mars Pathfinder inversion under the three protocols, two at a time.
+    "pathfinder-inheritance": {
+        "title": {"en": "Priority inversion: no protocol against inheritance",
+                  "ja": "優先度逆転: プロトコルなしと優先度継承"},
+        "lesson": {"en": "L (priority 3) locks R at t=1; H (priority 1) preempts it at 2 and waits for R at 3; M "
+                         "(priority 2), which needs no lock, then runs 4 units while H waits: H completes at 10, "
+                         "after M. With priority inheritance L runs at H's priority while it blocks H, releases R "
+                         "at 4, and H completes at 6.",
+                   "ja": "L（優先度3）はt=1にRをロックします。H（優先度1）はt=2にLを横取りし、t=3にRを待ちます。"
+                         "ロックを使わないM（優先度2）がその間に4単位実行し、HはMの後のt=10に完了します。"
+                         "優先度継承では、LはHを待たせている間Hの優先度で実行し、t=4にRを解放して、Hはt=6に"
+                         "完了します。"},
+        "scenario": {**PATHFINDER, "protocol": "none"},
+        "versus": {"protocol": "inheritance"},
+    },
+    "pathfinder-ceiling": {
+        "title": {"en": "Priority inversion: the priority ceiling against no protocol",
+                  "ja": "優先度逆転: 優先度上限プロトコルとプロトコルなし"},
+        "lesson": {"en": "Under the immediate priority ceiling L runs at R's ceiling, H's priority 1, from the "
+                         "moment it locks R at t=1: H, arriving at 2, does not preempt it; L releases R at 3 and H "
+                         "runs from 3 to 6 without ever waiting for the lock. Without a protocol H waits behind M "
+                         "and completes at 10.",
+                   "ja": "即時優先度上限プロトコルでは、Lはt=1にRをロックした時からRの上限であるHの優先度1で"
+                         "実行します。t=2に到着したHはLを横取りせず、Lはt=3にRを解放し、Hはロックを一度も待たずに"
+                         "t=3から6まで実行します。プロトコルなしでは、HはMの後ろで待ち、t=10に完了します。"},
+        "scenario": {**PATHFINDER, "protocol": "ceiling"},
+        "versus": {"protocol": "none"},
     },
 }
 

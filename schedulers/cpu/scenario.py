@@ -32,6 +32,13 @@ QUEUE_KINDS = ("global", "per-cpu")   # several CPUs: one ready queue for all, o
 ON_MISS = ("continue", "abort")   # a periodic job past its deadline: runs to completion, or is dropped there
 MAX_CLASSES = 16             # MLQ classes
 MLQ_RULES = ("fcfs", "sjf", "srtf", "rr", "priority")   # the rules an MLQ class may have (policies.MLQ)
+MAX_SECTIONS = 100           # critical sections of one task
+PROTOCOLS = ("none", "inheritance", "ceiling")   # how a lock holder's priority changes (docs/cpu.md "Locks")
+SECTION = (   # one critical section: the task's CPU units start .. start + length - 1 (from 0 in its burst) hold it
+    Field("resource", "text", required=True),
+    Field("start", "integer", required=True, minimum=0, maximum=MAX_HORIZON),
+    Field("length", "integer", required=True, minimum=1, maximum=MAX_HORIZON),
+)
 
 TASK = (   # a new task field is one line here (and its words in the app): the reader, Task and the results follow
     Field("name", "text", required=True),
@@ -49,6 +56,8 @@ TASK = (   # a new task field is one line here (and its words in the app): the r
     # arrival, due relative_deadline (default: the period) after its release, instead of one absolute deadline
     Field("period", "integer", minimum=1, maximum=MAX_HORIZON, instead_of=("deadline",)),
     Field("relative_deadline", "integer", minimum=1, maximum=MAX_HORIZON, instead_of=("deadline",)),
+    # locks (docs/cpu.md "Locks and priority inversion"): the task's critical sections, nested or apart
+    Field("sections", "records", fields=SECTION, maximum=MAX_SECTIONS),
 )
 PARAMETERS = (   # one line each: the reader, Parameters, the defaults (docs/cpu.md) and the CLI option follow
     Field("quantum", "integer", minimum=1, maximum=MAX_HORIZON,        # no default: it depends on the algorithm
@@ -96,6 +105,9 @@ PARAMETERS = (   # one line each: the reader, Parameters, the defaults (docs/cpu
                "release)"),
     Field("on_miss", "choice", default="continue", choices=ON_MISS, metavar="continue|abort",
           help="periodic tasks: a job past its deadline runs on (continue) or is dropped there (abort)"),
+    Field("protocol", "choice", default="none", choices=PROTOCOLS, metavar="none|inheritance|ceiling",
+          help="locks: a holder keeps its priority (none), takes that of the tasks it blocks (inheritance) or its "
+               "resources' ceiling (ceiling)"),
     Field("conventions", "text", default="lab", metavar="NAME",
           help='how ties at one instant are broken: "lab" or "ostep" (in JSON also a mapping of the three flags)'),
 )

@@ -68,6 +68,8 @@ def text_renderer(results: Results) -> Callable[[dict[str, Any], str], str]:
                         if any("deadline" in task or "jobs" in task for task in result["tasks"]) else "")
                      + (", " + words["switch_summary"].format(count=result["switches"], time=result["switch_time"])
                         if result.get("switch_time") else ""))
+        if result.get("deadlock"):   # a deadlock ended the run: who waits for what
+            lines.append(result["deadlock"]["why"][lang])
         return "\n".join(lines)
     return render_text
 
@@ -112,7 +114,7 @@ def table_lines(result: dict[str, Any], words: dict[str, Any], results: Results)
 
     def cells(task: dict[str, Any]) -> list[str]:
         return [("-" if name not in task else words["yes"] if task[name] else words["no"]) if name == "missed"
-                else str(task.get(name, "-")) for name in columns]
+                else "-" if task.get(name) is None else str(task[name]) for name in columns]
 
     exact = result["exact"]["averages"]
     average = [words["average"], *(ratio(exact[name]) if name in exact else "" for name in columns[1:])]
@@ -162,13 +164,17 @@ TRACE = {
            "idle": "Idle", "switch": "Switch to {task}", "run": "Run {task}", "level": " at level {level}",
            "quantum": ", {left} left of its quantum", "allotment": ", {left} of its allotment",
            "draw": "Winning ticket {ticket} of {tickets}: ", "expire": "{task}'s quantum ends",
-           "preempt": "{task} is preempted", "steal": "CPU {cpu} steals {task} from CPU {source}'s queue"},
+           "preempt": "{task} is preempted", "steal": "CPU {cpu} steals {task} from CPU {source}'s queue",
+           "lock": "{task} locks {resource}", "wait": "{task} waits for {resource}, held by {holder}",
+           "unlock": "{task} releases {resource}", "deadlock": "Deadlock: the run ends"},
     "ja": {"arrive": "{task}が到着", "return": "{task}がI/Oから戻る", "block": "{task}はt={until}までI/O",
            "complete": "{task}が完了", "demote": "{task}がレベル{level}に下がる", "boost": "ブースト",
            "idle": "空き", "switch": "{task}への切り替え", "run": "{task}を実行", "level": "（レベル{level}）",
            "quantum": "、クォンタム残り{left}", "allotment": "、割り当て残り{left}",
            "draw": "当たりくじ{ticket}（全{tickets}枚）: ", "expire": "{task}のクォンタムが切れる",
-           "preempt": "{task}が横取りされる", "steal": "CPU {cpu}がCPU {source}のキューから{task}をスチール"},
+           "preempt": "{task}が横取りされる", "steal": "CPU {cpu}がCPU {source}のキューから{task}をスチール",
+           "lock": "{task}が{resource}をロック", "wait": "{task}が{resource}を待つ（{holder}が保持）",
+           "unlock": "{task}が{resource}を解放", "deadlock": "デッドロック: 実行はここで終わる"},
 }
 
 
@@ -220,6 +226,7 @@ def render_trace(result: dict[str, Any], lang: str = "en") -> str:
         else:
             lines.append(f"[ time {start} ] " + words["idle"])
         for e in step["events"]:
-            if e["kind"] in ("complete", "block", "demote", "expire") and e["time"] == step["time"]:
+            if e["kind"] in ("complete", "block", "demote", "expire", "unlock", "wait", "deadlock") \
+                    and e["time"] == step["time"]:
                 lines.append(f"[ time {e['time']} ] " + words[e["kind"]].format(**{"until": None, "level": None, **e}))
     return "\n".join(lines)

@@ -3,7 +3,7 @@
 ``MODE`` is what the view-models read (no Panel): the article's four tasks under FCFS to start with, a task in a link
 as ``name:arrival:burst`` then its optional fields and its CPU and I/O bursts when it has them
 (``A:0:3:deadline=7``, ``A:0:3:bursts=3%2C2%2C3``), Compare's FCFS beside SRTF, and the core's presets (MLFQ gamed
-with I/O, the price of a switch). Its
+with I/O, the price of a switch, the Pathfinder inversion). Its
 pictures (the Gantt chart, the ready queue, the remaining time, the events, CFS's and EEVDF's numbers) and its
 results table are ``views.py``'s.
 """
@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from urllib.parse import unquote
 
 from schedulers import schema
+from schedulers.fields import format_records
 from schedulers.cpu.presets import PRESETS, versus
 from schedulers.cpu.scenario import format_bursts
 
@@ -26,8 +27,11 @@ NAME = "cpu"
 LABELS[NAME] = {"en": "CPU time", "ja": "CPU 時間"}
 SHORT[NAME] = {"en": "CPU", "ja": "CPU"}
 REQUIRED = schema(NAME).required   # name:arrival:burst
-# :deadline=... :priority=... :tickets=... :nice=..., then the fields that replace a required one (:bursts=...)
-OPTIONAL = (*schema(NAME).optional, *(f.name for f in schema(NAME).item_fields if f.instead_of))
+# :deadline=... :priority=... :tickets=... :nice=..., then the fields that replace a required one (:bursts=...),
+# then the lists of records in their compact text (:sections=R%3A1%3A2)
+OPTIONAL = (*schema(NAME).optional, *(f.name for f in schema(NAME).item_fields if f.instead_of),
+            *(f.name for f in schema(NAME).item_fields if f.type == "records"))
+SECTIONS = schema(NAME).field("sections")
 ARTICLE = (("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "3"))   # the article's four tasks
 
 
@@ -81,6 +85,9 @@ WORDS = {
     "option.queues.per-cpu": {"en": "one per CPU", "ja": "CPU ごと"},
     "option.steal.true": {"en": "on", "ja": "する"},
     "option.steal.false": {"en": "off", "ja": "しない"},
+    "option.protocol.none": {"en": "no protocol", "ja": "プロトコルなし"},
+    "option.protocol.inheritance": {"en": "priority inheritance", "ja": "優先度継承"},
+    "option.protocol.ceiling": {"en": "priority ceiling", "ja": "優先度上限"},
 }
 
 def preset(name: str) -> Preset:
@@ -92,4 +99,5 @@ def preset(name: str) -> Preset:
 
 MODE = AppMode(name=NAME, words=WORDS, algorithm="fcfs", rows=tuple(dict(zip(REQUIRED, task)) for task in ARTICLE),
                link=Link(encode_tasks, decode_tasks), compare=("fcfs", "srtf"),
-               item_text={"bursts": format_bursts}, presets={name: preset(name) for name in PRESETS})
+               item_text={"bursts": format_bursts, "sections": lambda records: format_records(SECTIONS, records)},
+               presets={name: preset(name) for name in PRESETS})

@@ -2,9 +2,10 @@
 the pager moves at each step (``Gantt.move`` here; in the page, by the ids ``Stepping.follow`` gives it).
 
 A task's row shows its CPU bursts solid and its I/O hatched and pale; a run with switch cost has a row of its own
-for the switches (each in the colour of the task switched to, hatched). Both come from the core's result as they
+for the switches (each in the colour of the task switched to, hatched). These come from the core's result as they
 are: the timeline's ``{"switch": NAME}`` entries, and each I/O stretch from the event that starts it (``IO_START``,
-with the time it ``until``s).
+with the time it ``until``s). With locks, under a task's row, a dark band while it holds a resource and a red hatched
+one while it waits for one (the core's ``resources``, their ``holds`` and ``waits``).
 
 Names are user text: they reach Bokeh only as data fields of plain-text tooltips, legend labels and axis label
 overrides (drawn on the canvas as text), never as markup.
@@ -121,6 +122,10 @@ KINDS = ("run", SWITCH, "io")   # idle is drawn with the runs
 LOOKS: dict[str, dict[str, Any]] = {"run": {"alpha": 1.0, "hatch": " "}, SWITCH: {"alpha": 0.55, "hatch": "/"},
                                     "io": {"alpha": 0.25, "hatch": "x"}}
 TOOLTIPS = {"run": "gantt.slice", SWITCH: "gantt.switch", "io": "gantt.io"}
+# Locks: a resource held, a dark band under the holder's row; waited for, a red hatched one under the waiter's.
+LOCK_LOOKS: dict[str, dict[str, Any]] = {
+    "holds": {"fill_color": "#333333", "line_color": "#333333", "hatch_pattern": " "},
+    "waits": {"fill_color": "#ffffff", "line_color": MISS_COLOUR, "hatch_pattern": "/", "hatch_color": MISS_COLOUR}}
 
 
 def unique(label: str, taken: Mapping[str, int]) -> str:
@@ -168,7 +173,8 @@ class Gantt:
         legended = [kind for kind in KINDS if kind in kinds]
         if len(legended) < 2:   # runs alone need no legend: a run without I/O or switch cost looks as it always did
             legended = []
-        height = 60 + (64 if presenter else 40) * len(keys) + ((48 if presenter else 32) if legended else 0)
+        shows_legend = bool(legended) or bool(result.get("resources"))
+        height = 60 + (64 if presenter else 40) * len(keys) + ((48 if presenter else 32) if shows_legend else 0)
         # Padding above the first row (half a row): its arrival marker sits on the row's top edge.
         rows = FactorRange(*reversed(keys), range_padding=0.5, range_padding_units="absolute")
         # ... and room left of t=0 (a fortieth of the run: wider than half a marker at 280 px), for a marker there.
@@ -183,6 +189,8 @@ class Gantt:
                                                                 (t(lang, TOOLTIPS[kind]), "@span")]))
             if kind in legended:
                 legend.append(LegendItem(label=t(lang, f"gantt.legend.{kind}"), renderers=drawn[:1]))
+        if result.get("resources") and "timeline" in result:   # above the runs: their names stay readable
+            legend += self._locks(plot, result, owner)
         if legend:
             plot.add_layout(Legend(items=legend, orientation="horizontal", label_text_font_size=font,
                                    glyph_width=28 if presenter else 20, border_line_alpha=0, margin=0, padding=2),
@@ -243,6 +251,29 @@ class Gantt:
         plot.scatter(x=times, y=rows, marker="x", size=18, line_color=MISS_COLOUR, line_width=3)
         plot.text(x=times, y=rows, text=said, text_font_size=font, text_color=MISS_COLOUR, text_baseline="top",
                   x_offset=8, y_offset=6)
+
+    def _locks(self, plot, result: Mapping[str, Any], owner: Mapping[str, str]) -> list:
+        """Each resource's holds (a dark band under the task's row, the resource's name at its start) and waits (a
+        red hatched band), from the core's ``resources``; returns their legend items."""
+        items = []
+        for kind, looks in LOCK_LOOKS.items():
+            spans = [(resource["name"], span) for resource in result["resources"] for span in resource[kind]]
+            if not spans:
+                continue
+            data = {"left": [span["from"] for _, span in spans], "right": [span["until"] for _, span in spans],
+                    "row": [owner.get(span["task"], span["task"]) for _, span in spans],
+                    "name": [f'{span["task"]}: {resource}' for resource, span in spans],
+                    "span": [t(self.lang, "step.span", start=span["from"], end=span["until"]) for _, span in spans],
+                    "resource": [resource for resource, _ in spans]}
+            source = ColumnDataSource(data)
+            bars = plot.hbar(y=dodge("row", -0.43, range=plot.y_range), left="left", right="right", height=0.12,
+                             source=source, **looks)
+            plot.text(x="left", y=dodge("row", -0.36, range=plot.y_range), text="resource", source=source,
+                      text_font_size="8pt", text_baseline="bottom", text_color=looks["line_color"], x_offset=2)
+            plot.add_tools(HoverTool(renderers=[bars], tooltips=[(t(self.lang, f"gantt.{kind[:-1]}"), "@name"),
+                                                                 (t(self.lang, "gantt.slice"), "@span")]))
+            items.append(LegendItem(label=t(self.lang, f"gantt.legend.{kind}"), renderers=[bars]))
+        return items
 
     def _bars(self, plot, data: dict[str, list], alpha: float, hatch: str) -> list:
         """One kind's bars, and every slice narrower than a hundredth of the run again as a MIN_BAR-pixel mark (a

@@ -91,6 +91,45 @@ def blocked_list(step: Mapping[str, Any], where: Mapping[str, int], lang: str) -
     return section(t(lang, "blocked"), listing, "blocked-card")
 
 
+def locks_card(step: Mapping[str, Any], result: Result, lang: str) -> str:
+    """Who holds each resource and who waits for it, and each present task's effective priority, as the core's step
+    has them during its slice (``holders``, ``waiters``, ``effective``); the protocol and each resource's ceiling;
+    at the step a deadlock ends the run, the core's sentence. Empty without sections."""
+    resources = result.get("resources")
+    if resources is None:
+        return ""
+    if step.get("holders") is None:
+        return section(t(lang, "locks"), f'<p class="muted">{esc(t(lang, "not.recorded"))}</p>', "locks-card")
+    where = places(result)
+    rows = []
+    for resource in resources:
+        name = resource["name"]
+        holder = step["holders"].get(name)
+        held = chip(holder, where[holder]) if holder else f'<span class="muted">{esc(t(lang, "locks.free"))}</span>'
+        waiting = " ".join(chip(task, where[task]) for task in step["waiters"].get(name, ())) or \
+            f'<span class="muted">{esc(t(lang, "locks.nobody"))}</span>'
+        rows.append(f'<tr><th scope="row">{esc(name)}</th><td class="holder">{held}</td>'
+                    f'<td class="waiters">{waiting}</td></tr>')
+    head = "".join(f'<th scope="col">{esc(t(lang, key))}</th>' for key in ("locks.resource", "locks.holder",
+                                                                           "locks.waiters"))
+    table = (f'<div class="table-wrap"><table class="metrics locks"><thead><tr>{head}</tr></thead>'
+             f'<tbody>{"".join(rows)}</tbody></table></div>')
+    raised = []
+    for task, donor in step["effective"].items():
+        own = donor == task
+        said = t(lang, "locks.own") if own else t(lang, "locks.runs_at", task=donor)
+        raised.append(f'<li class="{"own" if own else "raised"}">{chip(task, where[task])} {esc(said)}</li>')
+    effective = (f'<p class="label">{esc(t(lang, "locks.effective"))}:</p>'
+                 f'<ul class="effective">{"".join(raised)}</ul>' if raised else "")
+    protocol = t(lang, f'locks.protocol.{result["parameters"]["protocol"]}')
+    ceilings = ", ".join(f'{resource["name"]} {resource["ceiling"]}' for resource in resources)
+    note = f'<p class="muted legend">{esc(t(lang, "locks.protocol", protocol=protocol, ceilings=ceilings))}</p>'
+    stuck = result.get("deadlock")
+    alarm = f'<p class="deadlock" role="alert">{esc(stuck["why"][lang])}</p>' \
+        if stuck and step.get("decision") == "deadlock" else ""
+    return section(t(lang, "locks"), alarm + table + effective + note, "locks-card")
+
+
 def current_jobs(step: Mapping[str, Any], jobs: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     """Each periodic task's job at this step: its earliest released job with work left (or not dropped yet)."""
     remaining, now, current = step["remaining"], step["time"], {}
@@ -332,6 +371,7 @@ class CpuViews(ModeViews):
         slots: dict[str, Slot] = {
             "state": lambda k: ('<div class="grid">' + ready_queue(steps[k], where, lang)
                                 + (blocked_list(steps[k], where, lang) if io else "")
+                                + locks_card(steps[k], result, lang)
                                 + remaining_bars(steps[k], tasks, lang, jobs) + event_list(steps[k], lang)
                                 + "</div>"
                                 + rule_state(steps[k], tasks, lang)),
