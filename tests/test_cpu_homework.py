@@ -54,6 +54,22 @@ def test_problem_prints_the_jobs_and_the_question_without_the_answers():
     assert "各ジョブの到着時刻と実行時間は次のとおりです:" in ja
 
 
+def test_problem_with_io_says_each_burst_and_as_json_gives_the_exercise_not_its_answers():
+    # Seed 4, 5 jobs, io 50: C is 5 units of CPU in bursts [3, 1, 2] (CPU 3, I/O 1, CPU 2).
+    status, problem, _ = cli("--seed", "4", "--jobs", "5", "--io", "50", "--problem")
+    assert status == 0 and exercise(4, jobs=5, io=50)["tasks"][2]["bursts"] == [3, 1, 2]
+    assert "Job C ( arrival = 4, length = 5: CPU 3, I/O 1, CPU 2 )" in problem
+    status, ja, _ = cli("--seed", "4", "--jobs", "5", "--io", "50", "--problem", "--lang", "ja")
+    assert "ジョブ C（到着 = 4、長さ = 5: CPU 3、I/O 1、CPU 2）" in ja
+    # --json with --problem: the exercise as a scenario file (the algorithm and parameters given), no answers.
+    status, out, _ = cli("--seed", "4", "--jobs", "5", "--io", "50", "--algorithm", "mlfq", "--boost", "5",
+                         "--problem", "--json")
+    assert status == 0
+    assert json.loads(out) == {**exercise(4, jobs=5, io=50), "algorithm": "mlfq", "boost": 5}
+    status, answers, _ = cli("--scenario", "-", stdin=out)
+    assert status == 0 and "average" in answers
+
+
 def test_trace_prints_a_line_per_event():
     path = ROOT / "test-output" / "homework-rr.json"
     path.parent.mkdir(exist_ok=True)

@@ -143,12 +143,12 @@ def pad(text: str, size: int) -> str:
 PROBLEM = {
     "en": {"jobs": "Here is the job list, with the arrival and run time of each job:",
            "job": "  Job {name} ( arrival = {arrival}, length = {length}{io} )",
-           "io": ", then I/O and CPU bursts: {bursts}",
+           "io": ": {bursts}", "sep": ", ",   # the whole length, burst by burst: "CPU 3, I/O 1, CPU 2"
            "ask": "Compute the response time, turnaround time and wait time of each job under {algorithm}{parameters}.",
            "answers": "Run the same command without --problem to see the answers."},
     "ja": {"jobs": "各ジョブの到着時刻と実行時間は次のとおりです:",
            "job": "  ジョブ {name}（到着 = {arrival}、長さ = {length}{io}）",
-           "io": "、I/OとCPUのバースト: {bursts}",
+           "io": ": {bursts}", "sep": "、",
            "ask": "{algorithm}{parameters}での各ジョブの応答時間、ターンアラウンド時間、待ち時間を求めてください。",
            "answers": "答えは --problem を付けずに同じコマンドを実行すると表示されます。"},
 }
@@ -175,7 +175,8 @@ def render_problem(scenario: dict[str, Any], result: dict[str, Any], lang: str =
     lines = [words["jobs"]]
     for task, row in zip(scenario["tasks"], result["tasks"]):
         bursts = task.get("bursts")
-        shown = words["io"].format(bursts=", ".join(map(str, bursts))) if isinstance(bursts, list) and \
+        shown = words["io"].format(bursts=words["sep"].join(f"{'I/O' if i % 2 else 'CPU'} {n}" for i, n in
+                                                        enumerate(bursts))) if isinstance(bursts, list) and \
             len(bursts) > 1 else ""
         lines.append(words["job"].format(name=row["name"], arrival=row["arrival"], length=row["burst"], io=shown))
     lines += ["", words["ask"].format(algorithm=result["algorithm"], parameters=f" ({parameters})" if parameters
