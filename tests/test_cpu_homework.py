@@ -95,6 +95,21 @@ def test_mlfq_trace_says_the_level_and_the_quantum_left():
     assert (step["running"], step["level"], step["quantum_left"], step["allotment_left"]) == ("A", 1, 1, 1)
 
 
+def test_mlfq_trace_says_which_quantum_of_the_allotment_it_is():
+    # Two levels, quanta 1, allotment 2 (OSTEP's ALLOT): A alone, 3 units. [0,1) is the first of its 2 quanta at level
+    # 0, [1,2) the second: it moves down at 2; [2,3) is the first of 2 at level 1. With allotment 1, nothing is added.
+    result = simulate("cpu", scenario("mlfq", [("A", 0, 3)], levels=2, quanta=[1, 1], allotment=[2, 2],
+                                      step_details=True))
+    assert MODES["cpu"].render_trace(result, "en").splitlines() == [
+        "[ time 0 ] Arrive A", "[ time 0 ] Run A at level 0, 0 left of its quantum, quantum 1 of 2 at this level",
+        "[ time 1 ] A's quantum ends",
+        "[ time 1 ] Run A at level 0, 0 left of its quantum, quantum 2 of 2 at this level",
+        "[ time 2 ] A's quantum ends", "[ time 2 ] A moves down to level 1",
+        "[ time 2 ] Run A at level 1, 0 left of its quantum, quantum 1 of 2 at this level", "[ time 3 ] Finished A"]
+    assert "[ time 1 ] Aを実行（レベル0）、クォンタム残り0、このレベルの2回中2回目のクォンタム" in \
+        MODES["cpu"].render_trace(result, "ja").splitlines()
+
+
 def test_lottery_trace_names_the_winning_ticket():
     # tickets 300 and 100 along the queue A, B: seed 0 draws randrange(400) = 197 first: A holds tickets 0-299.
     first = random.Random(0).randrange(400)

@@ -156,13 +156,13 @@ TRACE = {
     "en": {"arrive": "Arrive {task}", "return": "{task} returns from I/O", "block": "{task} starts I/O until t={until}",
            "complete": "Finished {task}", "demote": "{task} moves down to level {level}", "boost": "Boost",
            "idle": "Idle", "switch": "Switch to {task}", "run": "Run {task}", "level": " at level {level}",
-           "quantum": ", {left} left of its quantum", "allotment": ", {left} of its allotment",
+           "quantum": ", {left} left of its quantum", "allotment": ", quantum {used} of {total} at this level",
            "draw": "Winning ticket {ticket} of {tickets}: ", "expire": "{task}'s quantum ends",
            "preempt": "{task} is preempted"},
     "ja": {"arrive": "{task}が到着", "return": "{task}がI/Oから戻る", "block": "{task}はt={until}までI/O",
            "complete": "{task}が完了", "demote": "{task}がレベル{level}に下がる", "boost": "ブースト",
            "idle": "空き", "switch": "{task}への切り替え", "run": "{task}を実行", "level": "（レベル{level}）",
-           "quantum": "、クォンタム残り{left}", "allotment": "、割り当て残り{left}",
+           "quantum": "、クォンタム残り{left}", "allotment": "、このレベルの{total}回中{used}回目のクォンタム",
            "draw": "当たりくじ{ticket}（全{tickets}枚）: ", "expire": "{task}のクォンタムが切れる",
            "preempt": "{task}が横取りされる"},
 }
@@ -186,8 +186,10 @@ def render_problem(scenario: dict[str, Any], result: dict[str, Any], lang: str =
 
 def render_trace(result: dict[str, Any], lang: str = "en") -> str:
     """One line per event, OSTEP's ``[ time 4 ] Run A at level 1, 1 left of its quantum`` (the time of the instant;
-    a ``Run`` line for each time unit, with what is left after it), from the steps and their details."""
+    a ``Run`` line for each time unit, with what is left after it; under MLFQ with an allotment of several quanta,
+    which of them it is, as OSTEP's ALLOT), from the steps and their details."""
     words = TRACE[lang]
+    allotment = result["parameters"].get("allotment")   # MLFQ's quanta per level
     lines = []
     for step in result["steps"][1:]:
         start = step["time"] - 1
@@ -201,6 +203,9 @@ def render_trace(result: dict[str, Any], lang: str = "en") -> str:
                 run += words["level"].format(level=step["level"])
             if "quantum_left" in step:
                 run += words["quantum"].format(left=step["quantum_left"])
+            if "allotment_left" in step and allotment[step["level"]] > 1:
+                total = allotment[step["level"]]
+                run += words["allotment"].format(used=total - step["allotment_left"] + 1, total=total)
             lines.append(f"[ time {start} ] {run}")
         elif step.get("switch") is not None:
             lines.append(f"[ time {start} ] " + words["switch"].format(task=step["switch"]))
