@@ -34,10 +34,27 @@ def test_io_splits_a_task_into_bursts():
     shaped = exercise(3, jobs=30, max_length=9, io=100)
     blocking = [task for task in shaped["tasks"] if "bursts" in task]
     assert blocking and all(len(task["bursts"]) % 2 == 1 for task in blocking)
-    # Every task whose CPU time is over 1 blocks at io=100; its CPU time is what it would have been.
+    # Every task whose CPU time is over 1 blocks at io=100.
     assert all("bursts" in task or task["burst"] == 1 for task in shaped["tasks"])
     assert exercise(3, jobs=30, max_length=9, io=100) == shaped
     assert simulate("cpu", {**shaped, "algorithm": "mlfq"})["tasks"][0]["io"] >= 0
+
+
+def test_io_is_a_share_of_the_tasks_added_to_the_same_jobs():
+    # The example, --seed 3 --jobs 5 --io 50: 50% of 5 is 2.5, rounded half up, 3 tasks block (a chance per
+    # task gave none on this seed). The jobs are those of io 0: the same arrivals, CPU totals and other fields.
+    plain = exercise(3, jobs=5)["tasks"]
+    shaped = exercise(3, jobs=5, io=50)["tasks"]
+    assert [task["name"] for task in shaped if "bursts" in task] == ["B", "D", "E"]
+    cpu_total = [task.get("burst") or sum(task["bursts"][::2]) for task in shaped]
+    assert cpu_total == [task["burst"] for task in plain]
+    assert [{k: v for k, v in task.items() if k not in ("burst", "bursts")} for task in shaped] == \
+        [{k: v for k, v in task.items() if k != "burst"} for task in plain]
+    for seed in range(30):
+        for jobs, io in ((5, 50), (4, 25), (10, 30), (3, 1)):
+            tasks = exercise(seed, jobs=jobs, io=io)["tasks"]
+            can_block = sum(1 for task in exercise(seed, jobs=jobs)["tasks"] if task["burst"] > 1)
+            assert sum("bursts" in task for task in tasks) == min(can_block, (jobs * io + 50) // 100)
 
 
 def test_problem_prints_the_jobs_and_the_question_without_the_answers():
@@ -55,12 +72,12 @@ def test_problem_prints_the_jobs_and_the_question_without_the_answers():
 
 
 def test_problem_with_io_says_each_burst_and_as_json_gives_the_exercise_not_its_answers():
-    # Seed 4, 5 jobs, io 50: C is 5 units of CPU in bursts [3, 1, 2] (CPU 3, I/O 1, CPU 2).
+    # Seed 4, 5 jobs, io 50: E is 5 units of CPU in bursts [3, 1, 2] (CPU 3, I/O 1, CPU 2).
     status, problem, _ = cli("--seed", "4", "--jobs", "5", "--io", "50", "--problem")
-    assert status == 0 and exercise(4, jobs=5, io=50)["tasks"][2]["bursts"] == [3, 1, 2]
-    assert "Job C ( arrival = 4, length = 5: CPU 3, I/O 1, CPU 2 )" in problem
+    assert status == 0 and exercise(4, jobs=5, io=50)["tasks"][4]["bursts"] == [3, 1, 2]
+    assert "Job E ( arrival = 8, length = 5: CPU 3, I/O 1, CPU 2 )" in problem
     status, ja, _ = cli("--seed", "4", "--jobs", "5", "--io", "50", "--problem", "--lang", "ja")
-    assert "ジョブ C（到着 = 4、長さ = 5: CPU 3、I/O 1、CPU 2）" in ja
+    assert "ジョブ E（到着 = 8、長さ = 5: CPU 3、I/O 1、CPU 2）" in ja
     # --json with --problem: the exercise as a scenario file (the algorithm and parameters given), no answers.
     status, out, _ = cli("--seed", "4", "--jobs", "5", "--io", "50", "--algorithm", "mlfq", "--boost", "5",
                          "--problem", "--json")
