@@ -21,9 +21,11 @@ def test_arrival_before_requeue():
         'B arrived as A\'s quantum ended: by the convention arrival_before_requeue ("lab"), A goes behind it. t=2: B')
     other = run(scenario("rr", tasks, quantum=2, conventions={"arrival_before_requeue": False}))
     assert chart(other) == "AAABB"
+    # A mapping that is no preset is named as one's own setting (the lab's default is true: "the lab's" misled).
     assert other["steps"][3]["why"]["en"].startswith("B arrived as A's quantum ended: by the convention "
-                                                     "arrival_before_requeue = false (the lab's own setting), A goes "
+                                                     "arrival_before_requeue = false (a setting of your own), A goes "
                                                      "ahead of it.")
+    assert "arrival_before_requeue = false（独自に指定した設定）" in other["steps"][3]["why"]["ja"]
     assert other["steps"][3]["why"]["ja"].startswith("Aのクォンタムが切れたときにBが到着しました。")
     assert other["conventions"] == {"name": None, "arrival_before_requeue": False, "boost_after_arrivals": True,
                                     "boost_order": "top-first"}
