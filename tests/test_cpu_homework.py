@@ -87,6 +87,24 @@ def test_problem_with_io_says_each_burst_and_as_json_gives_the_exercise_not_its_
     assert status == 0 and "average" in answers
 
 
+def test_problem_and_answers_name_everything_the_answers_depend_on():
+    # A switch cost and the conventions change the answers: the question names them, the booleans as the command
+    # line writes them (true/false).
+    argv = ("--seed", "3", "--jobs", "5", "--io", "50", "--algorithm", "mlfq", "--io-resets-allotment", "true",
+            "--switch-cost", "1", "--conventions", "ostep")
+    status, problem, _ = cli(*argv, "--problem")
+    assert status == 0 and "under mlfq (levels=3, quanta=[1, 2, 4], allotment=[1, 1, 1], io_resets_allotment=true, " \
+        "io_to_front=false, switch_cost=1, conventions=ostep)." in problem
+    status, answers, _ = cli(*argv)
+    assert answers.splitlines()[0] == "algorithm: mlfq (levels=3, quanta=[1, 2, 4], allotment=[1, 1, 1], " \
+        "io_resets_allotment=true, io_to_front=false, conventions=ostep)"
+    mapping = json.dumps({"algorithm": "rr", "conventions": {"arrival_before_requeue": False},
+                          "tasks": [{"name": "A", "arrival": 0, "burst": 3}]})
+    status, problem, _ = cli("--scenario", "-", "--problem", stdin=mapping)
+    assert "under rr (quantum=2, conventions=(arrival_before_requeue=false, boost_after_arrivals=true, " \
+        "boost_order=top-first))." in problem
+
+
 def test_trace_prints_a_line_per_event():
     path = ROOT / "test-output" / "homework-rr.json"
     path.parent.mkdir(exist_ok=True)
