@@ -48,7 +48,7 @@ def text_renderer(results: Results) -> Callable[[dict[str, Any], str], str]:
 
     def render_text(result: dict[str, Any], lang: str = "en") -> str:
         words = WORDS[lang]
-        parameters = setting(result)
+        parameters = shown_parameters(result)
         lines = [f"{words['algorithm']}: {result['algorithm']}" + (f" ({parameters})" if parameters else ""), ""]
         if "timelines" in result:   # several CPUs: one chart each
             for number, timeline in enumerate(result["timelines"]):
@@ -66,21 +66,6 @@ def text_renderer(results: Results) -> Callable[[dict[str, Any], str], str]:
                         if result.get("switch_time") else ""))
         return "\n".join(lines)
     return render_text
-
-
-def setting(result: dict[str, Any], switch_cost: int | None = None) -> str:
-    """The run's parameters as ``key=value`` (booleans as the command line writes them), then the switch cost and the
-    conventions when given: everything the answers depend on."""
-    def shown(value: Any) -> str:
-        return str(value).lower() if isinstance(value, bool) else str(value)
-    pairs = [f"{key}={shown(value)}" for key, value in result["parameters"].items() if value is not None]
-    if switch_cost:
-        pairs.append(f"switch_cost={int(switch_cost)}")   # JSON may write it 2.0
-    conventions = result.get("conventions")
-    if conventions is not None:
-        flags = ", ".join(f"{key}={shown(value)}" for key, value in conventions.items() if key != "name")
-        pairs.append(f"conventions={conventions['name']}" if conventions["name"] else f"conventions=({flags})")
-    return ", ".join(pairs)
 
 
 def ratio(exact: str) -> str:
@@ -183,10 +168,25 @@ TRACE = {
 }
 
 
+def shown_parameters(result: dict[str, Any], switch_cost: int | None = None) -> str:
+    """The run's parameters as ``key=value`` (booleans as the command line writes them), then the switch cost and the
+    conventions when given: everything the answers depend on."""
+    def shown(value: Any) -> str:
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    pairs = [f"{key}={shown(value)}" for key, value in result["parameters"].items() if value is not None]
+    if switch_cost:
+        pairs.append(f"switch_cost={int(switch_cost)}")   # JSON may write it 2.0
+    conventions = result.get("conventions")
+    if conventions is not None:
+        flags = ", ".join(f"{key}={shown(value)}" for key, value in conventions.items() if key != "name")
+        pairs.append(f"conventions={conventions['name']}" if conventions["name"] else f"conventions=({flags})")
+    return ", ".join(pairs)
+
+
 def render_problem(scenario: dict[str, Any], result: dict[str, Any], lang: str = "en") -> str:
     """The jobs and the question, as OSTEP's simulators print them without ``-c``."""
     words = PROBLEM[lang]
-    parameters = setting(result, scenario.get("switch_cost"))
+    parameters = shown_parameters(result, scenario.get("switch_cost"))
     lines = [words["jobs"]]
     for task, row in zip(scenario["tasks"], result["tasks"]):
         bursts = task.get("bursts")
