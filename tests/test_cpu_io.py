@@ -246,6 +246,16 @@ def test_a_custom_policy_sees_the_current_burst():
     assert chart(result) == "AABBBA"   # as SJF: A's current burst of 2 first, its last (1) after B
 
 
+def test_a_custom_policy_never_sees_a_task_in_io():
+    # This choose runs A whenever it is offered. A [0,2) blocks until 3: at 2 neither ready nor running has A (running
+    # is None: A left the CPU), so B runs [2,3); at 3 A is back in ready and preempts B, [3,4); B [4,6).
+    code = ("def choose(ready, running, time, state):\n"
+            "    names = [t.name for t in ready] + ([running.name] if running is not None else [])\n"
+            "    return 'A' if 'A' in names else names[0]\n")
+    result = simulate("cpu", {"tasks": [task("A", 0, [2, 1, 1]), task("B", 0, 3)]}, policy_source=code)
+    assert chart(result) == "AABABB"
+
+
 # --- properties -----------------------------------------------------------------------------------------------------
 
 PROFILE = settings(max_examples=60, deadline=None)
