@@ -537,7 +537,7 @@ LABELS: dict[str, dict[str, str]] = {
     "w_in": {"en": "w_in (per input token)", "ja": "w_in（入力 1 トークン）"},
     "w_out": {"en": "w_out (per output token)", "ja": "w_out（出力 1 トークン）"},
     "prediction": {"en": "Prediction", "ja": "予測"},
-    "conventions": {"en": "Preset", "ja": "プリセット"},
+    "conventions": {"en": "Conventions preset", "ja": "規約のプリセット"},   # also alone, in Compare
     "lift": {"en": "Lift (a tenant joining alone)", "ja": "引き上げ（単独で戻るテナント）"},
     "ties": {"en": "Ties of equal counters", "ja": "同じカウンターの順"},
     "charge_first_token": {"en": "The first token", "ja": "最初のトークン"},

@@ -131,6 +131,8 @@ def test_the_switch_cost_preset_compares_two_quanta_with_switches_on_their_own_r
     expect(table).to_contain_text("CPU utilisation")
     lab.shot(test_output, f"cpu-switch-compare-{key}-1366")
     assert labels_overflowing(lab.page) == []
+    # Out of its card, the conventions' preset says what it is a preset of (not the lessons' Presets menu).
+    expect(lab.page.locator(".compare-param-conventions label")).to_have_text("Conventions preset")
     # In Japanese and presenter mode: the same table in its words, both charts with their switch row.
     lab.page.get_by_role("button", name="日本語").click()
     expect(lab.page.locator(".compare-diff table")).to_contain_text("切り替えの時間", timeout=COLD)
