@@ -159,12 +159,12 @@ TRACE = {
            "quantum": ", {left} left of its quantum", "allotment": ", quantum {used} of {total} at this level",
            "draw": "Winning ticket {ticket} of {tickets}: ", "expire": "{task}'s quantum ends",
            "preempt": "{task} is preempted"},
-    "ja": {"arrive": "{task}が到着", "return": "{task}がI/Oから戻る", "block": "{task}はt={until}までI/O",
-           "complete": "{task}が完了", "demote": "{task}がレベル{level}に下がる", "boost": "ブースト",
+    "ja": {"arrive": "{task}が到着", "return": "{task}がI/Oから復帰", "block": "{task}はt={until}までI/O",
+           "complete": "{task}が完了", "demote": "{task}がレベル{level}へ降格", "boost": "ブースト",
            "idle": "空き", "switch": "{task}への切り替え", "run": "{task}を実行", "level": "（レベル{level}）",
            "quantum": "、クォンタム残り{left}", "allotment": "、このレベルの{total}回中{used}回目のクォンタム",
-           "draw": "当たりくじ{ticket}（全{tickets}枚）: ", "expire": "{task}のクォンタムが切れる",
-           "preempt": "{task}が横取りされる"},
+           "draw": "当たりくじ{ticket}（全{tickets}枚）: ", "expire": "{task}のクォンタム終了",
+           "preempt": "{task}が横取りで中断"},
 }
 
 
