@@ -154,6 +154,9 @@ class CompareView(LabView):
                                 placeholder=parameter_text(used if used is not None else default,
                                                            schema(lab.mode).field(name)))
             pn.bind(self.set_parameter, name, box, watch=True)
+            # At least as wide as its label, in any language and in presenter mode: at a fixed width a long label
+            # ("Horizon (releases before it)", ホライズン（この時刻より前に解放）) ran into the next one.
+            box.styles = {"min-width": "max-content"}
             widgets.append(box)
         return pn.FlexBox(*widgets, align_items="end")
 

@@ -257,7 +257,7 @@ TEXT: dict[str, dict[str, str]] = {
     # locks (issue 23): the events, the Locks card, the chart's holds and waits
     "event.lock": {"en": "{task} locks {resource}", "ja": "{task} が {resource} をロック"},
     "event.wait": {"en": "{task} waits for {resource}, held by {holder}",
-                   "ja": "{task} が {resource} を待つ（{holder} が保持）"},
+                   "ja": "{task} が {resource} を待機（{holder} が保持）"},
     "event.unlock": {"en": "{task} releases {resource}", "ja": "{task} が {resource} を解放"},
     "event.deadlock": {"en": "deadlock: the run ends", "ja": "デッドロック: 実行はここで終わります"},
     "locks": {"en": "Locks", "ja": "ロック"},
@@ -279,7 +279,7 @@ TEXT: dict[str, dict[str, str]] = {
     "gantt.hold": {"en": "Holds", "ja": "保持"},
     "gantt.wait": {"en": "Waits for", "ja": "待ち"},
     "gantt.legend.holds": {"en": "holds a resource", "ja": "資源を保持"},
-    "gantt.legend.waits": {"en": "waits for one", "ja": "資源を待つ"},
+    "gantt.legend.waits": {"en": "waits for one", "ja": "資源を待機"},
     "batch": {"en": "Batch slots, iteration by iteration", "ja": "バッチのスロット（反復ごと）"},
     "batch.slot": {"en": "slot {slot}", "ja": "スロット {slot}"},
     "batch.free": {"en": "free", "ja": "空き"},
@@ -574,7 +574,7 @@ LABELS: dict[str, dict[str, str]] = {
     "w_in": {"en": "w_in (per input token)", "ja": "w_in（入力 1 トークン）"},
     "w_out": {"en": "w_out (per output token)", "ja": "w_out（出力 1 トークン）"},
     "prediction": {"en": "Prediction", "ja": "予測"},
-    "conventions": {"en": "Preset", "ja": "プリセット"},
+    "conventions": {"en": "Conventions preset", "ja": "規約のプリセット"},   # also alone, in Compare
     "lift": {"en": "Lift (a tenant joining alone)", "ja": "引き上げ（単独で戻るテナント）"},
     "ties": {"en": "Ties of equal counters", "ja": "同じカウンターの順"},
     "charge_first_token": {"en": "The first token", "ja": "最初のトークン"},

@@ -83,7 +83,8 @@ def build_parser(argv: list[str]) -> Parser:
                              help=f"{size.help} (default {size.default})")
         if mode.render_problem is not None:
             sub.add_argument("--problem", action="store_true", help="with --seed: print the exercise and its "
-                             "questions without the answers (the same command without it prints them)")
+                             "questions without the answers (the same command without it prints them; "
+                             "with --json: the exercise as a scenario file)")
         if mode.render_trace is not None:
             sub.add_argument("--trace", action="store_true", help="print one line per event, as OSTEP's "
                              "simulators do (with --json: the steps carry the details)")
@@ -228,7 +229,10 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ScenarioError) as error:
         print(f"error: {one_line(str(error))}", file=sys.stderr)
         return 2
-    if args.json:
+    if args.json and problem:
+        # The exercise as a scenario file (for --scenario), never its answers.
+        emit(json.dumps({**scenario, **overrides}, ensure_ascii=False))
+    elif args.json:
         emit(trace_json(result), end="")   # trace_json ends with its newline
     elif problem:
         emit(mode.render_problem({**scenario, **overrides}, result, args.lang))

@@ -34,10 +34,27 @@ def test_io_splits_a_task_into_bursts():
     shaped = exercise(3, jobs=30, max_length=9, io=100)
     blocking = [task for task in shaped["tasks"] if "bursts" in task]
     assert blocking and all(len(task["bursts"]) % 2 == 1 for task in blocking)
-    # Every task whose CPU time is over 1 blocks at io=100; its CPU time is what it would have been.
+    # Every task whose CPU time is over 1 blocks at io=100.
     assert all("bursts" in task or task["burst"] == 1 for task in shaped["tasks"])
     assert exercise(3, jobs=30, max_length=9, io=100) == shaped
     assert simulate("cpu", {**shaped, "algorithm": "mlfq"})["tasks"][0]["io"] >= 0
+
+
+def test_io_is_a_share_of_the_tasks_added_to_the_same_jobs():
+    # The example, --seed 3 --jobs 5 --io 50: 50% of 5 is 2.5, rounded half up, 3 tasks block (a chance per
+    # task gave none on this seed). The jobs are those of io 0: the same arrivals, CPU totals and other fields.
+    plain = exercise(3, jobs=5)["tasks"]
+    shaped = exercise(3, jobs=5, io=50)["tasks"]
+    assert [task["name"] for task in shaped if "bursts" in task] == ["B", "D", "E"]
+    cpu_total = [task.get("burst") or sum(task["bursts"][::2]) for task in shaped]
+    assert cpu_total == [task["burst"] for task in plain]
+    assert [{k: v for k, v in task.items() if k not in ("burst", "bursts")} for task in shaped] == \
+        [{k: v for k, v in task.items() if k != "burst"} for task in plain]
+    for seed in range(30):
+        for jobs, io in ((5, 50), (4, 25), (10, 30), (3, 1)):
+            tasks = exercise(seed, jobs=jobs, io=io)["tasks"]
+            can_block = sum(1 for task in exercise(seed, jobs=jobs)["tasks"] if task["burst"] > 1)
+            assert sum("bursts" in task for task in tasks) == min(can_block, (jobs * io + 50) // 100)
 
 
 def test_problem_prints_the_jobs_and_the_question_without_the_answers():
@@ -52,6 +69,40 @@ def test_problem_prints_the_jobs_and_the_question_without_the_answers():
     assert status == 0 and "turnaround" in answers and "average" in answers
     status, ja, _ = cli("--seed", "7", "--jobs", "3", "--problem", "--lang", "ja")
     assert "各ジョブの到着時刻と実行時間は次のとおりです:" in ja
+
+
+def test_problem_with_io_says_each_burst_and_as_json_gives_the_exercise_not_its_answers():
+    # Seed 4, 5 jobs, io 50: E is 5 units of CPU in bursts [3, 1, 2] (CPU 3, I/O 1, CPU 2).
+    status, problem, _ = cli("--seed", "4", "--jobs", "5", "--io", "50", "--problem")
+    assert status == 0 and exercise(4, jobs=5, io=50)["tasks"][4]["bursts"] == [3, 1, 2]
+    assert "Job E ( arrival = 8, length = 5: CPU 3, I/O 1, CPU 2 )" in problem
+    status, ja, _ = cli("--seed", "4", "--jobs", "5", "--io", "50", "--problem", "--lang", "ja")
+    assert "ジョブ E（到着 = 8、長さ = 5: CPU 3、I/O 1、CPU 2）" in ja
+    # --json with --problem: the exercise as a scenario file (the algorithm and parameters given), no answers.
+    status, out, _ = cli("--seed", "4", "--jobs", "5", "--io", "50", "--algorithm", "mlfq", "--boost", "5",
+                         "--problem", "--json")
+    assert status == 0
+    assert json.loads(out) == {**exercise(4, jobs=5, io=50), "algorithm": "mlfq", "boost": 5}
+    status, answers, _ = cli("--scenario", "-", stdin=out)
+    assert status == 0 and "average" in answers
+
+
+def test_problem_and_answers_name_everything_the_answers_depend_on():
+    # A switch cost and the conventions change the answers: the question names them, the booleans as the command
+    # line writes them (true/false).
+    argv = ("--seed", "3", "--jobs", "5", "--io", "50", "--algorithm", "mlfq", "--io-resets-allotment", "true",
+            "--switch-cost", "1", "--conventions", "ostep")
+    status, problem, _ = cli(*argv, "--problem")
+    assert status == 0 and "under mlfq (levels=3, quanta=[1, 2, 4], allotment=[1, 1, 1], io_resets_allotment=true, " \
+        "io_to_front=false, switch_cost=1, conventions=ostep)." in problem
+    status, answers, _ = cli(*argv)
+    assert answers.splitlines()[0] == "algorithm: mlfq (levels=3, quanta=[1, 2, 4], allotment=[1, 1, 1], " \
+        "io_resets_allotment=true, io_to_front=false, conventions=ostep)"
+    mapping = json.dumps({"algorithm": "rr", "conventions": {"arrival_before_requeue": False},
+                          "tasks": [{"name": "A", "arrival": 0, "burst": 3}]})
+    status, problem, _ = cli("--scenario", "-", "--problem", stdin=mapping)
+    assert "under rr (quantum=2, conventions=(arrival_before_requeue=false, boost_after_arrivals=true, " \
+        "boost_order=top-first))." in problem
 
 
 def test_trace_prints_a_line_per_event():
@@ -79,6 +130,21 @@ def test_mlfq_trace_says_the_level_and_the_quantum_left():
     assert (step["running"], step["level"], step["quantum_left"], step["allotment_left"]) == ("A", 1, 1, 1)
 
 
+def test_mlfq_trace_says_which_quantum_of_the_allotment_it_is():
+    # Two levels, quanta 1, allotment 2 (OSTEP's ALLOT): A alone, 3 units. [0,1) is the first of its 2 quanta at level
+    # 0, [1,2) the second: it moves down at 2; [2,3) is the first of 2 at level 1. With allotment 1, nothing is added.
+    result = simulate("cpu", scenario("mlfq", [("A", 0, 3)], levels=2, quanta=[1, 1], allotment=[2, 2],
+                                      step_details=True))
+    assert MODES["cpu"].render_trace(result, "en").splitlines() == [
+        "[ time 0 ] Arrive A", "[ time 0 ] Run A at level 0, 0 left of its quantum, quantum 1 of 2 at this level",
+        "[ time 1 ] A's quantum ends",
+        "[ time 1 ] Run A at level 0, 0 left of its quantum, quantum 2 of 2 at this level",
+        "[ time 2 ] A's quantum ends", "[ time 2 ] A moves down to level 1",
+        "[ time 2 ] Run A at level 1, 0 left of its quantum, quantum 1 of 2 at this level", "[ time 3 ] Finished A"]
+    assert "[ time 1 ] Aを実行（レベル0）、クォンタム残り0、このレベルの2回中2回目のクォンタム" in \
+        MODES["cpu"].render_trace(result, "ja").splitlines()
+
+
 def test_lottery_trace_names_the_winning_ticket():
     # tickets 300 and 100 along the queue A, B: seed 0 draws randrange(400) = 197 first: A holds tickets 0-299.
     first = random.Random(0).randrange(400)
@@ -100,3 +166,13 @@ def test_sizes_need_a_seed_and_are_checked():
     assert status == 2 and err.startswith("error: --jobs shapes the exercise of --seed N")
     status, _, err = cli("--seed", "1", "--io", "101")
     assert status == 2 and err.startswith("error: io: must be <= 100") and "Traceback" not in err
+
+
+def test_problem_and_answers_write_mlq_s_classes_in_their_compact_text():
+    # The merged shown_parameters: a list of records (MLQ's classes) in the compact text of records, as --classes
+    # takes it; "rr:2" (the quantum by position) is written back with its name, fcfs's record as its rule alone.
+    argv = ("--seed", "3", "--jobs", "3", "--algorithm", "mlq", "--classes", "rr:2;fcfs", "--switch-cost", "1")
+    status, problem, _ = cli(*argv, "--problem")
+    assert status == 0 and "under mlq (classes=rr:quantum=2;fcfs, switch_cost=1)." in problem
+    status, answers, _ = cli(*argv)
+    assert answers.splitlines()[0] == "algorithm: mlq (classes=rr:quantum=2;fcfs)"

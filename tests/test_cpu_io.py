@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from schedulers import ScenarioError, simulate
 from schedulers.cpu import ALGORITHMS, run
+from schedulers.cpu.policies import RULES
 from schedulers.cpu.presets import PRESETS, versus
 from schedulers.cpu.scenario import format_bursts, read_bursts
 
@@ -25,6 +26,10 @@ def chart(result):
 
 def cpu(algorithm, tasks, **parameters):
     return run({"algorithm": algorithm, "tasks": tasks, **parameters})
+
+
+def test_every_rule_s_docstring_says_its_io_choice():
+    assert [rule.name for rule in RULES if "I/O" not in (rule.__doc__ or "")] == []
 
 
 def test_a_task_blocks_at_the_end_of_a_cpu_burst_and_returns_as_an_arrival():
@@ -126,6 +131,39 @@ def test_priority_aging_counts_only_the_time_in_the_ready_queue():
     assert chart(cpu("priority", tasks, aging=2)) == "ABBBBBCA"
 
 
+@pytest.mark.parametrize("algorithm", ["edf", "priority-preemptive", "rm", "dm"])
+def test_a_return_preempts_as_an_arrival_does_under_the_preemptive_rules(algorithm):
+    # A (deadline 6, priority 0, first in the input) [0,1) blocks until 3; B (deadline 10, priority 1) runs [1,3). At
+    # 3 A returns more urgent than B (deadline 6 < 10, priority 0 < 1; RM/DM: one-shot tasks rank by input order):
+    # A preempts B, runs [3,5) and completes; B [5,7). A waits 5 - 0 - 3 (CPU) - 2 (I/O) = 0; B 7 - 0 - 4 = 3.
+    tasks = [task("A", 0, [1, 2, 2], deadline=6, priority=0), task("B", 0, 4, deadline=10, priority=1)]
+    result = cpu(algorithm, tasks)
+    assert chart(result) == "ABBAABB"
+    assert [(e["kind"], e["task"], e["time"]) for s in result["steps"] for e in s["events"]
+            if e["kind"] == "preempt"] == [("preempt", "B", 3)]
+    assert [(row["completion"], row["waiting"], row["response"]) for row in result["tasks"]] == [(5, 0, 0), (7, 3, 1)]
+    # Non-preemptive priority: B, dispatched at 1, runs on to 5 although A returned at 3.
+    assert chart(cpu("priority", tasks)) == "ABBBBAA"
+
+
+def test_lottery_lays_a_returning_task_s_tickets_where_it_joins_the_queue():
+    # Seed 43, quantum 1; tickets A 100, B 100, C 200, laid out along the ready queue.
+    # t=0 [A 0-99, B 100-199, C 200-399]: draw 19 -> A; A's burst ends at 1, blocked until 3.
+    # t=1 [B 0-99, C 100-299]: 146 -> C. t=2 (C requeued) [B 0-99, C 100-299]: 73 -> B.
+    # t=3 A returns as B's quantum ends; the return joins as an arrival, ahead of the requeued B
+    # (arrival_before_requeue): [C 0-199, A 200-299, B 300-399]: 236 -> A, which completes at 4.
+    # t=4 [C 0-199, B 200-299]: 189 -> C (completes); then B alone [5,7).
+    tasks = [task("A", 0, [1, 2, 1], tickets=100), task("B", 0, 3, tickets=100), task("C", 0, 2, tickets=200)]
+    result = cpu("lottery", tasks, lottery_seed=43, step_details=True)
+    assert chart(result) == "ACBACBB"
+    draws = [(s["draw"]["ticket"], s["draw"]["tickets"]) for s in result["steps"][1:6]]
+    assert draws == [(19, 400), (146, 300), (73, 300), (236, 400), (189, 300)]
+    assert result["steps"][4]["ready"] == ["C", "B"]
+    # Under "ostep" the expired B rejoins before the return: [C 0-199, B 200-299, A 300-399], the same draw 236 -> B.
+    ostep = cpu("lottery", tasks, lottery_seed=43, step_details=True, conventions="ostep")
+    assert chart(ostep) == "ACBBCBA" and ostep["steps"][4]["draw"] == {"ticket": 236, "tickets": 400}
+
+
 def test_mlfq_counts_the_allotment_across_io():
     # Two levels, quanta 3, allotment 1. G [0,2) keeps 1 of its quantum across its I/O [2,3); H [2,5) expires and
     # moves down; G [5,6) uses the rest of its quantum: it moves down too (OSTEP's rule 4).
@@ -206,6 +244,16 @@ def test_a_custom_policy_sees_the_current_burst():
             "    return min(ready, key=lambda t: (t.remaining, t.index)).name\n")
     result = simulate("cpu", {"tasks": [task("A", 0, [2, 1, 1]), task("B", 0, 3)]}, policy_source=code)
     assert chart(result) == "AABBBA"   # as SJF: A's current burst of 2 first, its last (1) after B
+
+
+def test_a_custom_policy_never_sees_a_task_in_io():
+    # This choose runs A whenever it is offered. A [0,2) blocks until 3: at 2 neither ready nor running has A (running
+    # is None: A left the CPU), so B runs [2,3); at 3 A is back in ready and preempts B, [3,4); B [4,6).
+    code = ("def choose(ready, running, time, state):\n"
+            "    names = [t.name for t in ready] + ([running.name] if running is not None else [])\n"
+            "    return 'A' if 'A' in names else names[0]\n")
+    result = simulate("cpu", {"tasks": [task("A", 0, [2, 1, 1]), task("B", 0, 3)]}, policy_source=code)
+    assert chart(result) == "AABABB"
 
 
 # --- properties -----------------------------------------------------------------------------------------------------

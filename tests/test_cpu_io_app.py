@@ -221,3 +221,14 @@ def test_every_yes_no_parameter_has_the_words_of_its_options():
         for lang in ("en", "ja"):
             # the default, then true and false (or each of its choices)
             assert len(choice_options("cpu", name, lang)) == 1 + len(schema("cpu").field(name).choices or "tf")
+
+
+def test_your_policy_s_help_names_what_choose_sees_of_a_task_with_io():
+    # The fields are the core's TaskView's, in both languages; with I/O, burst and remaining are the current burst's.
+    from dataclasses import fields
+
+    from schedulers.cpu.custom import TaskView
+    mode = app_mode("cpu")
+    for lang, io_words in (("en", "current CPU burst"), ("ja", "現在の CPU バースト")):
+        words = mode.say(lang, "api")
+        assert ", ".join(f.name for f in fields(TaskView)) in words and io_words in words

@@ -130,6 +130,9 @@ def test_the_switch_cost_preset_compares_two_quanta_with_switches_on_their_own_r
         f"{left['switch_time']} → {right['switch_time']}")
     expect(table).to_contain_text("CPU utilisation")
     lab.shot(test_output, f"cpu-switch-compare-{key}-1366")
+    assert labels_overflowing(lab.page) == []
+    # Out of its card, the conventions' preset says what it is a preset of (not the lessons' Presets menu).
+    expect(lab.page.locator(".compare-param-conventions label")).to_have_text("Conventions preset")
     # In Japanese and presenter mode: the same table in its words, both charts with their switch row.
     lab.page.get_by_role("button", name="日本語").click()
     expect(lab.page.locator(".compare-diff table")).to_contain_text("切り替えの時間", timeout=COLD)
@@ -139,12 +142,25 @@ def test_the_switch_cost_preset_compares_two_quanta_with_switches_on_their_own_r
                 "shown.every((chart) => chart.rows.includes('切り替え')) }", None,
                 "Compare's charts in Japanese have no switch row")
     lab.shot(test_output, f"cpu-switch-compare-{key}-ja-presenter-1366")
+    assert labels_overflowing(lab.page) == []
     lab.page.get_by_role("button", name=PRESENTER["ja"]).click()
     lab.page.get_by_role("button", name="English").click()
     expect(lab.page.locator(".editor")).to_be_visible(timeout=TIMEOUT)
     lab.page.locator(".teach-tab-lab button").click()
     expect(lab.page.locator("p.switching")).to_contain_text(f"time switching {left['switch_time']}",
                                                             timeout=COLD)
+
+
+def labels_overflowing(page):
+    """Compare's parameter fields whose label's text is wider than the field (it ran into the next field)."""
+    over = []
+    for field in page.locator("[class*='compare-param-']").all():
+        text = field.locator("label").first.evaluate(
+            "(el) => { const r = document.createRange(); r.selectNodeContents(el); "
+            "return r.getBoundingClientRect().width }")
+        if text > field.bounding_box()["width"] + 1:
+            over.append((field.locator("label").first.inner_text(), text, field.bounding_box()["width"]))
+    return over
 
 
 def runs(timeline):

@@ -27,7 +27,7 @@ DEADLOCK_LINK = "mode=cpu&algorithm=priority-preemptive&tasks=A:0:4:priority=2:s
 WORDS = {"en": {"card": "Locks", "raised": "runs at H's priority", "own": "its own",
                 "legend": ["holds a resource", "waits for one"], "event": "H waits for R, held by L"},
          "ja": {"card": "ロック", "raised": "H の優先度で実行", "own": "自分の優先度",
-                "legend": ["資源を保持", "資源を待つ"], "event": "H が R を待つ（L が保持）"}}
+                "legend": ["資源を保持", "資源を待機"], "event": "H が R を待機（L が保持）"}}
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])

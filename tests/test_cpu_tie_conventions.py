@@ -8,6 +8,7 @@ import pytest
 
 from schedulers import ScenarioError
 from schedulers.cpu import run
+from schedulers.cpu.presets import PRESETS, versus
 from tests.cpu_support import ARTICLE, ROOT, chart, scenario
 
 
@@ -20,9 +21,11 @@ def test_arrival_before_requeue():
         'B arrived as A\'s quantum ended: by the convention arrival_before_requeue ("lab"), A goes behind it. t=2: B')
     other = run(scenario("rr", tasks, quantum=2, conventions={"arrival_before_requeue": False}))
     assert chart(other) == "AAABB"
+    # A mapping that is no preset is named as one's own setting (the lab's default is true: "the lab's" misled).
     assert other["steps"][3]["why"]["en"].startswith("B arrived as A's quantum ended: by the convention "
-                                                     "arrival_before_requeue = false (the lab's own setting), A goes "
+                                                     "arrival_before_requeue = false (a setting of your own), A goes "
                                                      "ahead of it.")
+    assert "arrival_before_requeue = false（独自に指定した設定）" in other["steps"][3]["why"]["ja"]
     assert other["steps"][3]["why"]["ja"].startswith("Aのクォンタムが切れたときにBが到着しました。")
     assert other["conventions"] == {"name": None, "arrival_before_requeue": False, "boost_after_arrivals": True,
                                     "boost_order": "top-first"}
@@ -93,3 +96,24 @@ def test_the_command_line_takes_a_convention(tmp_path):
     bad = subprocess.run([*command, "--conventions", "nope"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.startswith("error: conventions: must be one of lab, ostep")
     assert "Traceback" not in bad.stderr
+
+
+def test_the_presets_under_ostep():
+    # mlfq-gaming is OSTEP's own homework: `mlfq.py -n 2 -q 3 -a 1 -l 0,8,2:0,12,0 -i 1 -S -c` prints the timeline
+    # GGHHHGGHGGHGGHHHHHHH, G response 0 turnaround 13, H 2 and 20; without -S GGHHHGHHHGHHHGGHHHGG, 0/20 and 2/18.
+    # No tie the conventions decide arises: both runs are the same under "lab" and "ostep".
+    gaming = PRESETS["mlfq-gaming"]["scenario"]
+    for conventions in ("lab", "ostep"):
+        for shape, want, rows in ((gaming, "GGHHHGGHGGHGGHHHHHHH", [(0, 13), (2, 20)]),
+                                  (versus("mlfq-gaming"), "GGHHHGHHHGHHHGGHHHGG", [(0, 20), (2, 18)])):
+            result = run({**shape, "conventions": conventions}, trace=False)
+            assert chart(result) == want
+            assert [(row["response"], row["turnaround"]) for row in result["tasks"]] == rows
+    # rr-switch-cost (q=1, switch 1) under "ostep": at 1 B arrives as A's quantum ends; A rejoins first and runs on
+    # with no switch [1,2); at 2 C arrives as A's ends: queue B A C, switch [2,3), B [3,4); at 4 D arrives as B's ends:
+    # A C B D, switch to A... The same 12 switches, the later responses of B (2), C (5), D (7): average 3.5, not 2.75.
+    result = run({**PRESETS["rr-switch-cost"]["scenario"], "conventions": "ostep"}, trace=False)
+    assert "".join(unit if isinstance(unit, str) else "~" for unit in result["timeline"]) == \
+        "AA~B~A~C~B~D~A~B~D~A~B~D~AA"
+    assert result["switches"] == 12 and [row["response"] for row in result["tasks"]] == [0, 2, 5, 7]
+    assert result["averages"]["response"] == 3.5

@@ -46,6 +46,8 @@ def japanese(value, seen: set[int]):
         for key, inner in value.items():
             if key == "ja" and isinstance(inner, str):
                 yield inner
+            elif key == "ja" and isinstance(inner, dict):   # a table by language first: {"ja": {"arrive": ...}}
+                yield from (text for text in inner.values() if isinstance(text, str))
             else:
                 yield from japanese(inner, seen)
     elif isinstance(value, (list, tuple)):

@@ -90,7 +90,7 @@ MESSAGES = {
         "en": "Arrivals join before tasks returning from I/O at the same instant ({name}).",
         "ja": "同時刻では到着がI/Oから戻るタスクより先に並びます（{name}）。"},
 }
-CONVENTION_NAME = {"en": "the lab's own setting", "ja": "ラボ独自の設定"}   # a mapping that is no preset
+CONVENTION_NAME = {"en": "a setting of your own", "ja": "独自に指定した設定"}   # a mapping that is no preset
 BOOST_ORDER_WORDS = {"top-first": {"en": "top first", "ja": "上から"},
                      "bottom-first": {"en": "top level, then bottom up", "ja": "最上位、次に下から"}}
 SAID_AT_START = frozenset({"return", "switch"})   # events whose sentence comes with the decision's

@@ -146,8 +146,9 @@ class Policy:
 )
 class FCFS(Policy):
     """First come, first served: the task that joined the ready queue first runs to completion.
-    Arrivals at the same time join in input order, so ties go to earlier arrival, then input order. Several CPUs:
-    the free CPUs take the first tasks to have joined, in turn."""
+    Arrivals at the same time join in input order, so ties go to earlier arrival, then input order. With I/O, a
+    task back from I/O joins the tail as an arrival does, and runs its next burst to its end. Several CPUs: the free
+    CPUs take the first tasks to have joined, in turn."""
     name = "fcfs"
     queue = "fifo"
 
@@ -218,7 +219,8 @@ class SRTF(Policy):
 class RoundRobin(Policy):
     """Round Robin with quantum q: the head of the ready queue runs for at most q; a task whose quantum
     expires returns to the tail (after the tasks that arrive at that instant); a task that completes
-    inside its quantum frees the CPU at once. Alone in the system, it starts a new quantum. Several CPUs: the free
+    inside its quantum frees the CPU at once, as does one that starts I/O; back from I/O, a task joins the tail as an
+    arrival does, with a fresh quantum. Alone in the system, it starts a new quantum. Several CPUs: the free
     CPUs take the queue's first tasks in turn; quanta that end together rejoin the tail in CPU order."""
     name = "rr"
     queue = "fifo"
@@ -294,7 +296,8 @@ class Priority(Policy):
 class PreemptivePriority(Priority):
     """Priority, preemptive: the ready task with the least effective priority number runs, as in Priority
     (0 is the most urgent, optional aging), and it preempts the running task when its effective priority is
-    strictly better. Ties: earlier arrival, then input order. Several CPUs: a ready task strictly better than the
+    strictly better; a task back from I/O preempts as an arrival does. Ties: earlier arrival, then input order.
+    Several CPUs: a ready task strictly better than the
     running task with the greatest effective number preempts that one (ties: the later arrival, then the later in the
     input, is preempted)."""
     name = "priority-preemptive"
@@ -562,7 +565,8 @@ class MLQ(Policy):
 class EDF(Policy):
     """Earliest deadline first, preemptive: the ready task with the earliest absolute deadline runs; it
     preempts the running task only when its deadline is strictly earlier. A task without a deadline comes
-    after every task with one. A late task still runs to completion (its miss is reported). Ties: earlier
+    after every task with one. With I/O the deadline is the task's, for all its bursts: a task back from I/O
+    preempts as an arrival does. A late task still runs to completion (its miss is reported). Ties: earlier
     arrival, then input order. Several CPUs: a strictly earlier deadline preempts the running task with the latest
     (ties: the later arrival, then the later in the input, is preempted)."""
     name = "edf"
@@ -599,8 +603,9 @@ class EDF(Policy):
 )
 class RateMonotonic(Policy):
     """Rate monotonic, preemptive: every job of a periodic task has its task's fixed priority, higher for a
-    shorter period. Ties: equal periods rank by input order, a strict priority; one-shot tasks rank after every
-    periodic task, by input order; of two jobs of one task (the earlier one late), the earlier release first."""
+    shorter period. A task back from I/O preempts as an arrival does. Ties: equal periods rank by input order, a
+    strict priority; one-shot tasks rank after every periodic task, by input order; of two jobs of one task (the
+    earlier one late), the earlier release first."""
     name = "rm"
     preemptive = True
     fixed_priority = True
@@ -633,7 +638,8 @@ class RateMonotonic(Policy):
 )
 class DeadlineMonotonic(RateMonotonic):
     """Deadline monotonic, preemptive: every job of a periodic task has its task's fixed priority, higher for a
-    shorter relative deadline (default: the period). Ties: equal relative deadlines rank by input order, a strict
+    shorter relative deadline (default: the period). A task back from I/O preempts as an arrival does. Ties: equal
+    relative deadlines rank by input order, a strict
     priority; one-shot tasks rank after every periodic task, by input order; of two jobs of one task, the earlier
     release first."""
     name = "dm"
@@ -758,9 +764,10 @@ class Lottery(Policy):
     """Lottery scheduling: every quantum, draw a winning ticket uniformly from 0 .. total - 1 over the ready
     tasks' tickets (Python's random.Random(lottery_seed), the same in CPython and Pyodide); the tickets are
     laid out along the ready queue (arrival order, requeued tasks at the tail) and the task holding the
-    winning ticket runs for one quantum. Same seed, same schedule. Several CPUs: the free CPUs draw their winners
-    in CPU order, without replacement (a winner leaves the draw, whose tickets are the ready tasks' left). Per-CPU
-    queues: each free CPU, in CPU order, draws from its own queue's tickets."""
+    winning ticket runs for one quantum. With I/O there is nothing to place: a task back from I/O joins the queue as
+    an arrival does, its tickets in the draw again, with a fresh quantum. Same seed, same schedule. Several CPUs:
+    the free CPUs draw their winners in CPU order, without replacement (a winner leaves the draw, whose tickets are
+    the ready tasks' left). Per-CPU queues: each free CPU, in CPU order, draws from its own queue's tickets."""
     name = "lottery"
     parameter_names = ("quantum", "lottery_seed")
     item_fields = ("tickets",)

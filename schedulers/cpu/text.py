@@ -149,12 +149,12 @@ def pad(text: str, size: int) -> str:
 PROBLEM = {
     "en": {"jobs": "Here is the job list, with the arrival and run time of each job:",
            "job": "  Job {name} ( arrival = {arrival}, length = {length}{io} )",
-           "io": ", then I/O and CPU bursts: {bursts}",
+           "io": ": {bursts}", "sep": ", ",   # the whole length, burst by burst: "CPU 3, I/O 1, CPU 2"
            "ask": "Compute the response time, turnaround time and wait time of each job under {algorithm}{parameters}.",
            "answers": "Run the same command without --problem to see the answers."},
     "ja": {"jobs": "各ジョブの到着時刻と実行時間は次のとおりです:",
            "job": "  ジョブ {name}（到着 = {arrival}、長さ = {length}{io}）",
-           "io": "、I/OとCPUのバースト: {bursts}",
+           "io": ": {bursts}", "sep": "、",
            "ask": "{algorithm}{parameters}での各ジョブの応答時間、ターンアラウンド時間、待ち時間を求めてください。",
            "answers": "答えは --problem を付けずに同じコマンドを実行すると表示されます。"},
 }
@@ -162,40 +162,49 @@ TRACE = {
     "en": {"arrive": "Arrive {task}", "return": "{task} returns from I/O", "block": "{task} starts I/O until t={until}",
            "complete": "Finished {task}", "demote": "{task} moves down to level {level}", "boost": "Boost",
            "idle": "Idle", "switch": "Switch to {task}", "run": "Run {task}", "level": " at level {level}",
-           "quantum": ", {left} left of its quantum", "allotment": ", {left} of its allotment",
+           "quantum": ", {left} left of its quantum", "allotment": ", quantum {used} of {total} at this level",
            "draw": "Winning ticket {ticket} of {tickets}: ", "expire": "{task}'s quantum ends",
            "preempt": "{task} is preempted", "steal": "CPU {cpu} steals {task} from CPU {source}'s queue",
            "lock": "{task} locks {resource}", "wait": "{task} waits for {resource}, held by {holder}",
            "unlock": "{task} releases {resource}", "deadlock": "Deadlock: the run ends"},
-    "ja": {"arrive": "{task}が到着", "return": "{task}がI/Oから戻る", "block": "{task}はt={until}までI/O",
-           "complete": "{task}が完了", "demote": "{task}がレベル{level}に下がる", "boost": "ブースト",
+    "ja": {"arrive": "{task}が到着", "return": "{task}がI/Oから復帰", "block": "{task}はt={until}までI/O",
+           "complete": "{task}が完了", "demote": "{task}がレベル{level}へ降格", "boost": "ブースト",
            "idle": "空き", "switch": "{task}への切り替え", "run": "{task}を実行", "level": "（レベル{level}）",
-           "quantum": "、クォンタム残り{left}", "allotment": "、割り当て残り{left}",
-           "draw": "当たりくじ{ticket}（全{tickets}枚）: ", "expire": "{task}のクォンタムが切れる",
-           "preempt": "{task}が横取りされる", "steal": "CPU {cpu}がCPU {source}のキューから{task}をスチール",
-           "lock": "{task}が{resource}をロック", "wait": "{task}が{resource}を待つ（{holder}が保持）",
-           "unlock": "{task}が{resource}を解放", "deadlock": "デッドロック: 実行はここで終わる"},
+           "quantum": "、クォンタム残り{left}", "allotment": "、このレベルの{total}回中{used}回目のクォンタム",
+           "draw": "当たりくじ{ticket}（全{tickets}枚）: ", "expire": "{task}のクォンタム終了",
+           "preempt": "{task}が横取りで中断", "steal": "CPU {cpu}がCPU {source}のキューから{task}をスチール",
+           "lock": "{task}が{resource}をロック", "wait": "{task}が{resource}を待機（{holder}が保持）",
+           "unlock": "{task}が{resource}を解放", "deadlock": "デッドロック: 実行はここで終了"},
 }
 
 
-def shown_parameters(result: dict[str, Any]) -> str:
-    """The run's parameters as the command line takes them: quantum=2, classes=rr:quantum=2;fcfs (a list of records
-    in its compact text)."""
-    def shown(key: str, value: Any) -> Any:
-        records = isinstance(value, list) and value and isinstance(value[0], dict)
-        return format_records(PARAMETER[key], value) if records else value
-
-    return ", ".join(f"{key}={shown(key, value)}" for key, value in result["parameters"].items() if value is not None)
+def shown_parameters(result: dict[str, Any], switch_cost: int | None = None) -> str:
+    """The run's parameters as the command line takes them (booleans as it writes them, io_to_front=true; a list of
+    records in its compact text, classes=rr:quantum=2;fcfs), then the switch cost and the conventions when given:
+    everything the answers depend on."""
+    def shown(key: str, value: Any) -> str:
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            return format_records(PARAMETER[key], value)
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    pairs = [f"{key}={shown(key, value)}" for key, value in result["parameters"].items() if value is not None]
+    if switch_cost:
+        pairs.append(f"switch_cost={int(switch_cost)}")   # JSON may write it 2.0
+    conventions = result.get("conventions")
+    if conventions is not None:
+        flags = ", ".join(f"{key}={shown(key, value)}" for key, value in conventions.items() if key != "name")
+        pairs.append(f"conventions={conventions['name']}" if conventions["name"] else f"conventions=({flags})")
+    return ", ".join(pairs)
 
 
 def render_problem(scenario: dict[str, Any], result: dict[str, Any], lang: str = "en") -> str:
     """The jobs and the question, as OSTEP's simulators print them without ``-c``."""
     words = PROBLEM[lang]
-    parameters = shown_parameters(result)
+    parameters = shown_parameters(result, scenario.get("switch_cost"))
     lines = [words["jobs"]]
     for task, row in zip(scenario["tasks"], result["tasks"]):
         bursts = task.get("bursts")
-        shown = words["io"].format(bursts=", ".join(map(str, bursts))) if isinstance(bursts, list) and \
+        shown = words["io"].format(bursts=words["sep"].join(f"{'I/O' if i % 2 else 'CPU'} {n}" for i, n in
+                                                        enumerate(bursts))) if isinstance(bursts, list) and \
             len(bursts) > 1 else ""
         lines.append(words["job"].format(name=row["name"], arrival=row["arrival"], length=row["burst"], io=shown))
     lines += ["", words["ask"].format(algorithm=result["algorithm"], parameters=f" ({parameters})" if parameters
@@ -205,8 +214,10 @@ def render_problem(scenario: dict[str, Any], result: dict[str, Any], lang: str =
 
 def render_trace(result: dict[str, Any], lang: str = "en") -> str:
     """One line per event, OSTEP's ``[ time 4 ] Run A at level 1, 1 left of its quantum`` (the time of the instant;
-    a ``Run`` line for each time unit, with what is left after it), from the steps and their details."""
+    a ``Run`` line for each time unit, with what is left after it; under MLFQ with an allotment of several quanta,
+    which of them it is, as OSTEP's ALLOT), from the steps and their details."""
     words = TRACE[lang]
+    allotment = result["parameters"].get("allotment")   # MLFQ's quanta per level
     lines = []
     for step in result["steps"][1:]:
         start = step["time"] - 1
@@ -220,6 +231,9 @@ def render_trace(result: dict[str, Any], lang: str = "en") -> str:
                 run += words["level"].format(level=step["level"])
             if "quantum_left" in step:
                 run += words["quantum"].format(left=step["quantum_left"])
+            if "allotment_left" in step and allotment[step["level"]] > 1:
+                total = allotment[step["level"]]
+                run += words["allotment"].format(used=total - step["allotment_left"] + 1, total=total)
             lines.append(f"[ time {start} ] {run}")
         elif step.get("switch") is not None:
             lines.append(f"[ time {start} ] " + words["switch"].format(task=step["switch"]))

@@ -10,10 +10,12 @@ results table are ``views.py``'s.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from urllib.parse import unquote
 
 from schedulers import schema
 from schedulers.fields import format_records
+from schedulers.cpu.custom import TaskView
 from schedulers.cpu.presets import PRESETS, versus
 from schedulers.cpu.scenario import format_bursts
 
@@ -32,6 +34,7 @@ REQUIRED = schema(NAME).required   # name:arrival:burst
 OPTIONAL = (*schema(NAME).optional, *(f.name for f in schema(NAME).item_fields if f.instead_of),
             *(f.name for f in schema(NAME).item_fields if f.type == "records"))
 SECTIONS = schema(NAME).field("sections")
+VIEW = ", ".join(f.name for f in fields(TaskView))   # what your choose sees of a task, as the core gives it
 ARTICLE = (("A", "0", "7"), ("B", "1", "4"), ("C", "2", "1"), ("D", "4", "3"))   # the article's four tasks
 
 
@@ -58,15 +61,16 @@ WORDS = {
                  "ja": "t={t} → {next} に実行されるのはどのタスクですか？"},
     "api": {
         "en": "Define choose(ready, running, time, state) and return a task's name. It is called at every time unit "
-              "at which a task is ready. ready: the waiting tasks in queue order (name, index, arrival, burst, "
-              "remaining, ran, waited, deadline, priority, tickets); running: the task that ran last and is not "
-              "finished, or None. Return running.name to keep it, another ready task's name to dispatch it "
+              f"at which a task is ready. ready: the waiting tasks in queue order ({VIEW}; with I/O, burst and "
+              "remaining are the current CPU burst's); running: the task that ran last and is neither finished nor "
+              "in I/O, or None. Return running.name to keep it, another ready task's name to dispatch it "
               "(preempting). state: a dict of your own. Fraction is built in; import, try and names starting with _ "
               "are not available.",
         "ja": "choose(ready, running, time, state) を定義し、タスク名を返してください。"
               "実行可能なタスクがある各時刻に呼ばれます。"
-              "ready: 待ちタスク（キュー順。name, index, arrival, burst, remaining, ran, waited, deadline, priority, "
-              "tickets）。running: 直前に実行していた未完了のタスクか None。running.name を返すと続行、"
+              f"ready: 待ちタスク（キュー順。{VIEW}。I/O があるとき burst と remaining は現在の CPU バーストの"
+              "値です）。"
+              "running: 直前に実行していて、完了も I/O 中もしていないタスクか None。running.name を返すと続行、"
               "別の待ちタスク名を"
               "返すとそれを実行（横取り）します。state: 自由に使える dict。Fraction が使えます。import、try、_ "
               "で始まる名前は"
