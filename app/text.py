@@ -144,6 +144,10 @@ TEXT: dict[str, dict[str, str]] = {
                                "{gap}, against the same 2c̄ = {bound}: {status}",
                          "ja": "同じ区間の実際のサービス ÷ 重みの最大差（サーバーが実際に与えた分）: {gap}"
                                "（同じ 2c̄ = {bound}）: {status}"},
+    "fairness.service.now": {"en": "Actual service ÷ weight those requests got by t={time} (a running one counted up "
+                                   "to then): {given}; difference {gap}, against the same 2c̄ = {bound}: {status}",
+                             "ja": "それらのリクエストが t={time} までに受けた実際のサービス ÷ 重み"
+                                   "（実行中のものはその時点まで）: {given}。差 {gap}（同じ 2c̄ = {bound}）: {status}"},
     "fairness.system": {"en": "Whole system ({replicas} routers, each with its own meters): largest difference in cost "
                               "÷ weight between two tenants {gap}, against one router's 2c̄ = {bound}: {status}",
                         "ja": "システム全体（ルーター {replicas} 台、それぞれ自分のメーター）: 2 テナント間のコスト ÷ "

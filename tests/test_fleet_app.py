@@ -117,6 +117,25 @@ def test_the_fairness_card_shows_the_charged_gap_within_its_bound_and_the_actual
     assert (f'Largest difference in actual service ÷ weight there (what the servers really gave): '
             f'{service["max_gap"]}, against the same 2c̄ = {service["bound"]}: outside it') in card
     assert "実際のサービス" in views.fairness(result, 0, "ja")
+    # At every step the card says the actual service so far, as the core gives it (fairness_so_far's service):
+    # the preset's B leaves the bound from t=20 on while the charged difference holds (tests/test_llm_fleet.py).
+    from schedulers.llm.steps import fairness_so_far
+    outside = 0
+    for k in range(len(result["steps"])):
+        so_far = fairness_so_far(result, k).get("service")
+        card = views.fairness(result, k, "en")
+        if so_far is None:
+            assert "got by t=" not in card
+            continue
+        given = ", ".join(f"{name} {value}" for name, value in so_far["increments"].items())
+        status = "within it" if so_far["within_bound"] else "outside it"
+        assert (f'Actual service ÷ weight those requests got by t={so_far["time"]} (a running one counted up to '
+                f'then): {given}; difference {so_far["difference"]}, against the same 2c̄ = 8: {status}') in card
+        outside += not so_far["within_bound"]
+    assert outside
+    at = next(k for k, s in enumerate(result["steps"]) if s["kind"] == "dispatch" and s["time"] == 24)
+    assert "までに受けた実際のサービス ÷ 重み（実行中のものはその時点まで）: A 16, B 32。差 16（同じ 2c̄ = 8）: 範囲外" \
+        in views.fairness(result, at, "ja")
 
 
 @pytest.mark.parametrize("key", [c.key for c in choices("llm")])

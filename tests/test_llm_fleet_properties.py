@@ -128,6 +128,8 @@ def test_fairness_so_far_ends_at_the_runs_own_figures(scenario, algorithm):
     last = fairness_so_far(result, len(result["steps"]) - 1)
     for key in ("interval", "increments", "jain", "pairwise_bound"):
         assert last[key] == result["fairness"][key], key
+    if result["fairness"].get("service") and len(result["fairness"]["compared"]) > 1:   # all ended by then
+        assert last["service"]["increments"] == result["fairness"]["service"]["increments"]
     for step in range(len(result["steps"])):
         figures = fairness_so_far(result, step)
         if figures["interval"] is not None:

@@ -14,6 +14,7 @@ from fractions import Fraction
 from itertools import accumulate
 from typing import Any
 
+from ..catalog import json_number
 from ..narration import say
 from ..quiz import Question, ask
 from ..trace import Result, Step, Steps
@@ -89,7 +90,18 @@ def fairness_so_far(result: Result, step: int) -> dict[str, Any]:
         return figures
     figures["interval"] = run.interval(*interval)
     figures.update(run.figures(*interval, run.own_widest))
+    if run.fleet and len(run.compared) > 1:   # one tenant: no pair (as pairwise_bound)
+        figures["service"] = run.service_figures(*interval, count, result["steps"][step]["time"])
     return figures
+
+
+def service_so_far(result: Result, step: int, now: int | None = None) -> dict[str, Fraction]:
+    """With servers: each tenant's actual service ÷ weight by time ``now`` (default the step's) from the requests
+    dispatched up to ``step``, a running one counted up to then, exactly."""
+    run = prepared(result)
+    count = dispatched_so_far(result, step)
+    given = run.served(0, count - 1, count, result["steps"][step]["time"] if now is None else now)
+    return {name: run.fraction(given[i]) for i, name in enumerate(run.names)}
 
 
 def compare_so_far(left: Result, step: int, right: Result) -> dict[str, Any]:
@@ -175,6 +187,14 @@ class Prepared:
             self.totals[i].append((self.totals[i][-1] if self.totals[i] else 0) + units)
         self.own = Runs(backlog_runs(result, self.tenant, self.compared), self.times)
         self.own_widest = self.widest(self.own)
+        self.fleet = "servers" in result
+        if self.fleet:   # each dispatch's service (end - start) in units, each tenant's running total of it
+            self.unit, self.ends = unit, [item["end"] for item in result["dispatch"]]
+            service = [(item["end"] - item["start"]) * unit[i] for item, i in zip(result["dispatch"], self.tenant)]
+            self.service_totals = [list(accumulate(service[k] for k in positions)) for positions in self.positions]
+            self.on_server: list[list[int]] = [[] for _ in range(result["servers"])]   # each server's dispatches
+            for k, item in enumerate(result["dispatch"]):
+                self.on_server[item["server"]].append(k)
 
     def fraction(self, units: int) -> Fraction:
         return Fraction(units, self.scale)
@@ -185,10 +205,7 @@ class Prepared:
 
     def charged(self, tenant: int, first: int, last: int) -> int:
         """Units charged to ``tenant`` by dispatches first..last (indices, inclusive)."""
-        totals, positions = self.totals[tenant], self.positions[tenant]
-        upto = bisect_right(positions, last)
-        before = bisect_left(positions, first)
-        return (totals[upto - 1] if upto else 0) - (totals[before - 1] if before else 0)
+        return between(self.totals[tenant], self.positions[tenant], first, last)
 
     def widest(self, runs: Runs) -> dict[int, tuple[int, int, tuple[int, int]]]:
         """For each dispatch inside one of ``runs``: the widest gap from its run's start up to it."""
@@ -200,6 +217,35 @@ class Prepared:
                 found[k] = spread.widest
         return found
 
+    def served(self, first: int, last: int, count: int, now: int) -> list[int]:
+        """Units of actual service each tenant got by time ``now`` from dispatches first..last, all among the first
+        ``count`` (so started by ``now``): their whole service, less what is still to run of those running at
+        ``now``. A server runs one request at a time, so only its latest of the first ``count`` can still run: the
+        question costs O((n + servers) log d)."""
+        given = [between(self.service_totals[i], self.positions[i], first, last) for i in range(len(self.names))]
+        for positions in self.on_server:
+            latest = bisect_left(positions, count) - 1
+            k = positions[latest] if latest >= 0 else -1
+            if first <= k <= last and self.ends[k] > now:
+                given[self.tenant[k]] -= (self.ends[k] - now) * self.unit[self.tenant[k]]
+        return given
+
+    def service_figures(self, first: int, last: int, count: int, now: int) -> dict[str, Any]:
+        """``fairness_so_far``'s ``service``: the compared tenants' actual service ÷ weight by ``now`` from the
+        interval's dispatches first..last, and the difference of the most and the least served now (the larger
+        first, the least another; ties by tenant order), against the same 2q̄ as the charged costs."""
+        given = self.served(first, last, count, now)
+        x = {i: self.fraction(given[i]) for i in self.compared}
+        top = min(self.compared, key=lambda i: (-x[i], i))
+        low = min((i for i in self.compared if i != top), key=lambda i: (x[i], i))
+        gap, bound = x[top] - x[low], 2 * self.q_bar
+        names = self.names
+        return {"time": now, "increments": {names[i]: json_number(v) for i, v in x.items()},
+                "difference": json_number(gap), "tenants": [names[top], names[low]], "bound": json_number(bound),
+                "within_bound": gap <= bound,
+                "exact": {"increments": {names[i]: str(v) for i, v in x.items()}, "difference": str(gap),
+                          "bound": str(bound)}}
+
     def interval(self, first: int, last: int) -> dict[str, int]:
         return {"start": self.times[first], "end": self.times[last], "dispatches": last + 1 - first}
 
@@ -210,6 +256,13 @@ class Prepared:
         increments = {i: self.fraction(self.charged(i, first, last)) for i in self.compared}
         worst, at, pair = widest[last]
         return interval_figures(self.names, increments, (self.fraction(worst), at, pair), self.q_bar)
+
+
+def between(totals: list[int], positions: list[int], first: int, last: int) -> int:
+    """What the running ``totals`` of a tenant's dispatches (at ``positions``) add up to over first..last."""
+    upto = bisect_right(positions, last)
+    before = bisect_left(positions, first)
+    return (totals[upto - 1] if upto else 0) - (totals[before - 1] if before else 0)
 
 
 class Shared:

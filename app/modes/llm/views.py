@@ -124,6 +124,12 @@ def fairness(result: Mapping[str, Any], step: int, lang: str) -> str:
         if bound:
             lines.append(t(lang, "fairness.bound", gap=number(bound["max_gap"]), bound=number(bound["bound"]),
                            status=t(lang, "holds" if bound["holds"] else "broken")))
+        service = fair.get("service")
+        if service:   # with servers: what the servers really gave so far, beside what was charged
+            given = ", ".join(f"{name} {shown(service, 'increments', name)}" for name in service["increments"])
+            lines.append(t(lang, "fairness.service.now", time=service["time"], given=given,
+                           gap=shown(service, "difference"), bound=shown(service, "bound"),
+                           status=t(lang, "fairness.within" if service["within_bound"] else "fairness.outside")))
         lines += [note[lang] for note in fair["notes"].values()]
     else:   # the core's notes say the same as fairness.none
         lines.append(t(lang, "fairness.none"))
