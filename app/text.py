@@ -408,9 +408,16 @@ TEXT: dict[str, dict[str, str]] = {
     "compare.gap.actual": {"en": "Largest difference in actual service ÷ weight between two tenants",
                            "ja": "2 テナント間の実際のサービス ÷ 重みの最大差"},
     "compare.fleet": {"en": "With servers each run dispatches when its own servers free, so the two runs share no "
-                            "stretch of dispatches: the widest gaps are each whole run's, over its own interval.",
+                            "stretch of dispatches: both sides are shown at the same time t, and the widest gaps are "
+                            "each whole run's, over its own interval.",
                       "ja": "サーバーがあると、各実行は自分のサーバーが空いたときに送出するので、両者に共通の送出の"
-                            "区間はありません。最大差は各実行全体のもので、それぞれの区間で測っています。"},
+                            "区間はありません。両側は同じ時刻 t で示し、最大差は各実行全体のもので、それぞれの区間で"
+                            "測っています。"},
+    "compare.charged.at": {"en": "Cost ÷ weight charged by t={t} in each run",
+                           "ja": "各実行で t={t} までに課金したコスト ÷ 重み"},
+    "compare.service.at": {"en": "Actual service ÷ weight given by t={t} in each run (a running request counted up "
+                                 "to then)",
+                           "ja": "各実行で t={t} までに与えた実際のサービス ÷ 重み（実行中のものはその時点まで）"},
     "compare.switches": {"en": "Context switches", "ja": "コンテキストスイッチ"},
     "compare.switch_time": {"en": "Time switching", "ja": "切り替えの時間"},
     "compare.utilisation": {"en": "CPU utilisation", "ja": "CPU 利用率"},

@@ -24,6 +24,7 @@ from app.render import esc
 from schedulers import MODES, simulate
 from schedulers.export import metrics_csv
 from schedulers.llm.steps import dispatched_so_far
+from schedulers.trace import step_aligner
 
 REFERENCE = {"tenants": [{"name": "A", "cost": 8, "count": 6}, {"name": "B", "cost": 2, "count": 6},
                          {"name": "C", "cost": 2, "count": 4, "join": 6}]}
@@ -197,7 +198,8 @@ def test_compare_quiz_and_exports_with_servers():
 def test_compare_of_two_fleet_runs_that_dispatch_at_different_times():
     """One server: FIFO sends A's three requests at t=0, 1, 2 and B's (runs 5) at t=3; SFQ sends A#0 at 0, then B#0
     (meter 0 < 1) at 1, which holds the server until 6, then A#1 at 6 and A#2 at 7. No stretch of dispatches is
-    shared, so the differences are the whole runs' widest gaps, charged and actual."""
+    shared: both sides are shown at the same time, with what each charged and gave by then, and the whole runs'
+    widest gaps, charged and actual."""
     lab = llm_lab()
     lab.restore("mode=llm&algorithm=sfq&servers=1&tenants=A:1+1+1,B:5")
     compare = CompareView(lab)
@@ -211,6 +213,45 @@ def test_compare_of_two_fleet_runs_that_dispatch_at_different_times():
         assert "share no stretch of dispatches" in diff
         gaps = [views.shown(run["fairness"]["service"], "max_gap") for run in (left, right)]
         assert "Largest difference in actual service ÷ weight" in diff and " → ".join(gaps) in diff
+    # SFQ's dispatch at t=6 (A#1) beside FIFO's last step by t=6, its dispatch of B at t=3 (steps at t=1, 2, 3 came
+    # before it; the next is the completion at 8). Charged by t=6: SFQ A 1 + 1 = 2, B 5; FIFO A 3, B 5. Service by
+    # t=6: SFQ A 1 (A#0 0..1; A#1 starts now), B 5 (1..6); FIFO A 3, B 3 (3..6, running, counted up to t=6).
+    at = next(k for k, s in enumerate(left["steps"]) if s["kind"] == "dispatch" and s["time"] == 6)
+    other = step_aligner(left, right)(at)
+    assert (right["steps"][other]["kind"], right["steps"][other]["time"], right["steps"][other]["tenant"]) == \
+        ("dispatch", 3, "B") and right["steps"][other + 1]["time"] == 8
+    assert step_aligner(left, right)(0) == 0
+    diff = built.slots["compare.diff"](at)
+    charged, given = (re.search(f"<caption>{caption}</caption>.*?</table>", diff).group(0) for caption in (
+        "Cost ÷ weight charged by t=6 in each run",
+        re.escape("Actual service ÷ weight given by t=6 in each run (a running request counted up to then)")))
+    assert '<td class="">2 → 3 (+1)</td>' in charged and '<td class="">5 → 5</td>' in charged
+    assert '<td class="">1 → 3 (+2)</td>' in given and '<td class="">5 → 3 (-2)</td>' in given
+    assert "t=6 までに与えた実際のサービス" in frames.compare_frames(left, right, "ja", ("SFQ", "FIFO")).slots[
+        "compare.diff"](at)
+
+
+def test_compare_of_a_run_without_servers_and_one_with_them_is_at_the_same_time():
+    """Without servers on the left (one dispatch per time unit: A at 0, B at 1, A at 2, 3) and one server on the
+    right (SFQ: A#0 0..1, B 1..6, A#1 6, A#2 7): no shared stretch of dispatches, so both at the same time, the
+    charged figures only (the left has no actual service). At the left's t=2 dispatch (A#1; A#0 at 0, B at 1) the
+    right's last step by then is its dispatch of B at 1: charged A 2 → 1, B 5 → 5."""
+    lab = llm_lab()
+    lab.restore("mode=llm&algorithm=sfq&tenants=A:1+1+1,B:5")
+    compare = CompareView(lab)
+    compare.set_parameter("servers", "1")
+    left, right = lab.result, compare.result
+    assert "servers" not in left and right["servers"] == 1
+    assert [d["time"] for d in left["dispatch"]] == [0, 1, 2, 3] and [d["time"] for d in right["dispatch"]] == \
+        [0, 1, 6, 7]
+    for one, other in ((left, right), (right, left)):   # either way round, every step draws (no error)
+        built = frames.compare_frames(one, other, "en", ("L", "R"))
+        for k in range(len(one["steps"])):
+            assert "Cost ÷ weight charged by t=" in built.slots["compare.diff"](k)
+    at = next(k for k, s in enumerate(left["steps"]) if s["kind"] == "dispatch" and s["time"] == 2)
+    diff = frames.compare_frames(left, right, "en", ("L", "R")).slots["compare.diff"](at)
+    assert '<td class="">2 → 1 (-1)</td>' in diff and '<td class="">5 → 5</td>' in diff
+    assert "Actual service" not in diff
 
 
 def test_a_preset_replaces_the_fleet_parameters_and_a_bad_seed_is_named():

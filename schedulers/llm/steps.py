@@ -48,7 +48,12 @@ def pending(result: Result, step: int) -> set[str]:
 
 
 def aligner(left: Result, right: Result) -> Callable[[int], int]:
-    """The step of ``right`` after as many dispatches as ``left``'s step has seen."""
+    """The step of ``right`` after as many dispatches as ``left``'s step has seen; when either run has servers, the
+    runs dispatch at different times, so: the last step of ``right`` at the time of ``left``'s step or before (the
+    initial step beside the initial step)."""
+    if "servers" in left or "servers" in right:
+        times = [s["time"] for s in right["steps"]]   # in time order, as every router records them
+        return lambda step: bisect_right(times, left["steps"][step]["time"]) - 1 if step else 0
     dispatches = [i for i, s in enumerate(right["steps"]) if s.get("kind") == "dispatch"]
 
     def aligned(step: int) -> int:

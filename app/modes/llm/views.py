@@ -15,7 +15,7 @@ from typing import Any
 import panel as pn
 
 from schedulers.llm.steps import (compare_so_far, dispatched_so_far, dispatches_so_far, fairness_so_far,
-                                  normalised_so_far)
+                                  normalised_so_far, service_so_far)
 from schedulers.trace import pending
 
 from ...compare import delta_cell, table
@@ -198,18 +198,19 @@ def fraction(value: Fraction) -> str:
     return exact_number(float(value), str(value))
 
 
-def fairness_diff(left: Result, step: int, right: Result, lang: str) -> str:
+def fairness_diff(left: Result, step: int, right: Result, align: Align, lang: str) -> str:
     """At ``step``, both runs over the same stretch: each tenant's cost ÷ weight over the first dispatches (as
     many in each run), then the fairness figures over the one interval where every tenant waits in both runs
-    (``schedulers.llm.steps.compare_so_far``). Cost ÷ weight received has no better side: it is not coloured."""
+    (``schedulers.llm.steps.compare_so_far``). Cost ÷ weight received has no better side: it is not coloured.
+    With servers on either side, both at the same time instead (``fleet_diff``)."""
+    if has_servers(left) or has_servers(right):
+        return fleet_diff(left, step, right, align(step), lang)
     count = dispatched_so_far(left, step)
     mine, theirs = normalised_so_far(left, count), normalised_so_far(right, count)
     change = [t(lang, "compare.change")]
     received = table(t(lang, "compare.normalised", count=count), label(lang, "tenant"), change,
                      [(name, [delta_cell(float(mine[name]), float(theirs[name]), None,
                                          (fraction(mine[name]), fraction(theirs[name])))]) for name in mine])
-    if has_servers(left):   # the runs dispatch at different times: no stretch is shared
-        return received + fleet_diff(left, right, lang)
     both = compare_so_far(left, step, right)
     interval = both["interval"]
     if interval is None:
@@ -230,9 +231,22 @@ def fairness_diff(left: Result, step: int, right: Result, lang: str) -> str:
     return received + fair + f'<p class="muted">{esc(t(lang, "compare.like"))}</p>'
 
 
-def fleet_diff(left: Result, right: Result, lang: str) -> str:
-    """With servers each run dispatches when its servers free, so the two runs share no stretch of dispatches:
-    the whole runs' widest gaps, charged and actual, over each run's own interval."""
+def fleet_diff(left: Result, step: int, right: Result, other: int, lang: str) -> str:
+    """With servers each run dispatches when its servers free, so the two runs share no stretch of dispatches: at
+    the time of ``left``'s ``step`` (``right`` at its step ``other``, the last one by then), each tenant's cost ÷
+    weight charged by then and, when both have servers, the actual service ÷ weight given by then (a running request
+    counted up to then); then the whole runs' widest gaps, charged and actual, over each run's own interval."""
+    now, change = left["steps"][step]["time"], [t(lang, "compare.change")]
+
+    def rows_of(mine: Mapping[str, Fraction], theirs: Mapping[str, Fraction]) -> list[tuple[str, list[str]]]:
+        return [(name, [delta_cell(float(mine[name]), float(theirs[name]), None,
+                                   (fraction(mine[name]), fraction(theirs[name])))]) for name in mine]
+    charged = rows_of(normalised_so_far(left, dispatched_so_far(left, step)),
+                      normalised_so_far(right, dispatched_so_far(right, other)))
+    at = table(t(lang, "compare.charged.at", t=now), label(lang, "tenant"), change, charged)
+    if has_servers(left) and has_servers(right):
+        given = rows_of(service_so_far(left, step), service_so_far(right, other, now))
+        at += table(t(lang, "compare.service.at", t=now), label(lang, "tenant"), change, given)
     rows = []
     for key, figures in (("compare.gap", lambda r: r["fairness"].get("pairwise_bound")),
                          ("compare.gap.actual", lambda r: r["fairness"].get("service"))):
@@ -242,7 +256,7 @@ def fleet_diff(left: Result, right: Result, lang: str) -> str:
                                                    (shown(one, "max_gap"), shown(other, "max_gap")))]))
     whole = table(t(lang, "compare.whole"), t(lang, "compare.metric"), [t(lang, "compare.change")], rows) if rows \
         else ""
-    return whole + f'<p class="muted">{esc(t(lang, "compare.fleet"))}</p>'
+    return at + whole + f'<p class="muted">{esc(t(lang, "compare.fleet"))}</p>'
 
 
 class LlmViews(ModeViews):
@@ -278,7 +292,7 @@ class LlmViews(ModeViews):
         return [stepping.slot(f"{owner}.strip"), *servers]
 
     def compare_diff(self, left: Result, right: Result, align: Align, lang: str) -> Slot:
-        return lambda k: f'<section class="card compare-diff">{fairness_diff(left, k, right, lang)}</section>'
+        return lambda k: f'<section class="card compare-diff">{fairness_diff(left, k, right, align, lang)}</section>'
 
     def known_state(self, result: Result, step: int, lang: str, presenter: bool) -> list:
         """The strip so far; with servers, their rows on an axis that ends now."""
