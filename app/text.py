@@ -138,6 +138,10 @@ TEXT: dict[str, dict[str, str]] = {
     "fairness.bound": {"en": "Largest difference in cost ÷ weight between two tenants: {gap}, against the bound "
                              "2c̄ = {bound}: {status}",
                        "ja": "2 テナント間のコスト ÷ 重みの最大差: {gap}（上限 2c̄ = {bound}）: {status}"},
+    "fairness.bound.system": {"en": "Whole system so far ({replicas} routers): largest difference in cost ÷ weight "
+                                    "between two tenants {gap}, against one router's 2c̄ = {bound}: {status}",
+                              "ja": "これまでのシステム全体（ルーター {replicas} 台）: 2 テナント間のコスト ÷ 重みの"
+                                    "最大差 {gap}（1 台のルーターの 2c̄ = {bound}）: {status}"},
     "fairness.band": {"en": "Band V ≤ M_i ≤ V + c̄ (c̄ = {width}): {status}",
                       "ja": "帯 V ≤ M_i ≤ V + c̄（c̄ = {width}）: {status}"},
     "fairness.service": {"en": "Largest difference in actual service ÷ weight there (what the servers really gave): "

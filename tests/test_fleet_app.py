@@ -287,6 +287,14 @@ def test_the_replicas_preset_shows_the_whole_systems_difference_and_each_replica
     card = views.fairness(result, lab.last_step, "en")
     assert esc(f"Whole system (2 routers, each with its own meters): largest difference in cost ÷ weight between "
                f"two tenants {system['max_gap']}, against one router's 2c̄ = {system['bound']}: broken") in card
+    # At each step the so-far figures are the system's, named so (tests/test_llm_fleet.py: 3 > 2 by B's t=4 dispatch).
+    at = next(k for k, s in enumerate(result["steps"]) if s["kind"] == "dispatch" and s["time"] == 4 and
+              s["tenant"] == "B")
+    assert esc("Whole system so far (2 routers): largest difference in cost ÷ weight between two tenants 3, against "
+               "one router's 2c̄ = 2: broken") in views.fairness(result, at, "en")
+    assert ("これまでのシステム全体（ルーター 2 台）: 2 テナント間のコスト ÷ 重みの最大差 3"
+            "（1 台のルーターの 2c̄ = 2）: 不成立") in views.fairness(result, at, "ja")
+    assert "Whole system so far" not in views.fairness(one_router, len(one_router["steps"]) - 1, "en")
     fleet = FleetView(result, "en")
     steps = result["steps"]
     for k in range(0, len(steps), 5):

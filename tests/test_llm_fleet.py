@@ -401,6 +401,26 @@ def test_replicas_exceed_one_routers_bound_while_one_router_holds_it():
     assert "2c̄" in MODE.presets["replicas"].look_for["en"] and MODE.presets["replicas"].look_for["ja"]
 
 
+def test_the_system_difference_step_by_step_with_replicas():
+    # The replicas preset (above): replica 0 (server 0) alternates A, C one per time unit; replica 1 (server 1) runs
+    # B alone, one per time unit. By t=2 (B's dispatch): A 2 (t=0, 2), B 3, C 1: the system's gap B - C is 2 = 2c̄,
+    # holds. By t=4: A 3, B 5, C 2: 3 > 2, broken, one router's bound passed while each replica holds its own. At the
+    # last step the figures are the whole run's: system_difference's 6, first reached at t=10 (B 11 - C 5).
+    from schedulers.llm.steps import fairness_so_far
+    result = run(MODE.presets["replicas"].make(0))
+    b_at = {s["time"]: k for k, s in enumerate(result["steps"]) if s["kind"] == "dispatch" and s["tenant"] == "B"}
+    early, late = fairness_so_far(result, b_at[2]), fairness_so_far(result, b_at[4])
+    assert (early["increments"], early["pairwise_bound"]["max_gap"], early["pairwise_bound"]["holds"]) == \
+        ({"A": 2, "B": 3, "C": 1}, 2, True)
+    assert (late["increments"], late["pairwise_bound"]["max_gap"], late["pairwise_bound"]["at"],
+            late["pairwise_bound"]["tenants"], late["pairwise_bound"]["holds"]) == \
+        ({"A": 3, "B": 5, "C": 2}, 3, 4, ["B", "C"], False)
+    last = fairness_so_far(result, len(result["steps"]) - 1)["pairwise_bound"]
+    system = result["system_difference"]
+    assert (last["max_gap"], last["at"], last["tenants"]) == (system["max_gap"], system["at"], system["tenants"]) \
+        == (6, 10, ["B", "C"])
+
+
 def test_servers_are_shared_equally_the_first_replicas_taking_what_does_not_divide():
     tenants = [{"name": name, "cost": 2, "count": 6} for name in "ABCD"]
     for servers, replicas, expected in [(5, 2, [[0, 1, 2], [3, 4]]), (5, 3, [[0, 1], [2, 3], [4]]),

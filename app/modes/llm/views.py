@@ -25,7 +25,7 @@ from ...render import (bar_row, chip, colour, esc, exact, exact_number, indexes,
                        result_columns, results_table, section)
 from ...text import label, t
 from ..views import Align, Cell, Chart, ModeViews, Result
-from .fleet import FleetView, has_servers, request_words
+from .fleet import FleetView, has_replicas, has_servers, request_words
 
 
 def strip_states(done: int, current: bool) -> tuple[int, int]:
@@ -121,9 +121,11 @@ def fairness(result: Mapping[str, Any], step: int, lang: str) -> str:
         if fair.get("jain") is not None:
             lines.append(t(lang, "fairness.jain", value=exact_number(fair["jain"], exact(fair, "jain"))))
         bound = fair.get("pairwise_bound")
-        if bound:
-            lines.append(t(lang, "fairness.bound", gap=number(bound["max_gap"]), bound=number(bound["bound"]),
-                           status=t(lang, "holds" if bound["holds"] else "broken")))
+        if bound:   # with replicas these are the whole system's (the merged dispatches) against one router's 2c̄
+            system = has_replicas(result)
+            lines.append(t(lang, "fairness.bound.system" if system else "fairness.bound",
+                           replicas=len(result["replicas"]) if system else None, gap=number(bound["max_gap"]),
+                           bound=number(bound["bound"]), status=t(lang, "holds" if bound["holds"] else "broken")))
         service = fair.get("service")
         if service:   # with servers: what the servers really gave so far, beside what was charged
             given = ", ".join(f"{name} {shown(service, 'increments', name)}" for name in service["increments"])
