@@ -334,3 +334,25 @@ def test_the_editor_draws_the_fleet_parameters_the_presets_and_a_rows_arrivals()
     row = ui._row_editor(lab.rows[with_arrivals], with_arrivals, (), set())
     fields = [c for widget in row.select(lambda o: hasattr(o, "css_classes")) for c in widget.css_classes]
     assert "field-arrivals" in fields and "field-join" not in fields
+
+
+@pytest.mark.parametrize("scenario", [CANCELS, MODES["llm"].presets["replicas"].make(0),
+                                      MODES["llm"].patterns["cancel"].make(2)], ids=["cancels", "replicas", "cancel"])
+def test_a_compact_trace_still_says_what_each_server_holds(scenario, monkeypatch):
+    """A compact trace records no step's ``servers``: the rows read them from the dispatches (the latest request sent
+    to a server, until the step that frees it) and say the same as the full trace's rows at every step. In CANCELS
+    (above), after t=10's dispatch server 0 holds A#1 (cancelled at 12), and server 1 is free (C#0 ended at 10)."""
+    import schedulers.llm.router as router
+    full = simulate("llm", {"algorithm": "sfq", **scenario})
+    monkeypatch.setattr(router, "TRACE_BUDGET", 0)
+    compact = simulate("llm", {"algorithm": "sfq", **scenario})
+    assert compact["trace"]["level"] == "compact" and "servers" not in compact["steps"][1]
+    assert len(compact["steps"]) == len(full["steps"])
+    view, whole = FleetView(compact, "en"), FleetView(full, "en")
+    holds = re.compile(r'class="bar-value">([^<]*)<')
+    for k, step in enumerate(full["steps"]):
+        assert view.held(k, dispatched_so_far(compact, k)) == step["servers"], k
+        assert holds.findall(view.rows(k)) == holds.findall(whole.rows(k))
+    if scenario is CANCELS:
+        at = next(k for k, s in enumerate(compact["steps"]) if s["kind"] == "dispatch" and s["time"] == 10)
+        assert holds.findall(view.rows(at)) == ["A #1 0/8", "free"]

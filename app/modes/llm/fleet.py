@@ -3,9 +3,9 @@ a bar from its start to its end or now, in its tenant's colour, a cancelled one 
 
 Like the rest of the views, nothing here decides anything about scheduling: the bars are the core's dispatches
 (``server``, ``start``, ``end``, ``actual``, ``cancelled``), what each server holds is the step's own record
-(``servers``), and what a step shows uses nothing after it: a running request's bar ends at the step's time.
-``FleetView`` indexes one run once (each server's requests in order, their ends increasing), so a frame costs
-O(what it draws).
+(``servers``; in a compact trace, which has none, the latest request sent to it until the step that frees it), and what
+a step shows uses nothing after it: a running request's bar ends at the step's time. ``FleetView`` indexes one run
+once (each server's requests in order, their ends increasing), so a frame costs O(what it draws).
 """
 from __future__ import annotations
 
@@ -66,6 +66,10 @@ class FleetView:
             ends.append(item["end"])
             orders.append(order)
         self.by_request = {(item["tenant"], item["request"]): item for item in result["dispatch"]}
+        # The step that frees each dispatched request's server (its completion, or its cancellation while running):
+        # what a server holds at a step a compact trace does not record (``held``) follows from it.
+        self.freed = {(s["tenant"], s["request"]): k for k, s in enumerate(self.steps)
+                      if s["kind"] == "complete" or (s["kind"] == "cancel" and s["running"])}
         self.end = max((item["end"] for item in result["dispatch"]), default=1)
         self.replicas = result["replicas"] if has_replicas(result) else []
         self.replica_of = {server: r["replica"] for r in self.replicas for server in r["servers"]}
@@ -84,7 +88,7 @@ class FleetView:
         low, high = axis(end if end is not None else self.end, now)
         width = high - low
         sent = dispatched_so_far(self.result, step)
-        held = self.steps[step].get("servers")
+        held = self.steps[step].get("servers") or self.held(step, sent)
 
         def at(x: int) -> str:
             return f"{100 * (x - low) / width:.2f}%"
@@ -105,7 +109,7 @@ class FleetView:
                 bars.append(f'<span class="req-bar {state}" style="left:{at(left)};width:{wide:.2f}%;'
                             f'background-color:{fill};color:{ink(fill)}" title="{esc(request_words(item, lang))}">'
                             f'{name}{mark}</span>')
-            holds = "—" if held is None else self.holds(held[server], now)   # a compact trace records none
+            holds = self.holds(held[server], now)
             name = t(lang, "fleet.server", server=server)
             if self.replicas:
                 name = t(lang, "fleet.server.replica", server=server, replica=self.replica_of[server])
@@ -140,6 +144,17 @@ class FleetView:
             mark = f' <span class="kind">{esc(t(lang, "fleet.acting"))}</span>' if replica["replica"] == acting else ""
             blocks.append(f'<div class="replica"><p class="label">{esc(heading)}{mark}</p>{rows}{legend}</div>')
         return section(t(lang, "meters"), "".join(blocks), "replica-meters")
+
+    def held(self, step: int, sent: int) -> list[dict[str, Any] | None]:
+        """What each server holds after ``step`` (``sent`` dispatches so far), as a full trace's ``servers`` records
+        it: the latest request sent to it, until the step that frees it."""
+        dispatch, held = self.result["dispatch"], []
+        for _, orders in self.on_server:
+            latest = bisect_left(orders, sent) - 1
+            item = dispatch[orders[latest]] if latest >= 0 else None
+            running = item is not None and self.freed.get((item["tenant"], item["request"]), len(self.steps)) > step
+            held.append({"tenant": item["tenant"], "request": item["request"]} if running else None)
+        return held
 
     def holds(self, running: Mapping[str, Any] | None, now: int) -> str:
         """What a server holds at the step, as the step records it: "A #2 3/12" (run so far of its actual), or free."""
