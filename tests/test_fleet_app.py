@@ -356,3 +356,30 @@ def test_a_compact_trace_still_says_what_each_server_holds(scenario, monkeypatch
     if scenario is CANCELS:
         at = next(k for k, s in enumerate(compact["steps"]) if s["kind"] == "dispatch" and s["time"] == 10)
         assert holds.findall(view.rows(at)) == ["A #1 0/8", "free"]
+
+
+@pytest.mark.parametrize("scenario", [{"algorithm": "sfq", **REFERENCE}, {"algorithm": "wfq", **CANCELS},
+                                      {"algorithm": "sfq", **CANCELS},
+                                      MODES["llm"].presets["replicas"].make(0)], ids=["sfq", "wfq", "cancels",
+                                                                                       "replicas"])
+def test_a_compact_trace_still_shows_every_tenants_meter(scenario, monkeypatch):
+    """A compact trace records only the acting tenant's meter; a meter changes only when its tenant acts, so the
+    meters card shows each tenant's latest record (0 before any) and draws what the full trace's card draws. In
+    REFERENCE (SFQ, one dispatch per time unit): t=0 A (M_A 8), t=1-4 B (M_B 2, 4, 6, 8), t=5 A (tie at 8, tenant
+    order; V 8, M_A 16); C joins at t=6 lifted to V = 8: the card shows A's 16 and B's 8 though the join step records
+    only C's."""
+    import schedulers.llm.router as router
+    from schedulers.llm.steps import meters_at
+    full = simulate("llm", scenario)
+    monkeypatch.setattr(router, "TRACE_BUDGET", 0)
+    compact = simulate("llm", scenario)
+    assert compact["trace"]["level"] == "compact"
+    for k in range(len(full["steps"])):
+        if "replicas" in scenario:
+            assert FleetView(compact, "en").meters(k) == FleetView(full, "en").meters(k), k
+        else:
+            assert views.meters(compact, k, "en") == views.meters(full, k, "en"), k
+    if scenario.get("tenants") == REFERENCE["tenants"]:
+        join = next(k for k, s in enumerate(compact["steps"]) if s["kind"] == "join" and s["tenant"] == "C")
+        assert set(compact["steps"][join]["meters"]) == {"C"}
+        assert meters_at(compact, join)["meters"] == {"A": 16, "B": 8, "C": 8} == full["steps"][join]["meters"]

@@ -133,6 +133,52 @@ def compare_so_far(left: Result, step: int, right: Result) -> dict[str, Any]:
             "notes": {}}
 
 
+def meters_at(result: Result, step: int, replica: int | None = None) -> Mapping[str, Any]:
+    """The SFQ family's meters M_i and V as they stand after ``step`` (with ``replica``: that replica's, as of its
+    latest step by then), shaped as a step's ``meters``, ``virtual_time`` and ``exact``; ``{}`` before the replica's
+    first step. A full trace records every tenant's at every step; a compact one only those of the tenant that acted,
+    and a meter changes only when its tenant acts (its join's lift, its charge), so each tenant's is its latest
+    record, 0 before any (as a full trace's initial step has it)."""
+    index = meter_index(result)
+    own = index.steps.get(replica, [])
+    latest = bisect_right(own, step) - 1
+    if latest < 0:
+        return {}
+    state = result["steps"][own[latest]]
+    if result["trace"]["level"] == "full" or "meters" not in state:
+        return state
+    meters, exact = {}, {}
+    for name in (tenant["name"] for tenant in result["tenants"]):
+        positions = index.recorded[replica, name]
+        at = bisect_right(positions, own[latest]) - 1
+        recorded = result["steps"][positions[at]] if at >= 0 else {"meters": {name: 0}}
+        meters[name] = recorded["meters"][name]
+        if name in recorded.get("exact", {}).get("meters", {}):
+            exact[name] = recorded["exact"]["meters"][name]
+    given = state.get("exact", {})
+    return {"meters": meters, "virtual_time": state["virtual_time"],
+            "exact": {"meters": exact, **({"virtual_time": given["virtual_time"]} if "virtual_time" in given else {})}}
+
+
+class MeterIndex:
+    """Each replica's steps (key None: every step) and, in a compact trace, per replica and tenant the steps that
+    record its meter."""
+
+    def __init__(self, result: Result) -> None:
+        self.steps: dict[int | None, list[int]] = {None: list(range(len(result["steps"])))}
+        self.recorded: dict[tuple[int | None, str], list[int]] = {
+            (key, tenant["name"]): [] for key in (None, *range(len(result.get("replicas") or ())))
+            for tenant in result["tenants"]}
+        compact = result["trace"]["level"] != "full"
+        for k, step in enumerate(result["steps"]):
+            keys = (None,) if "replica" not in step else (None, step["replica"])
+            if "replica" in step:
+                self.steps.setdefault(step["replica"], []).append(k)
+            for name in step.get("meters") or () if compact else ():
+                for key in keys:
+                    self.recorded[key, name].append(k)
+
+
 class Runs:
     """Disjoint runs of dispatches ``(first, last)`` (positions in the dispatch list, a run's ends included), in
     order, and which is the longest in time (earliest on ties) among those begun within the first ``count``
@@ -341,6 +387,14 @@ def intersect(these: list[tuple[int, int]], those: list[tuple[int, int]]) -> lis
 CACHE_SIZE = 4
 _prepared: dict[int, tuple[Result, Prepared]] = {}
 _shared: dict[tuple[int, int], tuple[Result, Result, Shared]] = {}
+_meters: dict[int, tuple[Result, MeterIndex]] = {}
+
+
+def meter_index(result: Result) -> MeterIndex:
+    entry = _meters.get(id(result))
+    if entry is None or entry[0] is not result:
+        entry = remember(_meters, id(result), (result, MeterIndex(result)))
+    return entry[1]
 
 
 def prepared(result: Result) -> Prepared:

@@ -13,7 +13,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from typing import Any
 
-from schedulers.llm.steps import dispatched_so_far
+from schedulers.llm.steps import dispatched_so_far, meters_at
 
 from ...render import bar_row, colour, esc, exact, exact_number, indexes, ink, section
 from ...text import t
@@ -73,10 +73,6 @@ class FleetView:
         self.end = max((item["end"] for item in result["dispatch"]), default=1)
         self.replicas = result["replicas"] if has_replicas(result) else []
         self.replica_of = {server: r["replica"] for r in self.replicas for server in r["servers"]}
-        self.replica_steps: list[list[int]] = [[] for _ in self.replicas]   # each replica's steps, in order
-        for k, step in enumerate(self.steps):
-            if self.replicas:
-                self.replica_steps[step["replica"]].append(k)
 
     def now(self, step: int) -> int:
         return self.steps[step]["time"]
@@ -128,9 +124,8 @@ class FleetView:
         only for the tenants it receives; the replica that acted at ``step`` is marked."""
         lang, acting = self.lang, self.steps[step]["replica"]
         blocks = []
-        for replica, own in zip(self.replicas, self.replica_steps):
-            k = own[bisect_right(own, step) - 1] if own and own[0] <= step else None
-            state = self.steps[k] if k is not None else {}
+        for replica in self.replicas:
+            state = meters_at(self.result, step, replica["replica"])
             values, vtime = state.get("meters") or {}, state.get("virtual_time")
             shown = [name for name in replica["tenants"] if name in values]
             top = max([*(values[name] for name in shown), vtime or 0, 1])

@@ -15,7 +15,7 @@ from typing import Any
 import panel as pn
 
 from schedulers.llm.steps import (compare_so_far, dispatched_so_far, dispatches_so_far, fairness_so_far,
-                                  normalised_so_far, service_so_far)
+                                  meters_at, normalised_so_far, service_so_far)
 from schedulers.trace import pending
 
 from ...compare import delta_cell, table
@@ -81,6 +81,8 @@ def tenant_queues(result: Mapping[str, Any], step: int, lang: str) -> str:
 def meters(result: Mapping[str, Any], step: int, lang: str) -> str:
     """SFQ-family meters M_i with the virtual time V as a line; DRR's deficits; nothing for the others."""
     state = result["steps"][step]
+    if "meters" in state:   # every tenant's, also in a compact trace (which records only the acting tenant's)
+        state = meters_at(result, step)
     values, kind = state.get("meters"), "meters"
     if values is None:
         values, kind = state.get("deficits"), "deficits"
