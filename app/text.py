@@ -158,6 +158,7 @@ TEXT: dict[str, dict[str, str]] = {
                               "重みの最大差 {gap}（1 台のルーターの 2c̄ = {bound}）: {status}"},
     "fairness.replica": {"en": "Replica {replica} alone: largest difference {gap}, against 2c̄ = {bound}: {status}",
                          "ja": "レプリカ {replica} 単独: 最大差 {gap}（2c̄ = {bound}）: {status}"},
+    "fairness.replica.none": {"en": "Replica {replica} alone: {note}", "ja": "レプリカ {replica} 単独: {note}"},
     "fairness.within": {"en": "within it", "ja": "範囲内"},
     "fairness.outside": {"en": "outside it: SFQ bounds the estimates it charges, not the real service",
                          "ja": "範囲外（SFQ が抑えるのは課金する見積もりで、実際のサービスではありません）"},

@@ -295,6 +295,9 @@ def test_the_replicas_preset_shows_the_whole_systems_difference_and_each_replica
     assert ("これまでのシステム全体（ルーター 2 台）: 2 テナント間のコスト ÷ 重みの最大差 3"
             "（1 台のルーターの 2c̄ = 2）: 不成立") in views.fairness(result, at, "ja")
     assert "Whole system so far" not in views.fairness(one_router, len(one_router["steps"]) - 1, "en")
+    # Replica 1 receives only B: no pair, and the card says so (the core's note) beside replica 0's gap.
+    assert "Replica 1 alone: one tenant: no pair to compare" in card and "Replica 0 alone: largest difference" in card
+    assert "レプリカ 1 単独: テナントが 1 つなので、比べる対がありません" in views.fairness(result, lab.last_step, "ja")
     fleet = FleetView(result, "en")
     steps = result["steps"]
     for k in range(0, len(steps), 5):

@@ -156,9 +156,13 @@ def fleet_fairness(result: Mapping[str, Any], lang: str) -> list[str]:
     if system:
         lines.append(t(lang, "fairness.system", replicas=len(result["replicas"]), gap=shown(system, "max_gap"),
                        bound=shown(system, "bound"), status=t(lang, "broken" if system["exceeds"] else "holds")))
-        lines += [t(lang, "fairness.replica", replica=replica["replica"], gap=shown(bound, "max_gap"),
-                    bound=shown(bound, "bound"), status=t(lang, "holds" if bound["holds"] else "broken"))
-                  for replica in result["replicas"] for bound in [replica["fairness"].get("pairwise_bound")] if bound]
+        for replica in result["replicas"]:   # a replica of one compared tenant says why it has no gap
+            bound, note = replica["fairness"].get("pairwise_bound"), replica["fairness"]["notes"].get("pairwise_bound")
+            if bound:
+                lines.append(t(lang, "fairness.replica", replica=replica["replica"], gap=shown(bound, "max_gap"),
+                               bound=shown(bound, "bound"), status=t(lang, "holds" if bound["holds"] else "broken")))
+            elif note:
+                lines.append(t(lang, "fairness.replica.none", replica=replica["replica"], note=note[lang]))
     service = (result.get("fairness") or {}).get("service")
     if service:
         lines.append(t(lang, "fairness.service", gap=shown(service, "max_gap"), bound=shown(service, "bound"),
