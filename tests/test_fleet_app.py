@@ -386,3 +386,21 @@ def test_a_compact_trace_still_shows_every_tenants_meter(scenario, monkeypatch):
         join = next(k for k, s in enumerate(compact["steps"]) if s["kind"] == "join" and s["tenant"] == "C")
         assert set(compact["steps"][join]["meters"]) == {"C"}
         assert meters_at(compact, join)["meters"] == {"A": 16, "B": 8, "C": 8} == full["steps"][join]["meters"]
+
+
+def test_compare_of_two_replicas_and_one_router_at_the_same_time():
+    """The replicas preset (two routers by tenant: A, C on server 0, B alone on server 1) beside one router with the
+    same two servers (SFQ, cost 1 each: t=0 A, B; t=1 C, A; t=2 B, C; t=3 A, B; t=4 C, A). At the replicas' B
+    dispatch at t=4 (after A's at 4): charged A 3 (t=0, 2, 4) → 4, B 5 → 3, C 2 → 3; service by t=4 (the t=4
+    requests have just started) A 2 → 3, B 4 → 3, C 2 → 2."""
+    preset = MODES["llm"].presets["replicas"].make(0)
+    left = simulate("llm", preset)
+    right = simulate("llm", {k: v for k, v in preset.items() if k not in ("replicas", "spread")})
+    at = next(k for k, s in enumerate(left["steps"]) if s["kind"] == "dispatch" and s["time"] == 4
+              and s["tenant"] == "B")
+    diff = frames.compare_frames(left, right, "en", ("2 routers", "1 router")).slots["compare.diff"](at)
+    charged, given = diff.split("Actual service ÷ weight given by t=4")
+    for name, cell in (("A", "3 → 4 (+1)"), ("B", "5 → 3 (-2)"), ("C", "2 → 3 (+1)")):
+        assert f'<th scope="row">{name}</th><td class="">{cell}</td>' in charged
+    for name, cell in (("A", "2 → 3 (+1)"), ("B", "4 → 3 (-1)"), ("C", "2 → 2")):
+        assert f'<th scope="row">{name}</th><td class="">{cell}</td>' in given
