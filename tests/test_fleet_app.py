@@ -309,6 +309,10 @@ def test_the_replicas_preset_shows_the_whole_systems_difference_and_each_replica
             want = [f'M = {latest[-1]["meters"][name]}' for name in replica["tenants"]] if latest else []
             assert re.findall(r'class="bar-value">(M = [^<]*)<', block) == want
     assert "server 1 · replica 1" in fleet.rows(0)
+    # Predict shows each replica's own meters too (not one router's card of the acting replica's numbers).
+    k = next(k for k, s in enumerate(steps) if s["kind"] == "dispatch" and s["replica"] == 1)
+    known = "".join(str(part.object) for part in QuizView(lab).known_state(result, k, "en"))
+    assert "replica-meters" in known and fleet.meters(k) in known
 
 
 @pytest.mark.parametrize("search, field", [

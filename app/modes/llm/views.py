@@ -303,14 +303,16 @@ class LlmViews(ModeViews):
         return lambda k: f'<section class="card compare-diff">{fairness_diff(left, k, right, align, lang)}</section>'
 
     def known_state(self, result: Result, step: int, lang: str, presenter: bool) -> list:
-        """The strip so far; with servers, their rows on an axis that ends now."""
+        """The strip so far; with servers, their rows on an axis that ends now; with replicas, each one's meters."""
         past = {**result, "dispatch": dispatches_so_far(result, step)}
-        servers = ""
+        servers, meter_card = "", meters(result, step, lang)
         if has_servers(result):
             fleet = FleetView(result, lang)
             servers = fleet.rows(step, end=fleet.now(step))
+            if fleet.replicas:   # each replica's own meters and V, as the step-through shows them
+                meter_card = fleet.meters(step)
         return [pane(dispatch_strip(past, step, lang) + servers + '<div class="grid">'
-                     + tenant_queues(result, step, lang) + meters(result, step, lang) + "</div>")]
+                     + tenant_queues(result, step, lang) + meter_card + "</div>")]
 
     def preview(self, result: Result, lang: str, presenter: bool):
         last = len(result["steps"]) - 1
