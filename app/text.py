@@ -140,18 +140,27 @@ TEXT: dict[str, dict[str, str]] = {
     "fairness.bound": {"en": "Largest difference in cost ÷ weight between two tenants: {gap}, against the bound "
                              "2c̄ = {bound}: {status}",
                        "ja": "2 テナント間のコスト ÷ 重みの最大差: {gap}（上限 2c̄ = {bound}）: {status}"},
+    "fairness.bound.system": {"en": "Whole system so far ({replicas} routers): largest difference in cost ÷ weight "
+                                    "between two tenants {gap}, against one router's 2c̄ = {bound}: {status}",
+                              "ja": "これまでのシステム全体（ルーター {replicas} 台）: 2 テナント間のコスト ÷ 重みの"
+                                    "最大差 {gap}（1 台のルーターの 2c̄ = {bound}）: {status}"},
     "fairness.band": {"en": "Band V ≤ M_i ≤ V + c̄ (c̄ = {width}): {status}",
                       "ja": "帯 V ≤ M_i ≤ V + c̄（c̄ = {width}）: {status}"},
     "fairness.service": {"en": "Largest difference in actual service ÷ weight there (what the servers really gave): "
                                "{gap}, against the same 2c̄ = {bound}: {status}",
                          "ja": "同じ区間の実際のサービス ÷ 重みの最大差（サーバーが実際に与えた分）: {gap}"
                                "（同じ 2c̄ = {bound}）: {status}"},
+    "fairness.service.now": {"en": "Actual service ÷ weight those requests got by t={time} (a running one counted up "
+                                   "to then): {given}; difference {gap}, against the same 2c̄ = {bound}: {status}",
+                             "ja": "それらのリクエストが t={time} までに受けた実際のサービス ÷ 重み"
+                                   "（実行中のものはその時点まで）: {given}。差 {gap}（同じ 2c̄ = {bound}）: {status}"},
     "fairness.system": {"en": "Whole system ({replicas} routers, each with its own meters): largest difference in cost "
                               "÷ weight between two tenants {gap}, against one router's 2c̄ = {bound}: {status}",
                         "ja": "システム全体（ルーター {replicas} 台、それぞれ自分のメーター）: 2 テナント間のコスト ÷ "
                               "重みの最大差 {gap}（1 台のルーターの 2c̄ = {bound}）: {status}"},
     "fairness.replica": {"en": "Replica {replica} alone: largest difference {gap}, against 2c̄ = {bound}: {status}",
                          "ja": "レプリカ {replica} 単独: 最大差 {gap}（2c̄ = {bound}）: {status}"},
+    "fairness.replica.none": {"en": "Replica {replica} alone: {note}", "ja": "レプリカ {replica} 単独: {note}"},
     "fairness.within": {"en": "within it", "ja": "範囲内"},
     "fairness.outside": {"en": "outside it: SFQ bounds the estimates it charges, not the real service",
                          "ja": "範囲外（SFQ が抑えるのは課金する見積もりで、実際のサービスではありません）"},
@@ -434,9 +443,16 @@ TEXT: dict[str, dict[str, str]] = {
     "compare.gap.actual": {"en": "Largest difference in actual service ÷ weight between two tenants",
                            "ja": "2 テナント間の実際のサービス ÷ 重みの最大差"},
     "compare.fleet": {"en": "With servers each run dispatches when its own servers free, so the two runs share no "
-                            "stretch of dispatches: the widest gaps are each whole run's, over its own interval.",
+                            "stretch of dispatches: both sides are shown at the same time t, and the widest gaps are "
+                            "each whole run's, over its own interval.",
                       "ja": "サーバーがあると、各実行は自分のサーバーが空いたときに送出するので、両者に共通の送出の"
-                            "区間はありません。最大差は各実行全体のもので、それぞれの区間で測っています。"},
+                            "区間はありません。両側は同じ時刻 t で示し、最大差は各実行全体のもので、それぞれの区間で"
+                            "測っています。"},
+    "compare.charged.at": {"en": "Cost ÷ weight charged by t={t} in each run",
+                           "ja": "各実行で t={t} までに課金したコスト ÷ 重み"},
+    "compare.service.at": {"en": "Actual service ÷ weight given by t={t} in each run (a running request counted up "
+                                 "to then)",
+                           "ja": "各実行で t={t} までに与えた実際のサービス ÷ 重み（実行中のものはその時点まで）"},
     "compare.switches": {"en": "Context switches", "ja": "コンテキストスイッチ"},
     "compare.switch_time": {"en": "Time switching", "ja": "切り替えの時間"},
     "compare.utilisation": {"en": "CPU utilisation", "ja": "CPU 利用率"},

@@ -56,7 +56,8 @@ def pending(result: Result, step: int) -> set[str]:
 def step_aligner(left: Result, right: Result) -> Callable[[int], int]:
     """``left``'s step -> the step of ``right`` (another run of the same workload) to show beside it, as ``left``'s
     mode aligns: CPU, the last one whose time is not later; LLM, the one after the same number of dispatches (each
-    router sends one request per time unit, so that is the fair moment to compare); the engine, the same moment of
+    router sends one request per time unit, so that is the fair moment to compare; with servers on either side, the last
+    one whose time is not later, as the runs then dispatch at different times); the engine, the same moment of
     its iterations. ``right`` is indexed once, so aligning every step of a run (the app's frames) costs O(n log n),
     not O(n^2)."""
     return steps_of(left).aligner(left, right)

@@ -12,7 +12,8 @@ from app.presets import choice_label, choices
 from app.modes.llm.views import shown
 from app.text import t
 from schedulers import MODES, simulate
-from schedulers.llm.steps import dispatched_so_far
+from schedulers.llm.steps import dispatched_so_far, fairness_so_far
+from schedulers.trace import step_aligner
 from tests.test_app_browser import TIMEOUT, Lab, expect, expect_true
 from tests.test_engine_browser import go_to
 from tests.test_fleet_app import CANCELS
@@ -68,6 +69,8 @@ def test_a_preset_shows_the_servers_where_a_request_runs_past_its_estimate_and_i
     later = next(j for j in range(k + 1, total) if steps[j]["kind"] == "complete")
     go_to(lab, later, total)
     expect(lab.page.locator(".server-row .bar-value")).to_have_text(holds(result, later), timeout=TIMEOUT)
+    so_far = fairness_so_far(result, later)["service"]   # the actual service so far, beside the charged one
+    expect_text(lab.page.locator(".fairness"), f'those requests got by t={so_far["time"]}')
     lab.shot(test_output, "fleet-mispredict-en-1366")
     link = lab.page.url
     assert "servers=2" in link and "4~12" in link
@@ -125,6 +128,7 @@ def test_the_replicas_preset_shows_the_whole_systems_difference(lab, test_output
     expect_text(card, t("en", "fairness.system", replicas=len(result["replicas"]), gap=shown(system, "max_gap"),
                         bound=shown(system, "bound"), status="broken"))
     expect(lab.page.locator(".replica-meters .replica")).to_have_count(len(result["replicas"]), timeout=TIMEOUT)
+    expect_text(card, "Whole system so far (2 routers)")
     expect_text(lab.page.locator(".preset-look"), replicated.workload.look_for["en"])
     lab.shot(test_output, "fleet-replicas-en-1366")
 
@@ -177,6 +181,12 @@ def test_compare_predict_and_export_with_servers(lab, test_output):
     for side in ("left", "right"):
         expect(lab.page.locator(f".compare-{side} .server-row")).to_have_count(2, timeout=TIMEOUT)
     expect_text(lab.page.locator(".compare-diff"), "share no stretch of dispatches")
+    shown_step = 8   # "step 9/…": index 8, at t=6; both sides at the same time (test_fleet_app.py: the figures)
+    now = result["steps"][shown_step]["time"]
+    aligned = step_aligner(result, right)(shown_step)
+    assert right["steps"][aligned]["time"] == now
+    expect_text(lab.page.locator(".compare-right"), right["steps"][aligned]["why"]["en"])
+    expect_text(lab.page.locator(".compare-diff"), f"Actual service ÷ weight given by t={now} in each run")
     expect_text(lab.page.locator(".compare-diff"), shown(result["fairness"]["service"], "max_gap") + " → "
                 + shown(right["fairness"]["service"], "max_gap"))
     lab.shot(test_output, "fleet-compare-en-1366")

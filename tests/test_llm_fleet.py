@@ -102,6 +102,43 @@ def test_mispredict_preset():
     assert "three times" in MODE.presets["mispredict"].look_for["en"] and MODE.presets["mispredict"].look_for["ja"]
 
 
+def test_the_actual_service_so_far_counts_a_running_request_up_to_the_step():
+    # TWO_SERVERS (above), step by step, over the interval so far (dispatches 0..3 from t=8 on):
+    # step 5, t=6: A#0 ran 0..6 (6 of 8), B#0 0..6 done: A 6, B 6, difference 0.
+    # step 9, t=12: A#0 done (8); B#0 6, B#1 6..12 done, B#2 8..12 runs (4): B 16, difference 8.
+    # step 11, t=14: B#2 done at 14 (6): B 18; A 8 (A#1, dispatched at 12, is past the interval): difference 10.
+    # At the last step every request has ended: the whole run's increments (A 8, B 18).
+    from schedulers.llm.steps import fairness_so_far, service_so_far
+    result = run(TWO_SERVERS)
+    figures = {k: fairness_so_far(result, k)["service"] for k in (5, 9, 11, 14)}
+    assert [(f["time"], f["increments"], f["difference"], f["tenants"], f["bound"], f["within_bound"])
+            for f in figures.values()] == [(6, {"A": 6, "B": 6}, 0, ["A", "B"], 16, True),
+                                           (12, {"A": 8, "B": 16}, 8, ["B", "A"], 16, True),
+                                           (14, {"A": 8, "B": 18}, 10, ["B", "A"], 16, True),
+                                           (22, {"A": 8, "B": 18}, 10, ["B", "A"], 16, True)]
+    assert figures[14]["increments"] == result["fairness"]["service"]["increments"]
+    assert "service" not in fairness_so_far(result, 2)   # no interval yet, nothing to say
+    # Every dispatch so far, not only the interval's: at t=14 A#1 has run 2 (12..14), A#2 just started.
+    assert service_so_far(result, 11) == {"A": 10, "B": 18}
+    assert service_so_far(result, 11, now=13) == {"A": 9, "B": 17}   # B#2 then had run 5 of its 6
+    assert "service" not in fairness_so_far(run({"tenants": TWO_SERVERS["tenants"]}), 3)   # no servers
+
+
+def test_the_mispredict_presets_actual_service_leaves_the_bound_step_by_step():
+    # The preset (test above): at t=16, after B#2's dispatch, A got 4 + 4 + 4 (A#2 12..16 just done) = 12 and B
+    # 12 + 8 (B#1 8..16) + 0 (B#2 starts now) = 20: difference 8 = 2c̄, within. At t=24, after B#3's: A 16,
+    # B 12 + 12 + 8 (B#2 16..24) + 0 = 32: 16 > 8, outside, while the charged difference is at most 4.
+    from schedulers.llm.steps import fairness_so_far
+    result = run(MODE.presets["mispredict"].make(0))
+    at = {s["time"]: k for k, s in enumerate(result["steps"]) if s["kind"] == "dispatch" and s["tenant"] == "B"}
+    early, late = fairness_so_far(result, at[16]), fairness_so_far(result, at[24])
+    assert (early["service"]["increments"], early["service"]["difference"], early["service"]["within_bound"]) == \
+        ({"A": 12, "B": 20}, 8, True)
+    assert (late["service"]["increments"], late["service"]["difference"], late["service"]["within_bound"]) == \
+        ({"A": 16, "B": 32}, 16, False)
+    assert late["pairwise_bound"]["holds"] and late["pairwise_bound"]["max_gap"] == 4
+
+
 def test_without_servers_the_router_is_as_before_and_ignores_actual():
     plain = run({**REFERENCE, "algorithm": "sfq"})
     assert "servers" not in plain and "cancelled" not in plain and "service" not in plain["fairness"]
@@ -362,6 +399,26 @@ def test_replicas_exceed_one_routers_bound_while_one_router_holds_it():
     assert single["fairness"]["pairwise_bound"]["holds"] and single["fairness"]["pairwise_bound"]["max_gap"] == 1
     assert "system_difference" not in single
     assert "2c̄" in MODE.presets["replicas"].look_for["en"] and MODE.presets["replicas"].look_for["ja"]
+
+
+def test_the_system_difference_step_by_step_with_replicas():
+    # The replicas preset (above): replica 0 (server 0) alternates A, C one per time unit; replica 1 (server 1) runs
+    # B alone, one per time unit. By t=2 (B's dispatch): A 2 (t=0, 2), B 3, C 1: the system's gap B - C is 2 = 2c̄,
+    # holds. By t=4: A 3, B 5, C 2: 3 > 2, broken, one router's bound passed while each replica holds its own. At the
+    # last step the figures are the whole run's: system_difference's 6, first reached at t=10 (B 11 - C 5).
+    from schedulers.llm.steps import fairness_so_far
+    result = run(MODE.presets["replicas"].make(0))
+    b_at = {s["time"]: k for k, s in enumerate(result["steps"]) if s["kind"] == "dispatch" and s["tenant"] == "B"}
+    early, late = fairness_so_far(result, b_at[2]), fairness_so_far(result, b_at[4])
+    assert (early["increments"], early["pairwise_bound"]["max_gap"], early["pairwise_bound"]["holds"]) == \
+        ({"A": 2, "B": 3, "C": 1}, 2, True)
+    assert (late["increments"], late["pairwise_bound"]["max_gap"], late["pairwise_bound"]["at"],
+            late["pairwise_bound"]["tenants"], late["pairwise_bound"]["holds"]) == \
+        ({"A": 3, "B": 5, "C": 2}, 3, 4, ["B", "C"], False)
+    last = fairness_so_far(result, len(result["steps"]) - 1)["pairwise_bound"]
+    system = result["system_difference"]
+    assert (last["max_gap"], last["at"], last["tenants"]) == (system["max_gap"], system["at"], system["tenants"]) \
+        == (6, 10, ["B", "C"])
 
 
 def test_servers_are_shared_equally_the_first_replicas_taking_what_does_not_divide():

@@ -128,6 +128,8 @@ def test_fairness_so_far_ends_at_the_runs_own_figures(scenario, algorithm):
     last = fairness_so_far(result, len(result["steps"]) - 1)
     for key in ("interval", "increments", "jain", "pairwise_bound"):
         assert last[key] == result["fairness"][key], key
+    if result["fairness"].get("service") and len(result["fairness"]["compared"]) > 1:   # all ended by then
+        assert last["service"]["increments"] == result["fairness"]["service"]["increments"]
     for step in range(len(result["steps"])):
         figures = fairness_so_far(result, step)
         if figures["interval"] is not None:
@@ -155,3 +157,34 @@ def test_replicas_route_every_request_once_and_each_is_fair_on_its_own(scenario,
         assert bound is None or bound["holds"]
     assert [s["step"] for s in result["steps"]] == list(range(len(result["steps"])))
     assert result["steps"][-1]["waiting"] == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(fleets(), RULES, st.integers(1, 2))
+def test_the_actual_service_so_far_is_the_definition(scenario, algorithm, replicas):
+    """``service_so_far`` and ``fairness_so_far``'s ``service`` at every step against their definition read straight
+    from the dispatches: each one sent by the step gave min(end, t) - start by the step's time t, over its tenant's
+    weight (with one or two replicas)."""
+    from fractions import Fraction
+
+    from schedulers.llm.steps import dispatched_so_far, fairness_so_far, service_so_far
+    servers = max(scenario["servers"], replicas)
+    result = run({**scenario, "algorithm": algorithm, "servers": servers, "replicas": replicas})
+    weight = {t["name"]: Fraction(t["exact"]["weight"]) for t in result["tenants"]}
+    for step, state in enumerate(result["steps"]):
+        now, sent = state["time"], result["dispatch"][:dispatched_so_far(result, step)]
+        given = dict.fromkeys(weight, Fraction(0))
+        for item in sent:
+            given[item["tenant"]] += (min(item["end"], now) - item["start"]) / weight[item["tenant"]]
+        assert service_so_far(result, step) == given
+        figures = fairness_so_far(result, step)
+        if "service" not in figures:
+            continue
+        interval = figures["interval"]
+        first = next(k for k, d in enumerate(sent) if d["time"] == interval["start"])
+        x = {name: Fraction(0) for name in figures["increments"]}
+        for item in sent[first:first + interval["dispatches"]]:
+            if item["tenant"] in x:
+                x[item["tenant"]] += (min(item["end"], now) - item["start"]) / weight[item["tenant"]]
+        assert {name: Fraction(v) for name, v in figures["service"]["exact"]["increments"].items()} == x
+        assert Fraction(figures["service"]["exact"]["difference"]) == max(x.values()) - min(x.values())

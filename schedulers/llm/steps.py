@@ -14,6 +14,7 @@ from fractions import Fraction
 from itertools import accumulate
 from typing import Any
 
+from ..catalog import json_number
 from ..narration import say
 from ..quiz import Question, ask
 from ..trace import Result, Step, Steps
@@ -47,7 +48,12 @@ def pending(result: Result, step: int) -> set[str]:
 
 
 def aligner(left: Result, right: Result) -> Callable[[int], int]:
-    """The step of ``right`` after as many dispatches as ``left``'s step has seen."""
+    """The step of ``right`` after as many dispatches as ``left``'s step has seen; when either run has servers, the
+    runs dispatch at different times, so: the last step of ``right`` at the time of ``left``'s step or before (the
+    initial step beside the initial step)."""
+    if "servers" in left or "servers" in right:
+        times = [s["time"] for s in right["steps"]]   # in time order, as every router records them
+        return lambda step: bisect_right(times, left["steps"][step]["time"]) - 1 if step else 0
     dispatches = [i for i, s in enumerate(right["steps"]) if s.get("kind") == "dispatch"]
 
     def aligned(step: int) -> int:
@@ -89,7 +95,18 @@ def fairness_so_far(result: Result, step: int) -> dict[str, Any]:
         return figures
     figures["interval"] = run.interval(*interval)
     figures.update(run.figures(*interval, run.own_widest))
+    if run.fleet and len(run.compared) > 1:   # one tenant: no pair (as pairwise_bound)
+        figures["service"] = run.service_figures(*interval, count, result["steps"][step]["time"])
     return figures
+
+
+def service_so_far(result: Result, step: int, now: int | None = None) -> dict[str, Fraction]:
+    """With servers: each tenant's actual service ÷ weight by time ``now`` (default the step's) from the requests
+    dispatched up to ``step``, a running one counted up to then, exactly."""
+    run = prepared(result)
+    count = dispatched_so_far(result, step)
+    given = run.served(0, count - 1, count, result["steps"][step]["time"] if now is None else now)
+    return {name: run.fraction(given[i]) for i, name in enumerate(run.names)}
 
 
 def compare_so_far(left: Result, step: int, right: Result) -> dict[str, Any]:
@@ -114,6 +131,52 @@ def compare_so_far(left: Result, step: int, right: Result) -> dict[str, Any]:
     return {"dispatched": count, "interval": one.interval(*interval),
             "left": one.figures(*interval, shared.left), "right": other.figures(*interval, shared.right),
             "notes": {}}
+
+
+def meters_at(result: Result, step: int, replica: int | None = None) -> Mapping[str, Any]:
+    """The SFQ family's meters M_i and V as they stand after ``step`` (with ``replica``: that replica's, as of its
+    latest step by then), shaped as a step's ``meters``, ``virtual_time`` and ``exact``; ``{}`` before the replica's
+    first step. A full trace records every tenant's at every step; a compact one only those of the tenant that acted,
+    and a meter changes only when its tenant acts (its join's lift, its charge), so each tenant's is its latest
+    record, 0 before any (as a full trace's initial step has it)."""
+    index = meter_index(result)
+    own = index.steps.get(replica, [])
+    latest = bisect_right(own, step) - 1
+    if latest < 0:
+        return {}
+    state = result["steps"][own[latest]]
+    if result["trace"]["level"] == "full" or "meters" not in state:
+        return state
+    meters, exact = {}, {}
+    for name in (tenant["name"] for tenant in result["tenants"]):
+        positions = index.recorded[replica, name]
+        at = bisect_right(positions, own[latest]) - 1
+        recorded = result["steps"][positions[at]] if at >= 0 else {"meters": {name: 0}}
+        meters[name] = recorded["meters"][name]
+        if name in recorded.get("exact", {}).get("meters", {}):
+            exact[name] = recorded["exact"]["meters"][name]
+    given = state.get("exact", {})
+    return {"meters": meters, "virtual_time": state["virtual_time"],
+            "exact": {"meters": exact, **({"virtual_time": given["virtual_time"]} if "virtual_time" in given else {})}}
+
+
+class MeterIndex:
+    """Each replica's steps (key None: every step) and, in a compact trace, per replica and tenant the steps that
+    record its meter."""
+
+    def __init__(self, result: Result) -> None:
+        self.steps: dict[int | None, list[int]] = {None: list(range(len(result["steps"])))}
+        self.recorded: dict[tuple[int | None, str], list[int]] = {
+            (key, tenant["name"]): [] for key in (None, *range(len(result.get("replicas") or ())))
+            for tenant in result["tenants"]}
+        compact = result["trace"]["level"] != "full"
+        for k, step in enumerate(result["steps"]):
+            keys = (None,) if "replica" not in step else (None, step["replica"])
+            if "replica" in step:
+                self.steps.setdefault(step["replica"], []).append(k)
+            for name in step.get("meters") or () if compact else ():
+                for key in keys:
+                    self.recorded[key, name].append(k)
 
 
 class Runs:
@@ -175,6 +238,14 @@ class Prepared:
             self.totals[i].append((self.totals[i][-1] if self.totals[i] else 0) + units)
         self.own = Runs(backlog_runs(result, self.tenant, self.compared), self.times)
         self.own_widest = self.widest(self.own)
+        self.fleet = "servers" in result
+        if self.fleet:   # each dispatch's service (end - start) in units, each tenant's running total of it
+            self.unit, self.ends = unit, [item["end"] for item in result["dispatch"]]
+            service = [(item["end"] - item["start"]) * unit[i] for item, i in zip(result["dispatch"], self.tenant)]
+            self.service_totals = [list(accumulate(service[k] for k in positions)) for positions in self.positions]
+            self.on_server: list[list[int]] = [[] for _ in range(result["servers"])]   # each server's dispatches
+            for k, item in enumerate(result["dispatch"]):
+                self.on_server[item["server"]].append(k)
 
     def fraction(self, units: int) -> Fraction:
         return Fraction(units, self.scale)
@@ -185,10 +256,7 @@ class Prepared:
 
     def charged(self, tenant: int, first: int, last: int) -> int:
         """Units charged to ``tenant`` by dispatches first..last (indices, inclusive)."""
-        totals, positions = self.totals[tenant], self.positions[tenant]
-        upto = bisect_right(positions, last)
-        before = bisect_left(positions, first)
-        return (totals[upto - 1] if upto else 0) - (totals[before - 1] if before else 0)
+        return between(self.totals[tenant], self.positions[tenant], first, last)
 
     def widest(self, runs: Runs) -> dict[int, tuple[int, int, tuple[int, int]]]:
         """For each dispatch inside one of ``runs``: the widest gap from its run's start up to it."""
@@ -200,6 +268,35 @@ class Prepared:
                 found[k] = spread.widest
         return found
 
+    def served(self, first: int, last: int, count: int, now: int) -> list[int]:
+        """Units of actual service each tenant got by time ``now`` from dispatches first..last, all among the first
+        ``count`` (so started by ``now``): their whole service, less what is still to run of those running at
+        ``now``. A server runs one request at a time, so only its latest of the first ``count`` can still run: the
+        question costs O((n + servers) log d)."""
+        given = [between(self.service_totals[i], self.positions[i], first, last) for i in range(len(self.names))]
+        for positions in self.on_server:
+            latest = bisect_left(positions, count) - 1
+            k = positions[latest] if latest >= 0 else -1
+            if first <= k <= last and self.ends[k] > now:
+                given[self.tenant[k]] -= (self.ends[k] - now) * self.unit[self.tenant[k]]
+        return given
+
+    def service_figures(self, first: int, last: int, count: int, now: int) -> dict[str, Any]:
+        """``fairness_so_far``'s ``service``: the compared tenants' actual service ÷ weight by ``now`` from the
+        interval's dispatches first..last, and the difference of the most and the least served now (the larger
+        first, the least another; ties by tenant order), against the same 2q̄ as the charged costs."""
+        given = self.served(first, last, count, now)
+        x = {i: self.fraction(given[i]) for i in self.compared}
+        top = min(self.compared, key=lambda i: (-x[i], i))
+        low = min((i for i in self.compared if i != top), key=lambda i: (x[i], i))
+        gap, bound = x[top] - x[low], 2 * self.q_bar
+        names = self.names
+        return {"time": now, "increments": {names[i]: json_number(v) for i, v in x.items()},
+                "difference": json_number(gap), "tenants": [names[top], names[low]], "bound": json_number(bound),
+                "within_bound": gap <= bound,
+                "exact": {"increments": {names[i]: str(v) for i, v in x.items()}, "difference": str(gap),
+                          "bound": str(bound)}}
+
     def interval(self, first: int, last: int) -> dict[str, int]:
         return {"start": self.times[first], "end": self.times[last], "dispatches": last + 1 - first}
 
@@ -210,6 +307,13 @@ class Prepared:
         increments = {i: self.fraction(self.charged(i, first, last)) for i in self.compared}
         worst, at, pair = widest[last]
         return interval_figures(self.names, increments, (self.fraction(worst), at, pair), self.q_bar)
+
+
+def between(totals: list[int], positions: list[int], first: int, last: int) -> int:
+    """What the running ``totals`` of a tenant's dispatches (at ``positions``) add up to over first..last."""
+    upto = bisect_right(positions, last)
+    before = bisect_left(positions, first)
+    return (totals[upto - 1] if upto else 0) - (totals[before - 1] if before else 0)
 
 
 class Shared:
@@ -283,6 +387,14 @@ def intersect(these: list[tuple[int, int]], those: list[tuple[int, int]]) -> lis
 CACHE_SIZE = 4
 _prepared: dict[int, tuple[Result, Prepared]] = {}
 _shared: dict[tuple[int, int], tuple[Result, Result, Shared]] = {}
+_meters: dict[int, tuple[Result, MeterIndex]] = {}
+
+
+def meter_index(result: Result) -> MeterIndex:
+    entry = _meters.get(id(result))
+    if entry is None or entry[0] is not result:
+        entry = remember(_meters, id(result), (result, MeterIndex(result)))
+    return entry[1]
 
 
 def prepared(result: Result) -> Prepared:

@@ -3,9 +3,9 @@ a bar from its start to its end or now, in its tenant's colour, a cancelled one 
 
 Like the rest of the views, nothing here decides anything about scheduling: the bars are the core's dispatches
 (``server``, ``start``, ``end``, ``actual``, ``cancelled``), what each server holds is the step's own record
-(``servers``), and what a step shows uses nothing after it: a running request's bar ends at the step's time.
-``FleetView`` indexes one run once (each server's requests in order, their ends increasing), so a frame costs
-O(what it draws).
+(``servers``; in a compact trace, which has none, the latest request sent to it until the step that frees it), and what
+a step shows uses nothing after it: a running request's bar ends at the step's time. ``FleetView`` indexes one run
+once (each server's requests in order, their ends increasing), so a frame costs O(what it draws).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from typing import Any
 
-from schedulers.llm.steps import dispatched_so_far
+from schedulers.llm.steps import dispatched_so_far, meters_at
 
 from ...render import bar_row, colour, esc, exact, exact_number, indexes, ink, section
 from ...text import t
@@ -66,13 +66,13 @@ class FleetView:
             ends.append(item["end"])
             orders.append(order)
         self.by_request = {(item["tenant"], item["request"]): item for item in result["dispatch"]}
+        # The step that frees each dispatched request's server (its completion, or its cancellation while running):
+        # what a server holds at a step a compact trace does not record (``held``) follows from it.
+        self.freed = {(s["tenant"], s["request"]): k for k, s in enumerate(self.steps)
+                      if s["kind"] == "complete" or (s["kind"] == "cancel" and s["running"])}
         self.end = max((item["end"] for item in result["dispatch"]), default=1)
         self.replicas = result["replicas"] if has_replicas(result) else []
         self.replica_of = {server: r["replica"] for r in self.replicas for server in r["servers"]}
-        self.replica_steps: list[list[int]] = [[] for _ in self.replicas]   # each replica's steps, in order
-        for k, step in enumerate(self.steps):
-            if self.replicas:
-                self.replica_steps[step["replica"]].append(k)
 
     def now(self, step: int) -> int:
         return self.steps[step]["time"]
@@ -84,7 +84,7 @@ class FleetView:
         low, high = axis(end if end is not None else self.end, now)
         width = high - low
         sent = dispatched_so_far(self.result, step)
-        held = self.steps[step].get("servers")
+        held = self.steps[step].get("servers") or self.held(step, sent)
 
         def at(x: int) -> str:
             return f"{100 * (x - low) / width:.2f}%"
@@ -105,7 +105,7 @@ class FleetView:
                 bars.append(f'<span class="req-bar {state}" style="left:{at(left)};width:{wide:.2f}%;'
                             f'background-color:{fill};color:{ink(fill)}" title="{esc(request_words(item, lang))}">'
                             f'{name}{mark}</span>')
-            holds = "—" if held is None else self.holds(held[server], now)   # a compact trace records none
+            holds = self.holds(held[server], now)
             name = t(lang, "fleet.server", server=server)
             if self.replicas:
                 name = t(lang, "fleet.server.replica", server=server, replica=self.replica_of[server])
@@ -124,9 +124,8 @@ class FleetView:
         only for the tenants it receives; the replica that acted at ``step`` is marked."""
         lang, acting = self.lang, self.steps[step]["replica"]
         blocks = []
-        for replica, own in zip(self.replicas, self.replica_steps):
-            k = own[bisect_right(own, step) - 1] if own and own[0] <= step else None
-            state = self.steps[k] if k is not None else {}
+        for replica in self.replicas:
+            state = meters_at(self.result, step, replica["replica"])
             values, vtime = state.get("meters") or {}, state.get("virtual_time")
             shown = [name for name in replica["tenants"] if name in values]
             top = max([*(values[name] for name in shown), vtime or 0, 1])
@@ -140,6 +139,17 @@ class FleetView:
             mark = f' <span class="kind">{esc(t(lang, "fleet.acting"))}</span>' if replica["replica"] == acting else ""
             blocks.append(f'<div class="replica"><p class="label">{esc(heading)}{mark}</p>{rows}{legend}</div>')
         return section(t(lang, "meters"), "".join(blocks), "replica-meters")
+
+    def held(self, step: int, sent: int) -> list[dict[str, Any] | None]:
+        """What each server holds after ``step`` (``sent`` dispatches so far), as a full trace's ``servers`` records
+        it: the latest request sent to it, until the step that frees it."""
+        dispatch, held = self.result["dispatch"], []
+        for _, orders in self.on_server:
+            latest = bisect_left(orders, sent) - 1
+            item = dispatch[orders[latest]] if latest >= 0 else None
+            running = item is not None and self.freed.get((item["tenant"], item["request"]), len(self.steps)) > step
+            held.append({"tenant": item["tenant"], "request": item["request"]} if running else None)
+        return held
 
     def holds(self, running: Mapping[str, Any] | None, now: int) -> str:
         """What a server holds at the step, as the step records it: "A #2 3/12" (run so far of its actual), or free."""

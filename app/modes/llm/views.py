@@ -15,7 +15,7 @@ from typing import Any
 import panel as pn
 
 from schedulers.llm.steps import (compare_so_far, dispatched_so_far, dispatches_so_far, fairness_so_far,
-                                  normalised_so_far)
+                                  meters_at, normalised_so_far, service_so_far)
 from schedulers.trace import pending
 
 from ...compare import delta_cell, table
@@ -25,7 +25,7 @@ from ...render import (bar_row, chip, colour, esc, exact, exact_number, indexes,
                        result_columns, results_table, section)
 from ...text import label, t
 from ..views import Align, Cell, Chart, ModeViews, Result
-from .fleet import FleetView, has_servers, request_words
+from .fleet import FleetView, has_replicas, has_servers, request_words
 
 
 def strip_states(done: int, current: bool) -> tuple[int, int]:
@@ -81,6 +81,8 @@ def tenant_queues(result: Mapping[str, Any], step: int, lang: str) -> str:
 def meters(result: Mapping[str, Any], step: int, lang: str) -> str:
     """SFQ-family meters M_i with the virtual time V as a line; DRR's deficits; nothing for the others."""
     state = result["steps"][step]
+    if "meters" in state:   # every tenant's, also in a compact trace (which records only the acting tenant's)
+        state = meters_at(result, step)
     values, kind = state.get("meters"), "meters"
     if values is None:
         values, kind = state.get("deficits"), "deficits"
@@ -121,9 +123,17 @@ def fairness(result: Mapping[str, Any], step: int, lang: str) -> str:
         if fair.get("jain") is not None:
             lines.append(t(lang, "fairness.jain", value=exact_number(fair["jain"], exact(fair, "jain"))))
         bound = fair.get("pairwise_bound")
-        if bound:
-            lines.append(t(lang, "fairness.bound", gap=number(bound["max_gap"]), bound=number(bound["bound"]),
-                           status=t(lang, "holds" if bound["holds"] else "broken")))
+        if bound:   # with replicas these are the whole system's (the merged dispatches) against one router's 2c̄
+            system = has_replicas(result)
+            lines.append(t(lang, "fairness.bound.system" if system else "fairness.bound",
+                           replicas=len(result["replicas"]) if system else None, gap=number(bound["max_gap"]),
+                           bound=number(bound["bound"]), status=t(lang, "holds" if bound["holds"] else "broken")))
+        service = fair.get("service")
+        if service:   # with servers: what the servers really gave so far, beside what was charged
+            given = ", ".join(f"{name} {shown(service, 'increments', name)}" for name in service["increments"])
+            lines.append(t(lang, "fairness.service.now", time=service["time"], given=given,
+                           gap=shown(service, "difference"), bound=shown(service, "bound"),
+                           status=t(lang, "fairness.within" if service["within_bound"] else "fairness.outside")))
         lines += [note[lang] for note in fair["notes"].values()]
     else:   # the core's notes say the same as fairness.none
         lines.append(t(lang, "fairness.none"))
@@ -146,9 +156,13 @@ def fleet_fairness(result: Mapping[str, Any], lang: str) -> list[str]:
     if system:
         lines.append(t(lang, "fairness.system", replicas=len(result["replicas"]), gap=shown(system, "max_gap"),
                        bound=shown(system, "bound"), status=t(lang, "broken" if system["exceeds"] else "holds")))
-        lines += [t(lang, "fairness.replica", replica=replica["replica"], gap=shown(bound, "max_gap"),
-                    bound=shown(bound, "bound"), status=t(lang, "holds" if bound["holds"] else "broken"))
-                  for replica in result["replicas"] for bound in [replica["fairness"].get("pairwise_bound")] if bound]
+        for replica in result["replicas"]:   # a replica of one compared tenant says why it has no gap
+            bound, note = replica["fairness"].get("pairwise_bound"), replica["fairness"]["notes"].get("pairwise_bound")
+            if bound:
+                lines.append(t(lang, "fairness.replica", replica=replica["replica"], gap=shown(bound, "max_gap"),
+                               bound=shown(bound, "bound"), status=t(lang, "holds" if bound["holds"] else "broken")))
+            elif note:
+                lines.append(t(lang, "fairness.replica.none", replica=replica["replica"], note=note[lang]))
     service = (result.get("fairness") or {}).get("service")
     if service:
         lines.append(t(lang, "fairness.service", gap=shown(service, "max_gap"), bound=shown(service, "bound"),
@@ -192,18 +206,19 @@ def fraction(value: Fraction) -> str:
     return exact_number(float(value), str(value))
 
 
-def fairness_diff(left: Result, step: int, right: Result, lang: str) -> str:
+def fairness_diff(left: Result, step: int, right: Result, align: Align, lang: str) -> str:
     """At ``step``, both runs over the same stretch: each tenant's cost ÷ weight over the first dispatches (as
     many in each run), then the fairness figures over the one interval where every tenant waits in both runs
-    (``schedulers.llm.steps.compare_so_far``). Cost ÷ weight received has no better side: it is not coloured."""
+    (``schedulers.llm.steps.compare_so_far``). Cost ÷ weight received has no better side: it is not coloured.
+    With servers on either side, both at the same time instead (``fleet_diff``)."""
+    if has_servers(left) or has_servers(right):
+        return fleet_diff(left, step, right, align(step), lang)
     count = dispatched_so_far(left, step)
     mine, theirs = normalised_so_far(left, count), normalised_so_far(right, count)
     change = [t(lang, "compare.change")]
     received = table(t(lang, "compare.normalised", count=count), label(lang, "tenant"), change,
                      [(name, [delta_cell(float(mine[name]), float(theirs[name]), None,
                                          (fraction(mine[name]), fraction(theirs[name])))]) for name in mine])
-    if has_servers(left):   # the runs dispatch at different times: no stretch is shared
-        return received + fleet_diff(left, right, lang)
     both = compare_so_far(left, step, right)
     interval = both["interval"]
     if interval is None:
@@ -224,9 +239,22 @@ def fairness_diff(left: Result, step: int, right: Result, lang: str) -> str:
     return received + fair + f'<p class="muted">{esc(t(lang, "compare.like"))}</p>'
 
 
-def fleet_diff(left: Result, right: Result, lang: str) -> str:
-    """With servers each run dispatches when its servers free, so the two runs share no stretch of dispatches:
-    the whole runs' widest gaps, charged and actual, over each run's own interval."""
+def fleet_diff(left: Result, step: int, right: Result, other: int, lang: str) -> str:
+    """With servers each run dispatches when its servers free, so the two runs share no stretch of dispatches: at
+    the time of ``left``'s ``step`` (``right`` at its step ``other``, the last one by then), each tenant's cost ÷
+    weight charged by then and, when both have servers, the actual service ÷ weight given by then (a running request
+    counted up to then); then the whole runs' widest gaps, charged and actual, over each run's own interval."""
+    now, change = left["steps"][step]["time"], [t(lang, "compare.change")]
+
+    def rows_of(mine: Mapping[str, Fraction], theirs: Mapping[str, Fraction]) -> list[tuple[str, list[str]]]:
+        return [(name, [delta_cell(float(mine[name]), float(theirs[name]), None,
+                                   (fraction(mine[name]), fraction(theirs[name])))]) for name in mine]
+    charged = rows_of(normalised_so_far(left, dispatched_so_far(left, step)),
+                      normalised_so_far(right, dispatched_so_far(right, other)))
+    at = table(t(lang, "compare.charged.at", t=now), label(lang, "tenant"), change, charged)
+    if has_servers(left) and has_servers(right):
+        given = rows_of(service_so_far(left, step), service_so_far(right, other, now))
+        at += table(t(lang, "compare.service.at", t=now), label(lang, "tenant"), change, given)
     rows = []
     for key, figures in (("compare.gap", lambda r: r["fairness"].get("pairwise_bound")),
                          ("compare.gap.actual", lambda r: r["fairness"].get("service"))):
@@ -236,7 +264,7 @@ def fleet_diff(left: Result, right: Result, lang: str) -> str:
                                                    (shown(one, "max_gap"), shown(other, "max_gap")))]))
     whole = table(t(lang, "compare.whole"), t(lang, "compare.metric"), [t(lang, "compare.change")], rows) if rows \
         else ""
-    return whole + f'<p class="muted">{esc(t(lang, "compare.fleet"))}</p>'
+    return at + whole + f'<p class="muted">{esc(t(lang, "compare.fleet"))}</p>'
 
 
 class LlmViews(ModeViews):
@@ -272,17 +300,19 @@ class LlmViews(ModeViews):
         return [stepping.slot(f"{owner}.strip"), *servers]
 
     def compare_diff(self, left: Result, right: Result, align: Align, lang: str) -> Slot:
-        return lambda k: f'<section class="card compare-diff">{fairness_diff(left, k, right, lang)}</section>'
+        return lambda k: f'<section class="card compare-diff">{fairness_diff(left, k, right, align, lang)}</section>'
 
     def known_state(self, result: Result, step: int, lang: str, presenter: bool) -> list:
-        """The strip so far; with servers, their rows on an axis that ends now."""
+        """The strip so far; with servers, their rows on an axis that ends now; with replicas, each one's meters."""
         past = {**result, "dispatch": dispatches_so_far(result, step)}
-        servers = ""
+        servers, meter_card = "", meters(result, step, lang)
         if has_servers(result):
             fleet = FleetView(result, lang)
             servers = fleet.rows(step, end=fleet.now(step))
+            if fleet.replicas:   # each replica's own meters and V, as the step-through shows them
+                meter_card = fleet.meters(step)
         return [pane(dispatch_strip(past, step, lang) + servers + '<div class="grid">'
-                     + tenant_queues(result, step, lang) + meters(result, step, lang) + "</div>")]
+                     + tenant_queues(result, step, lang) + meter_card + "</div>")]
 
     def preview(self, result: Result, lang: str, presenter: bool):
         last = len(result["steps"]) - 1
