@@ -8,8 +8,6 @@ frames, shown by the browser at each step without a round trip.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
 
 import panel as pn
 import param
@@ -21,7 +19,7 @@ from . import render
 from .model import MAX_ROWS, LabView, Row, choice_options, chosen, shown_when_empty, shown_when_given
 from .modes import Card, app_mode, names, views_of
 from .pager import Stepping
-from .panes import FOLDING, SCALED, pane
+from .panes import FOLDING, SCALED, Kept, pane
 from .presets import PresetView
 from .teach import Teaching
 from .text import LANGUAGES, TEXT, field_help, label, pick, t
@@ -66,8 +64,7 @@ class LabUI(LabView):
         self.stepping = Stepping(self.lab, self.teaching)
         self.presets = PresetView(self.lab)
         self._editor: pn.Column | None = None
-        self._kept: dict[tuple, Any] = {}        # the editor's widgets by key, as its last layout used them
-        self._last_kept: dict[tuple, Any] = {}   # while it is laid out: the layout before
+        self._keep = Kept()   # the editor's widgets
 
     # --- header --------------------------------------------------------------------------------------
     def header(self) -> pn.FlexBox:
@@ -110,9 +107,7 @@ class LabUI(LabView):
 
     # --- editor --------------------------------------------------------------------------------------
     # The editor is laid out again when the algorithm, the rows, the mode, the language or the fields asked for
-    # change, but with the widgets it already has: each is made once per key (``_kept``) and updated in place. A
-    # widget made anew would have a new model in the page, and a choice made on the old one while the new layout
-    # travels (a second algorithm picked 100 ms after the first) would be dropped with it.
+    # change, with the widgets it already has (``panes.Kept``: a choice made while it changes is never lost).
     def editor(self) -> pn.Column:
         if self._editor is None:
             self._editor = pn.Column(sizing_mode="stretch_width", css_classes=["editor"])
@@ -121,18 +116,8 @@ class LabUI(LabView):
             self.param.watch(self._lay_out_editor, "asked")
         return self._editor
 
-    def _keep(self, key: tuple, make: Callable[[], Any]) -> Any:
-        """The widget (or layout) of ``key`` from the editor's last layout, else ``make()``; kept for the next."""
-        widget = self._kept.get(key) or self._last_kept.get(key)
-        if widget is None:
-            widget = make()
-        self._kept[key] = widget
-        return widget
-
     def _lay_out_editor(self, *_) -> None:
-        self._last_kept, self._kept = self._kept, {}
-        self._editor.objects = self._editor_parts()
-        self._last_kept = {}
+        self._keep.lay_out(self._editor, self._editor_parts)
 
     def _editor_parts(self) -> list:
         lab, lang, keep = self.lab, self.lab.lang, self._keep
@@ -191,7 +176,7 @@ class LabUI(LabView):
                 return toggle
             keep(("show", lab.mode, name), show_toggle).param.update(
                 label=t(lang, "fields.show", field=label(lang, name)), value=name not in hidden, disabled=given)
-            parts.append(self._kept[("show", lab.mode, name)])
+            parts.append(keep(("show", lab.mode, name), show_toggle))
         for index, row in enumerate(lab.rows):
             parts.append(self._row_editor(row, index, reads, hidden))
         full = len(lab.rows) >= MAX_ROWS

@@ -21,7 +21,7 @@ from tests.test_app_browser import TIMEOUT, expect_table  # noqa: E402
 pytestmark = pytest.mark.browser
 LANGUAGES = ("English", "日本語")
 ACTIONS = 12
-SETTLE = 60_000   # ms: a busy 2-core machine answers a burst of twelve clicks
+SETTLE = 60_000   # ms: a busy 2-core machine answers a burst of twelve clicks (and is ready for the next click)
 
 
 def menu_order(mode: str) -> list[str]:
@@ -61,7 +61,7 @@ def test_a_burst_of_choices_ends_on_the_last_of_each(lab, seed, test_output):
     for kind, which, pause in actions(seed):
         page.wait_for_timeout(pause)
         if kind == "algorithm":
-            page.locator(".editor select").first.select_option(index=which)
+            page.locator(".editor select").first.select_option(index=which, timeout=SETTLE)
             model.set_algorithm(menu_order(model.mode)[which])
         elif kind == "mode":
             mode_buttons.nth(order.index(which)).click()
@@ -86,3 +86,42 @@ def test_a_burst_of_choices_ends_on_the_last_of_each(lab, seed, test_output):
         expect(page.locator("ol.strip .cell-name")).to_have_text([d["tenant"] for d in result["dispatch"]],
                                                                  timeout=TIMEOUT)
     lab.shot(test_output, f"choices-burst-{seed}")
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_a_burst_of_compare_choices_ends_on_the_last(lab, seed, test_output):
+    """Compare's right side picked again and again, 0-150 ms apart, beside the lab's own algorithm."""
+    from app.model import Lab, algorithms
+    from app.compare import CompareView
+    model = Lab()
+    compare = CompareView(model)
+    lab.open()
+    page = lab.page
+    page.locator(".teach-tab-compare button").click()
+    right_menu = page.locator(".compare-algorithm select")
+    expect(right_menu).to_be_visible(timeout=TIMEOUT)
+    right_order = list(algorithms("cpu"))
+    draw = random.Random(seed)
+    for _ in range(ACTIONS):
+        page.wait_for_timeout(draw.randint(0, 150))
+        if draw.random() < 0.7:
+            index = draw.randrange(len(right_order))
+            right_menu.select_option(index=index, timeout=SETTLE)
+            compare.set_algorithm(right_order[index])
+        else:
+            index = draw.choice([k for k, name in enumerate(menu_order("cpu")) if name != "custom"])
+            page.locator(".editor select").first.select_option(index=index, timeout=SETTLE)
+            model.set_algorithm(menu_order("cpu")[index])
+    page.wait_for_function("([menu, index]) => menu.selectedIndex === index",
+                           arg=[right_menu.element_handle(), right_order.index(compare.algorithm)], timeout=SETTLE)
+    page.wait_for_function("([menu, index]) => menu.selectedIndex === index",
+                           arg=[page.locator(".editor select").first.element_handle(),
+                                menu_order("cpu").index(model.algorithm)], timeout=SETTLE)
+    right = compare.result
+    name = algorithms("cpu")[right["algorithm"]].label["en"]
+    expect(page.locator(".compare-right h3")).to_have_text(f"Right: {name}", timeout=SETTLE)
+    expect(page.locator(".compare-right")).to_contain_text(f"/{len(right['steps'])}")
+    left = algorithms("cpu")[model.algorithm].label["en"]
+    expect(page.locator(".compare-left h3")).to_have_text(f"Left: {left}")
+    expect(page.locator(".compare-left")).to_contain_text(f"/{len(model.result['steps'])}")
+    lab.shot(test_output, f"choices-compare-burst-{seed}")
