@@ -50,11 +50,11 @@ def actions(seed: int) -> list[tuple[str, object, int]]:
     return plan
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_a_burst_of_choices_ends_on_the_last_of_each(lab, seed, test_output):
+def burst(lab, seed: int, test_output, where: str) -> None:
+    """Play ``actions(seed)`` on the page of ``lab`` (a ``tests.test_app_browser.Lab``, opened) and on a view-model
+    beside it; then the page must show the view-model's choices and its run."""
     from app.model import Lab, names
     model = Lab()
-    lab.open()
     page = lab.page
     mode_buttons = page.locator(".lab-header .bk-btn-group").first.locator("button")
     order = list(names())
@@ -64,10 +64,10 @@ def test_a_burst_of_choices_ends_on_the_last_of_each(lab, seed, test_output):
             page.locator(".editor select").first.select_option(index=which, timeout=SETTLE)
             model.set_algorithm(menu_order(model.mode)[which])
         elif kind == "mode":
-            mode_buttons.nth(order.index(which)).click()
+            mode_buttons.nth(order.index(which)).click(timeout=SETTLE)
             model.mode = which
         else:
-            page.get_by_role("button", name=which).click()
+            page.get_by_role("button", name=which).click(timeout=SETTLE)
             model.lang = "en" if which == "English" else "ja"
     # Every widget ends on the last choice made on it...
     expect(page.get_by_role("button", name=LANGUAGES[model.lang == "ja"])).to_have_class(
@@ -85,7 +85,25 @@ def test_a_burst_of_choices_ends_on_the_last_of_each(lab, seed, test_output):
     else:
         expect(page.locator("ol.strip .cell-name")).to_have_text([d["tenant"] for d in result["dispatch"]],
                                                                  timeout=TIMEOUT)
-    lab.shot(test_output, f"choices-burst-{seed}")
+    lab.shot(test_output, f"choices-burst-{where}-{seed}")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_burst_of_choices_ends_on_the_last_of_each(lab, seed, test_output):
+    lab.open()
+    burst(lab, seed, test_output, "app")
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_burst_of_choices_on_the_static_site(visitor, cdn_site_url, seed, test_output):
+    """The same on the built site once Python is ready (Pyodide's CDN stood in for)."""
+    from site_support import wait_for_boot
+    from tests.test_app_browser import Lab
+    context, _ = visitor()
+    lab = Lab(context.new_page(), f"{cdn_site_url}index.html")
+    lab.open()
+    wait_for_boot(lab.page)
+    burst(lab, seed, test_output, "site")
 
 
 @pytest.mark.parametrize("seed", [4, 5])
