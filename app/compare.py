@@ -21,7 +21,7 @@ from . import render
 from .model import (LabView, choice_options, chosen, every_rules_parameters, parameter_text, parameters_read,
                     scenario_for)
 from .modes import app_mode, views_of
-from .panes import pane
+from .panes import Kept, pane
 from .render import esc
 from .text import label, pick, t
 from .textfield import TextField
@@ -77,6 +77,7 @@ class CompareView(LabView):
 
     def __init__(self, lab=None, **params) -> None:
         super().__init__(lab, **params)
+        self._keep = Kept()   # the choices' widgets
         self._take_offer()
         self.run()
 
@@ -126,39 +127,62 @@ class CompareView(LabView):
     def set_parameter(self, name: str, text: str) -> None:
         self.other_parameters = {**self.other_parameters, name: text}
 
-    @param.depends("lab.mode", "lab.lang", "other")
-    def controls(self):
-        lab, lang = self.lab, self.lab.lang
+    def controls(self) -> pn.FlexBox:
+        """The right side's algorithm and its parameters, laid out again for a new mode, language or algorithm with
+        the widgets they already have (``panes.Kept``)."""
+        box = pn.FlexBox(align_items="end")
+
+        def lay_out(*_) -> None:
+            self._keep.lay_out(box, self._choices)
+        lay_out()
+        self.lab.param.watch(lay_out, ["mode", "lang"])
+        self.param.watch(lay_out, "other")
+        return box
+
+    def _choices(self) -> list:
+        lab, lang, keep = self.lab, self.lab.lang, self._keep
         catalog = algorithms(lab.mode)
         options = {a.label.get(lang, a.name): a.name for a in catalog.values()}
         options.update({pick(other.words, lang): key
                         for key, other in views_of(lab.mode).other_sides.items()})
-        # As wide as the longest name needs (up to the row's width): "WFQ (self-clocked, estimated cost)" whole.
-        select = pn.widgets.Select(label=t(lang, "compare.with"), value=self.algorithm, sizing_mode="stretch_width",
-                                   options=options, css_classes=["compare-algorithm"],
-                                   styles={"flex": "0 1 24em", "min-width": "0"})
-        pn.bind(self.set_algorithm, select, watch=True)
+
+        def menu():
+            # As wide as the longest name needs (up to the row's width): "WFQ (self-clocked, estimated cost)" whole.
+            select = pn.widgets.Select(options=options, value=self.algorithm, sizing_mode="stretch_width",
+                                       css_classes=["compare-algorithm"], styles={"flex": "0 1 24em", "min-width": "0"})
+            pn.bind(self.set_algorithm, select, watch=True)
+            return select
+        select = keep(("algorithm", lab.mode), menu)
+        select.param.update(label=t(lang, "compare.with"), options=options, value=self.algorithm)
         widgets = [select]
         info = catalog.get(self.algorithm)
         for name in parameters_read(lab.mode, self.algorithm) if info else ():
             text = self.other_parameters.get(name, "")
             if chosen(lab.mode, name):   # a choice or true/false: picked from its list, as in the editor
                 options = choice_options(lab.mode, name, lang)
-                box = pn.widgets.Select(label=label(lang, name), options=options,
-                                        value=text if text in options.values() else "", width=200,
-                                        css_classes=[f"compare-param-{name}"])
+                value = text if text in options.values() else ""
+                box = keep(("choice", lab.mode, name), lambda name=name, options=options, value=value: self._bound(
+                    name, pn.widgets.Select(options=options, value=value, width=200,
+                                            css_classes=[f"compare-param-{name}"])))
+                box.param.update(label=label(lang, name), options=options, value=value)
             else:
                 used = (self.result or {}).get("parameters", {}).get(name)   # the core's default shows as a hint
                 default = schema(lab.mode).field(name).default
-                box = TextField(label=label(lang, name), value=text, width=160, css_classes=[f"compare-param-{name}"],
-                                placeholder=parameter_text(used if used is not None else default,
-                                                           schema(lab.mode).field(name)))
-            pn.bind(self.set_parameter, name, box, watch=True)
+                box = keep(("text", lab.mode, name), lambda name=name, text=text: self._bound(
+                    name, TextField(value=text, width=160, css_classes=[f"compare-param-{name}"])))
+                box.param.update(label=label(lang, name),
+                                 placeholder=parameter_text(used if used is not None else default,
+                                                            schema(lab.mode).field(name)),
+                                 **({} if box.value == text else {"value": text}))
             # At least as wide as its label, in any language and in presenter mode: at a fixed width a long label
             # ("Horizon (releases before it)", ホライズン（この時刻より前に解放）) ran into the next one.
             box.styles = {"min-width": "max-content"}
             widgets.append(box)
-        return pn.FlexBox(*widgets, align_items="end")
+        return widgets
+
+    def _bound(self, name: str, widget):
+        pn.bind(self.set_parameter, name, widget, watch=True)
+        return widget
 
     def side(self, result: Mapping[str, Any], owner: str, step: int) -> list:
         """A side's heading, counter and narration (the pager's slot ``owner``), and its mode's picture (a Gantt
@@ -191,4 +215,4 @@ class CompareView(LabView):
 
     def panel(self):
         title = pn.bind(lambda lang: f'<h2>{esc(t(lang, "compare.title"))}</h2>', self.lab.param.lang)
-        return pn.Column(pane(title), self.controls, self.views, sizing_mode="stretch_width")
+        return pn.Column(pane(title), self.controls(), self.views, sizing_mode="stretch_width")

@@ -65,3 +65,30 @@ def pane(content, **kwargs) -> pn.pane.HTML:
     bound to parameters that returns such markup)."""
     return pn.pane.HTML(content, stylesheets=STYLESHEETS, **{"sizing_mode": "stretch_width", "margin": (4, 4),
                                                             **kwargs})
+
+
+class Kept:
+    """The widgets of a view that is laid out again (the editor, Compare's choices), each made once per key and
+    reused by the next layout, which updates it in place. A widget made anew would get a new model in the page, and a
+    choice made on the old one while the new layout travels (a second algorithm picked 100 ms after the first)
+    would be dropped with it. A layout keeps only what it asked for."""
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple, object] = {}
+        self._before: dict[tuple, object] = {}   # while laying out: what the layout before kept
+
+    def __call__(self, key: tuple, make):
+        """The object of ``key`` (a layout's or the one before it), else ``make()``."""
+        found = self._kept.get(key, self._before.get(key))
+        if found is None:
+            found = make()
+        self._kept[key] = found
+        return found
+
+    def lay_out(self, container, build) -> None:
+        """``container.objects = build()``, ``build`` asking for its widgets by key."""
+        self._before, self._kept = self._kept, {}
+        try:
+            container.objects = build()
+        finally:
+            self._before = {}

@@ -19,7 +19,7 @@ from . import render
 from .model import MAX_ROWS, LabView, Row, choice_options, chosen, shown_when_empty, shown_when_given
 from .modes import Card, app_mode, names, views_of
 from .pager import Stepping
-from .panes import FOLDING, SCALED, pane
+from .panes import FOLDING, SCALED, Kept, pane
 from .presets import PresetView
 from .teach import Teaching
 from .text import LANGUAGES, TEXT, field_help, label, pick, t
@@ -39,6 +39,17 @@ def head(field: str) -> str:
     return re.split(r"[\[.]", field, maxsplit=1)[0]
 
 
+def menu_groups(mode: str, catalog, lang: str) -> dict[str, dict[str, str]]:
+    """The algorithm menu's entries, by group: label -> the algorithm's name (your own policy last)."""
+    groups: dict[str, dict[str, str]] = {}
+    for algorithm in catalog.values():
+        group = t(lang, f"group.{algorithm.group}") if f"group.{algorithm.group}" in TEXT else algorithm.group
+        groups.setdefault(group, {})[algorithm.label.get(lang, algorithm.name)] = algorithm.name
+    if mode in TEMPLATES:   # the mode's core offers a policy of your own
+        groups[t(lang, "group.custom")] = {t(lang, "custom.label"): CUSTOM}
+    return groups
+
+
 def placeholder(field) -> str:
     """What an empty field of the editor means: the core's default (weight 1, join 0, tickets 100, ...)."""
     return "" if field.required or field.default is None else str(field.default)
@@ -54,6 +65,8 @@ class LabUI(LabView):
         self.teaching = Teaching(self.lab)
         self.stepping = Stepping(self.lab, self.teaching)
         self.presets = PresetView(self.lab)
+        self._editor: pn.Column | None = None
+        self._keep = Kept()   # the editor's widgets
 
     # --- header --------------------------------------------------------------------------------------
     def header(self) -> pn.FlexBox:
@@ -95,23 +108,35 @@ class LabUI(LabView):
         return pane(f'<ul class="notice" role="status">{items}</ul>' if items else "")
 
     # --- editor --------------------------------------------------------------------------------------
-    @param.depends("lab.state", "lab.inputs", "lab.lang", "asked")
-    def editor(self):
-        lab, lang = self.lab, self.lab.lang
+    # The editor is laid out again when the algorithm, the rows, the mode, the language or the fields asked for
+    # change, with the widgets it already has (``panes.Kept``: a choice made while it changes is never lost).
+    def editor(self) -> pn.Column:
+        if self._editor is None:
+            self._editor = pn.Column(sizing_mode="stretch_width", css_classes=["editor"])
+            self._lay_out_editor()
+            self.lab.param.watch(self._lay_out_editor, ["state", "inputs", "lang"])
+            self.param.watch(self._lay_out_editor, "asked")
+        return self._editor
+
+    def _lay_out_editor(self, *_) -> None:
+        self._keep.lay_out(self._editor, self._editor_parts)
+
+    def _editor_parts(self) -> list:
+        lab, lang, keep = self.lab, self.lab.lang, self._keep
         catalog = lab.catalog
-        groups: dict[str, dict[str, str]] = {}
-        for algorithm in catalog.values():
-            group = t(lang, f"group.{algorithm.group}") if f"group.{algorithm.group}" in TEXT else algorithm.group
-            groups.setdefault(group, {})[algorithm.label.get(lang, algorithm.name)] = algorithm.name
-        if lab.mode in TEMPLATES:   # the mode's core offers a policy of your own
-            groups[t(lang, "group.custom")] = {t(lang, "custom.label"): CUSTOM}
-        select = pn.widgets.Select(label=t(lang, "algorithm"), groups=groups, value=lab.algorithm,
-                                   sizing_mode="stretch_width")
-        pn.bind(lab.set_algorithm, select, watch=True)
+        groups = menu_groups(lab.mode, catalog, lang)
+
+        def algorithm_menu():
+            select = pn.widgets.Select(groups=groups, value=lab.algorithm, sizing_mode="stretch_width")
+            pn.bind(lab.set_algorithm, select, watch=True)
+            return select
+        select = keep(("algorithm", lab.mode), algorithm_menu)
+        select.param.update(label=t(lang, "algorithm"), groups=groups, value=lab.algorithm)
         info = catalog.get(lab.algorithm)
         summary = render.esc(info.summary.get(lang, "")) if info else ""
-        parts = [select, pane(f'<p class="muted">{summary}</p>'),
-                 self._error_pane(lambda field: field == "algorithm"), self.presets.controls]
+        parts = [select, self._html(("summary",), f'<p class="muted">{summary}</p>'),
+                 self._error_pane(lambda field: field == "algorithm", key=("algorithm",)),
+                 keep(("preset controls",), lambda: pn.panel(self.presets.controls))]
         mode, own = app_mode(lab.mode), views_of(lab.mode).own_parameters
         card_of = {name: card for card in mode.cards for name in card.parameters}
         folded: dict[Card, list] = {}
@@ -121,11 +146,14 @@ class LabUI(LabView):
                 continue
             card = card_of.get(name)
             # its errors, of an item too (classes[1].rule), where it is typed
-            widgets_of[name] = [self._parameter(name), self._error_pane(lambda field, name=name: head(field) == name)]
+            widgets_of[name] = [self._parameter(name),
+                                self._error_pane(lambda field, name=name: head(field) == name, key=("parameter", name))]
             shown = views_of(lab.mode).shown_if.get(name)
             if shown:   # one column, shown while the other parameters ask for it
-                widgets_of[name] = [pn.Column(*widgets_of[name], sizing_mode="stretch_width", margin=0,
-                                              visible=pn.bind(shown, lab.state.param.parameters))]
+                column = keep(("shown if", lab.mode, name), lambda shown=shown: pn.Column(
+                    sizing_mode="stretch_width", margin=0, visible=pn.bind(shown, lab.state.param.parameters)))
+                column.objects = widgets_of[name]
+                widgets_of[name] = [column]
             if card:
                 folded.setdefault(card, [])
             else:
@@ -133,35 +161,54 @@ class LabUI(LabView):
         for card, widgets in folded.items():   # folded unless one of its parameters is set; in the card's order
             widgets = [w for name in card.parameters for w in widgets_of.get(name, [])]
             opened = any(lab.parameters.get(name, "").strip() for name in card.parameters)
-            parts.append(pn.Card(*widgets, title=mode.say(lang, card.title), collapsed=not opened,
-                                 sizing_mode="stretch_width", css_classes=[f"card-{card.title}"], margin=(4, 0),
-                                 stylesheets=[FOLDING]))
-        parts += views_of(lab.mode).editor_cards(lab, self._error_pane)
+            folding = keep(("card", lab.mode, card.title), lambda card=card: pn.Card(
+                sizing_mode="stretch_width", css_classes=[f"card-{card.title}"], margin=(4, 0),
+                stylesheets=[FOLDING], collapsed=True))
+            folding.param.update(objects=widgets, title=mode.say(lang, card.title),
+                                 **({"collapsed": False} if opened else {}))   # never folded under the reader
+            parts.append(folding)
+        parts += views_of(lab.mode).editor_cards(lab, self._error_pane,
+                                                 lambda key, make: keep(("mode card", lab.mode, *key), make))
         parts += self._presets()   # after the algorithm's own menu, which stays the editor's first
         reads = info.item_fields if info else ()
         listing = schema(lab.mode).items
-        parts.append(pane(f"<h2>{render.esc(t(lang, listing))}</h2>"))
+        parts.append(self._html(("heading",), f"<h2>{render.esc(t(lang, listing))}</h2>"))
         hidden = set()
         for name in views_of(lab.mode).on_request:   # shown when asked for, or when a row has one
             given = any(row.text(name).strip() for row in lab.rows)
             if not given and name not in self.asked:
                 hidden.add(name)
-            toggle = pn.widgets.Checkbox(label=t(lang, "fields.show", field=label(lang, name)),
-                                         value=name not in hidden, disabled=given, css_classes=[f"show-{name}"],
-                                         stylesheets=SCALED)
-            pn.bind(self._ask, name, toggle, watch=True)
-            parts.append(toggle)
+
+            def show_toggle(name=name):
+                toggle = pn.widgets.Checkbox(css_classes=[f"show-{name}"], stylesheets=SCALED)
+                pn.bind(self._ask, name, toggle, watch=True)
+                return toggle
+            keep(("show", lab.mode, name), show_toggle).param.update(
+                label=t(lang, "fields.show", field=label(lang, name)), value=name not in hidden, disabled=given)
+            parts.append(keep(("show", lab.mode, name), show_toggle))
         for index, row in enumerate(lab.rows):
             parts.append(self._row_editor(row, index, reads, hidden))
         full = len(lab.rows) >= MAX_ROWS
-        add = pn.widgets.Button(label=t(lang, f"add.{listing}"), disabled=full, color="primary", variant="outline",
-                                stylesheets=SCALED)
-        add.on_click(lambda _: lab.add_row())
+
+        def add_button():
+            add = pn.widgets.Button(color="primary", variant="outline", stylesheets=SCALED)
+            add.on_click(lambda _: lab.add_row())
+            return add
+        add = keep(("add",), add_button)
+        add.param.update(label=t(lang, f"add.{listing}"), disabled=full)
         limit = t(lang, "limit.full", limit=MAX_ROWS, what=listing)
-        parts += [add, pane(f'<p class="muted row-limit" role="status">{render.esc(limit)}</p>' if full else ""),
+        parts += [add, self._html(("limit",), f'<p class="muted row-limit" role="status">{render.esc(limit)}</p>'
+                                  if full else ""),
                   self._error_pane(lambda field: not FIELD_ERROR.match(field) and field != "algorithm"
-                                        and head(field) not in lab.used_parameters() and head(field) not in own)]
-        return pn.Column(*parts, sizing_mode="stretch_width", css_classes=["editor"])
+                                   and head(field) not in lab.used_parameters() and head(field) not in own,
+                                   key=("rest",))]
+        return parts
+
+    def _html(self, key: tuple, markup: str) -> pn.pane.HTML:
+        """A kept pane of the editor showing ``markup`` (an open <details> stays open while the editor changes)."""
+        shown = self._keep(("html", *key), lambda: pane(""))
+        shown.object = markup
+        return shown
 
     def _presets(self) -> list:
         """The mode's presets, one menu: choosing one loads it, and opens Compare when it compares two runs."""
@@ -171,19 +218,24 @@ class LabUI(LabView):
             return []
         options = {t(lang, "presets.choose"): "", **{pick(preset.words["label"], lang): key
                                                        for key, preset in presets.items()}}
-        menu = pn.widgets.Select(label=t(lang, "presets"), options=options, value="", sizing_mode="stretch_width",
-                                 css_classes=["presets"])
 
-        def load(key: str) -> None:
-            if key:
-                lab.use_preset(key)
-                if presets[key].compare is not None:
-                    self.teaching.view = "compare"
-        pn.bind(load, menu, watch=True)
+        def preset_menu():
+            menu = pn.widgets.Select(value="", sizing_mode="stretch_width", css_classes=["presets"])
+
+            def load(key: str) -> None:
+                if key:
+                    lab.use_preset(key)
+                    if presets[key].compare is not None:
+                        self.teaching.view = "compare"
+                    menu.value = ""   # a menu of lessons: the same one may be loaded again after edits
+            pn.bind(load, menu, watch=True)
+            return menu
+        menu = self._keep(("presets", lab.mode), preset_menu)
+        menu.param.update(label=t(lang, "presets"), options=options)
         summaries = "".join(f'<li><strong>{render.esc(pick(p.words["label"], lang))}</strong>: '
                             f'{render.esc(pick(p.words["summary"], lang))}</li>' for p in presets.values())
-        return [menu, pane(f'<details class="muted presets-help"><summary>{render.esc(t(lang, "presets.what"))}'
-                           f'</summary><ul>{summaries}</ul></details>')]
+        return [menu, self._html(("presets help",), f'<details class="muted presets-help"><summary>'
+                                 f'{render.esc(t(lang, "presets.what"))}</summary><ul>{summaries}</ul></details>')]
 
     def _parameter(self, name: str):
         """A parameter's widget: a text field (its placeholder the core's default), or a list to pick from for a
@@ -192,17 +244,26 @@ class LabUI(LabView):
         text = lab.parameters.get(name, "")
         if not chosen(lab.mode, name):
             hint = "" if shown_when_empty(lab.mode, name) else placeholder(schema(lab.mode).field(name))
-            box = TextField(label=label(lang, name), value=text, width=PARAMETER_WIDTHS.get(name, 160),
-                            css_classes=[f"param-{name}"],
-                            description=field_help(lang, name), placeholder=hint)
-            pn.bind(lab.set_parameter, name, box, watch=True)
+
+            def text_box():
+                box = TextField(value=text, width=PARAMETER_WIDTHS.get(name, 160), css_classes=[f"param-{name}"])
+                pn.bind(lab.set_parameter, name, box, watch=True)
+                return box
+            box = self._keep(("parameter", lab.mode, name), text_box)
+            box.param.update(label=label(lang, name), description=field_help(lang, name), placeholder=hint,
+                             **({} if box.value == text else {"value": text}))
             return box
         options = choice_options(lab.mode, name, lang)
         values = set(options.values())
-        select = pn.widgets.Select(label=label(lang, name), options=options, value=text if text in values else "",
-                                   sizing_mode="stretch_width", max_width=420, css_classes=[f"param-{name}"],
-                                   description=field_help(lang, name))
-        pn.bind(lab.set_parameter, name, select, watch=True)
+
+        def menu():
+            select = pn.widgets.Select(options=options, value=text if text in values else "",
+                                       sizing_mode="stretch_width", max_width=420, css_classes=[f"param-{name}"])
+            pn.bind(lab.set_parameter, name, select, watch=True)
+            return select
+        select = self._keep(("parameter", lab.mode, name), menu)
+        select.param.update(label=label(lang, name), options=options, value=text if text in values else "",
+                            description=field_help(lang, name))
         return select
 
     def _ask(self, name: str, shown: bool) -> None:
@@ -221,26 +282,39 @@ class LabUI(LabView):
                   and (row.text(field.name).strip() or (not shown_when_given(lab.mode, field.name)
                                                         and field.name not in replaced
                                                         and (not field.read_by or field.name in reads)))]
-        widgets = [TextField.from_param(row.widget_param(f.name), label=label(lang, f.name),
-                                        width=WIDTHS.get(f.name, 64), css_classes=[f"field-{f.name}"],
-                                        margin=(2, 4), placeholder=placeholder(f),
-                                        description=field_help(lang, f.name))
-                   for f in fields]
-        remove = pn.widgets.Button(label="✕", description=t(lang, "remove.row", name=row.label), width=40,
-                                   margin=(2, 4), align="end", color="danger", variant="outline",
-                                   disabled=len(lab.rows) <= 1)
-        remove.on_click(lambda _: lab.remove_row(row))
+        widgets = []
+        for f in fields:
+            box = self._keep(("field", row, f.name), lambda f=f: TextField.from_param(
+                row.widget_param(f.name), width=WIDTHS.get(f.name, 64), css_classes=[f"field-{f.name}"],
+                margin=(2, 4), placeholder=placeholder(f)))
+            box.param.update(label=label(lang, f.name), description=field_help(lang, f.name))
+            widgets.append(box)
+
+        def remove_button():
+            remove = pn.widgets.Button(label="✕", width=40, margin=(2, 4), align="end", color="danger",
+                                       variant="outline")
+            remove.on_click(lambda _: lab.remove_row(row))
+            return remove
+        remove = self._keep(("remove", row), remove_button)
+        remove.param.update(description=t(lang, "remove.row", name=row.label), disabled=len(lab.rows) <= 1)
         listing = schema(lab.mode).items
 
-        def mine(field: str) -> bool:
+        def mine(field: str) -> bool:   # the row's own errors, at its place now (rows before it may go)
             match = FIELD_ERROR.match(field)
-            return bool(match) and match["list"] == listing and int(match["index"]) == index
+            return bool(match) and match["list"] == listing and row in lab.rows and \
+                int(match["index"]) == lab.rows.index(row)
 
-        return pn.Column(pn.FlexBox(*widgets, remove, gap="0 4px"), self._error_pane(mine),
-                         sizing_mode="stretch_width", css_classes=["row-editor"], margin=(0, 0, 6, 0))
+        fields_box = self._keep(("row fields", row), lambda: pn.FlexBox(gap="0 4px"))
+        fields_box.objects = [*widgets, remove]
+        return self._keep(("row", row), lambda: pn.Column(
+            fields_box, self._error_pane(mine), sizing_mode="stretch_width", css_classes=["row-editor"],
+            margin=(0, 0, 6, 0)))
 
-    def _error_pane(self, owns):
-        """The core's message for the fields ``owns`` accepts, shown where those fields are typed."""
+    def _error_pane(self, owns, key: tuple | None = None):
+        """The core's message for the fields ``owns`` accepts, shown where those fields are typed (kept by the
+        editor under ``key``: ``owns`` must then say the same for that key at every layout)."""
+        if key is not None:
+            return self._keep(("errors", self.lab.mode, *key), lambda: self._error_pane(owns))
         def message(errors: dict[str, str], lang: str) -> str:
             notes = []
             for field, problem in errors.items():
@@ -288,7 +362,7 @@ class LabUI(LabView):
             return {"--bokeh-font-size": size, "font-size": size, "max-width": "1920px", "margin": "0 auto"}
 
         # In presenter mode the step's views take the screen; the editor is back when presenter mode is off.
-        editor = pn.Column(self.editor, sizing_mode="stretch_width", visible=self.lab.param.presenter.rx.not_(),
+        editor = pn.Column(self.editor(), sizing_mode="stretch_width", visible=self.lab.param.presenter.rx.not_(),
                            styles={"flex": "1 1 320px", "max-width": "640px", "min-width": "0"})
         controls = self.stepping.pager
         visuals = pn.Column(self.teaching.views(pn.Column(controls, self.visuals, sizing_mode="stretch_width"),

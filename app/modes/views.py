@@ -56,9 +56,12 @@ class ModeViews(ABC):
                                               # from the parameters' texts (CPU's queues: with several CPUs)
 
     # --- the editor ---------------------------------------------------------------------------------------
-    def editor_cards(self, lab, errors: Callable[[Callable[[str], bool]], Any]) -> list:
+    def editor_cards(self, lab, errors: Callable[[Callable[[str], bool]], Any],
+                     keep: Callable[[tuple, Callable[[], Any]], Any]) -> list:
         """What the editor shows for ``own_parameters`` (CPU's conventions card), under the other parameters;
-        ``errors(owns)`` is the editor's pane of the core's messages for the fields ``owns`` accepts."""
+        ``errors(owns)`` is the editor's pane of the core's messages for the fields ``owns`` accepts, and
+        ``keep(key, make)`` the object the editor's last layout had under ``key`` (else ``make()``): a widget kept
+        from one layout to the next keeps a choice made while the editor changes."""
         return []
 
     # --- step through -------------------------------------------------------------------------------------

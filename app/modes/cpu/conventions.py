@@ -46,26 +46,36 @@ class ConventionsCard:
     (choosing a preset shows its flags; changing a flag makes them your own)."""
 
     def __init__(self, lab, errors) -> None:
-        self.lab, lang = lab, lab.lang
-        preset, flags = flags_of(lab.parameters.get(FIELD, ""))
+        self.lab = lab
         self.quiet = False   # while the card sets its own widgets
-        self.preset = pn.widgets.Select(
-            label=t(lang, "conventions.preset"), value=preset, css_classes=["conventions-preset"],
-            options={t(lang, f"conventions.{name}"): name for name in (*CONVENTIONS, OWN)}, stylesheets=SCALED)
-        self.flags = {name: pn.widgets.Checkbox(label=t(lang, f"conventions.{name}"), value=bool(flags[name]),
-                                                css_classes=[f"conventions-{name}"], stylesheets=SCALED)
+        self.preset = pn.widgets.Select(css_classes=["conventions-preset"], stylesheets=SCALED)
+        self.flags = {name: pn.widgets.Checkbox(css_classes=[f"conventions-{name}"], stylesheets=SCALED)
                       for name in CONVENTION_FLAGS if name != "boost_order"}
-        self.order = pn.widgets.Select(
-            label=t(lang, "conventions.boost_order"), value=flags["boost_order"], css_classes=["conventions-order"],
-            options={t(lang, f"conventions.order.{order}"): order for order in BOOST_ORDERS}, stylesheets=SCALED)
+        self.order = pn.widgets.Select(css_classes=["conventions-order"], stylesheets=SCALED)
+        self.note = pane("")
+        self.card = pn.Card(self.preset, *self.flags.values(), self.order, self.note,
+                            errors(lambda field: field.split(".")[0] == FIELD), sizing_mode="stretch_width",
+                            css_classes=["conventions-card"], margin=(4, 0), stylesheets=[FOLDING])
+        self.refresh()
+        self.card.collapsed = self.preset.value == DEFAULT
         self.preset.param.watch(self._preset_chosen, "value")
         for widget in (*self.flags.values(), self.order):
             widget.param.watch(self._flag_changed, "value")
-        note = pane(f'<p class="muted">{esc(t(lang, "conventions.note"))}</p>')
-        self.card = pn.Card(self.preset, *self.flags.values(), self.order, note,
-                            errors(lambda field: field.split(".")[0] == FIELD), title=self.title(preset),
-                            collapsed=preset == DEFAULT, sizing_mode="stretch_width",
-                            css_classes=["conventions-card"], margin=(4, 0), stylesheets=[FOLDING])
+
+    def refresh(self) -> None:
+        """The card in the lab's language, showing the parameter as it is (the editor keeps one card per lab)."""
+        lang = self.lab.lang
+        preset, flags = flags_of(self.lab.parameters.get(FIELD, ""))
+        self.quiet = True
+        self.preset.param.update(label=t(lang, "conventions.preset"), value=preset, options={
+            t(lang, f"conventions.{name}"): name for name in (*CONVENTIONS, OWN)})
+        for name, box in self.flags.items():
+            box.param.update(label=t(lang, f"conventions.{name}"), value=bool(flags[name]))
+        self.order.param.update(label=t(lang, "conventions.boost_order"), value=flags["boost_order"], options={
+            t(lang, f"conventions.order.{order}"): order for order in BOOST_ORDERS})
+        self.quiet = False
+        self.note.object = f'<p class="muted">{esc(t(lang, "conventions.note"))}</p>'
+        self.card.title = self.title(preset)
 
     def title(self, preset: str) -> str:
         return t(self.lab.lang, "conventions.title", preset=t(self.lab.lang, f"conventions.{preset}"))

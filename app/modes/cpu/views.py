@@ -347,8 +347,12 @@ class CpuViews(ModeViews):
     on_request = ("bursts",)   # a row of four fields and ✕ does not fit a laptop's editor: I/O when asked for
     shown_if = {"queues": several_cpus, "steal": several_cpus}
 
-    def editor_cards(self, lab, errors) -> list:
-        return [ConventionsCard(lab, errors).card] if FIELD in lab.used_parameters() else []
+    def editor_cards(self, lab, errors, keep) -> list:
+        if FIELD not in lab.used_parameters():
+            return []
+        card = keep(("conventions",), lambda: ConventionsCard(lab, errors))
+        card.refresh()
+        return [card.card]
 
     def step_views(self, lab, stepping) -> list:
         # Several CPUs: one row per CPU, or (this box) one per task with each slice labelled with its CPU.
