@@ -36,6 +36,7 @@ def actions(seed: int) -> list[tuple[str, object, int]]:
     from app.model import names
     draw = random.Random(seed)
     modes = [mode for mode in names() if mode in ("cpu", "llm")]   # the two modes whose runs the test reads
+    assert len({len(menu_order(mode)) for mode in modes}) == len(modes)   # burst() tells them apart so
     plan, mode = [], "cpu"
     for _ in range(ACTIONS):
         kind = draw.choices(("algorithm", "mode", "lang"), weights=(6, 2, 2))[0]
@@ -66,6 +67,11 @@ def burst(lab, seed: int, test_output, where: str) -> None:
         elif kind == "mode":
             mode_buttons.nth(order.index(which)).click(timeout=SETTLE)
             model.mode = which
+            # A reader picks from the menu on screen: the next pick waits until it is the new mode's (languages
+            # change its words, never its entries' order, so they are not waited for).
+            # (the menus' lengths tell the modes apart; the options' texts are in the page's language)
+            expect(page.locator(".editor select").first.locator("option")).to_have_count(
+                len(menu_order(which)), timeout=SETTLE)
         else:
             page.get_by_role("button", name=which).click(timeout=SETTLE)
             model.lang = "en" if which == "English" else "ja"

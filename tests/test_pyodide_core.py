@@ -27,7 +27,9 @@ ARTICLE = {
 }
 ITEM_FIELDS = {"deadline": [9, 12, 4, 10], "priority": [3, 1, 2, 1], "tickets": [10, 20, 30, 40],
                "weight": [1, 2, 1, 1], "nice": [0, -5, 5, 19],
-               "period": [8, 10, 12, 16], "relative_deadline": [6, 9, 12, 10]}   # rm, dm: periodic tasks
+               "period": [8, 10, 12, 16], "relative_deadline": [6, 9, 12, 10],   # rm, dm: periodic tasks
+               "class": [1, 0, 0, 1],                                             # mlq
+               "sections": [[{"resource": "R", "start": 0, "length": 1}]] * 4}      # the fixed-priority rules
 PARAMETERS = {"quantum": 2}
 
 pytestmark = pytest.mark.pyodide

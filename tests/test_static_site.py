@@ -35,8 +35,10 @@ from panel_adapter import render_worker, worker_modules, worker_python  # noqa: 
 # The site's own assets (everything but Pyodide): measured 7.2 MB raw, 4.4 MB gzipped with the app of 2026-11; the
 # four prepared embeds (example-*.html, each the embed page with its run in two languages) add 2.1 MB raw, 0.2 MB
 # gzipped; the prerendered runs (88 files, gzipped as shipped; fetched only when picked) 2.7 MB. With the CPU course
-# (I/O, switch cost, conventions), the router's fleet and the engine's conventions (2026-12): 14.7 MB in all.
-OWN_ASSETS_BUDGET = 16_000_000
+# (I/O, switch cost, conventions), the router's fleet and the engine's conventions (2026-12): 14.7 MB in all. With
+# several CPUs, MLQ, periodic tasks and locks (2026-12-02, 8b2ad51): 16.05 MB, 8.8 MB gzipped (the prerendered runs
+# 3.7 MB in 100 files, the largest 53 kB; the wheels 3.7 MB), which a visitor fetches only in part.
+OWN_ASSETS_BUDGET = 17_000_000
 RUN_FILE_BUDGET = 60_000     # bytes of one prerendered run's file, gzipped (issue 19)
 INDEX_GROWTH_BUDGET = 0.10   # what the prerendered runs add to index.html's own bytes, of the rest (issue 19)
 BOOT_TIMEOUT_MS = 120_000
