@@ -14,7 +14,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
 from schedulers import simulate  # noqa: E402
-from tests.test_app_browser import TIMEOUT, Lab  # noqa: E402
+from tests.test_app_browser import TIMEOUT  # noqa: E402
 from tests.test_cpu_io_app import step_at  # noqa: E402
 from tests.test_cpu_io_browser import COLD, charts  # noqa: E402
 from tests.test_cpu_locks_app import LINK  # noqa: E402
@@ -31,14 +31,11 @@ WORDS = {"en": {"card": "Locks", "raised": "runs at H's priority", "own": "its o
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
-def test_the_locks_card_and_the_chart_show_inheritance_at_work(browser, lab_url, test_output, lang):
+def test_the_locks_card_and_the_chart_show_inheritance_at_work(lab, test_output, lang):
     result = simulate("cpu", {**PATHFINDER, "protocol": "inheritance"})
     k, words = step_at(result, 3), WORDS[lang]   # [3,4): H waits for R, L runs at H's priority
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    lab = Lab(page, lab_url).open(f"{LINK}&step={k + 1}&lang={lang}")
+    lab.open(f"{LINK}&step={k + 1}&lang={lang}")   # the fixture's page checks for JavaScript errors
+    page = lab.page
     expect(lab.narration()).to_have_text(result["steps"][k]["why"][lang], timeout=TIMEOUT)
     card = page.locator(".locks-card")
     expect(card.locator("h3")).to_have_text(words["card"])
@@ -58,8 +55,6 @@ def test_the_locks_card_and_the_chart_show_inheritance_at_work(browser, lab_url,
     expect(lab.narration()).to_have_text(result["steps"][k + 1]["why"][lang], timeout=TIMEOUT)
     expect(card.locator("td.holder")).to_have_text("H")
     expect(card.locator("li.raised")).to_have_count(0)
-    context.close()
-    assert errors == []
 
 
 def test_a_deadlock_is_said_at_its_step(lab, test_output):

@@ -14,7 +14,7 @@ expect = playwright_api.expect
 
 from schedulers import simulate  # noqa: E402
 from schedulers.cpu.presets import PRESETS  # noqa: E402
-from tests.test_app_browser import TIMEOUT, Lab, expect_true  # noqa: E402
+from tests.test_app_browser import TIMEOUT, expect_true  # noqa: E402
 from tests.test_cpu_io_browser import charts  # noqa: E402
 from tests.test_cpu_io_app import step_at  # noqa: E402
 
@@ -36,14 +36,11 @@ WORDS = {"en": {"miss": "B#1 misses t=7 (1 left)", "card": "U = 0.971 > 0.828: t
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
-def test_a_periodic_run_shows_jobs_misses_and_the_tests_beside_it(browser, lab_url, test_output, lang):
+def test_a_periodic_run_shows_jobs_misses_and_the_tests_beside_it(lab, test_output, lang):
     result = simulate("cpu", SCENARIO)
     k, words = step_at(result, 7), WORDS[lang]   # the slice [7, 8): B#1 past its deadline, B#2 waiting
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    lab = Lab(page, lab_url).open(f"{LINK}&step={k + 1}&lang={lang}")
+    lab.open(f"{LINK}&step={k + 1}&lang={lang}")   # the fixture's page checks for JavaScript errors
+    page = lab.page
     expect(lab.narration()).to_have_text(result["steps"][k]["why"][lang], timeout=TIMEOUT)
     card = page.locator(".analysis-card")
     for part in ("card", "exact", "run"):
@@ -64,8 +61,6 @@ def test_a_periodic_run_shows_jobs_misses_and_the_tests_beside_it(browser, lab_u
     expect_true(page, f"() => ({TEXTS_JS})().some((drawn) => drawn.texts.includes('A#1') "
                 "&& drawn.texts.includes('B#2'))", None, "the jobs' names are not on the chart")
     lab.shot(test_output, f"cpu-periodic-{lang}-1366")
-    context.close()
-    assert errors == []
 
 
 def test_the_preset_compares_rm_with_edf(lab, test_output):
