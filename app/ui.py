@@ -183,9 +183,10 @@ class LabUI(LabView):
                 toggle = pn.widgets.Checkbox(css_classes=[f"show-{name}"], stylesheets=SCALED)
                 pn.bind(self._ask, name, toggle, watch=True)
                 return toggle
-            keep(("show", lab.mode, name), show_toggle).param.update(
-                label=t(lang, "fields.show", field=label(lang, name)), value=name not in hidden, disabled=given)
-            parts.append(keep(("show", lab.mode, name), show_toggle))
+            toggle = keep(("show", lab.mode, name), show_toggle)
+            toggle.param.update(label=t(lang, "fields.show", field=label(lang, name)), value=name not in hidden,
+                                disabled=given)
+            parts.append(toggle)
         for index, row in enumerate(lab.rows):
             parts.append(self._row_editor(row, index, reads, hidden))
         full = len(lab.rows) >= MAX_ROWS
