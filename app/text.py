@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 from schedulers import algorithms
 from schedulers.custom import CUSTOM
+from schedulers.narration import render
 
 LANGUAGES = {"en": "English", "ja": "日本語"}
 
@@ -125,11 +126,11 @@ TEXT: dict[str, dict[str, str]] = {
     "meters": {"en": "Meters M_i and virtual time V", "ja": "メーター M_i と仮想時刻 V"},
     "meters.none": {"en": "This algorithm keeps no meters.", "ja": "このアルゴリズムはメーターを持ちません。"},
     "fairness": {"en": "Fairness while every tenant is waiting", "ja": "全テナントが待っている間の公平性"},
-    "fairness.upto": {"en": "Up to this step: the first {count} dispatches, nothing later.",
+    "fairness.upto": {"en": "Up to this step: the first {count} {count:dispatch|dispatches}, nothing later.",
                       "ja": "このステップまで: 最初の {count} 件の送出だけを使い、この先は使いません。"},
     "fairness.whole": {"en": "* the whole run, including the steps still to come",
                        "ja": "* 実行全体（この先のステップも含みます）"},
-    "fairness.interval": {"en": "Every tenant waiting: t={start} … {end} ({count} dispatches)",
+    "fairness.interval": {"en": "Every tenant waiting: t={start} … {end} ({count} {count:dispatch|dispatches})",
                           "ja": "全テナントが待っていた区間: t={start} … {end}（送出 {count} 件）"},
     "fairness.none": {"en": "So far no dispatch had every tenant waiting.",
                       "ja": "これまでのところ、全テナントが待っていた送出はありません。"},
@@ -140,8 +141,9 @@ TEXT: dict[str, dict[str, str]] = {
     "fairness.bound": {"en": "Largest difference in cost ÷ weight between two tenants: {gap}, against the bound "
                              "2c̄ = {bound}: {status}",
                        "ja": "2 テナント間のコスト ÷ 重みの最大差: {gap}（上限 2c̄ = {bound}）: {status}"},
-    "fairness.bound.system": {"en": "Whole system so far ({replicas} routers): largest difference in cost ÷ weight "
-                                    "between two tenants {gap}, against one router's 2c̄ = {bound}: {status}",
+    "fairness.bound.system": {"en": "Whole system so far ({replicas} {replicas:router|routers}): largest difference in "
+                                    "cost ÷ weight between two tenants {gap}, against one router's 2c̄ = {bound}: "
+                                    "{status}",
                               "ja": "これまでのシステム全体（ルーター {replicas} 台）: 2 テナント間のコスト ÷ 重みの"
                                     "最大差 {gap}（1 台のルーターの 2c̄ = {bound}）: {status}"},
     "fairness.band": {"en": "Band V ≤ M_i ≤ V + c̄ (c̄ = {width}): {status}",
@@ -154,8 +156,9 @@ TEXT: dict[str, dict[str, str]] = {
                                    "to then): {given}; difference {gap}, against the same 2c̄ = {bound}: {status}",
                              "ja": "それらのリクエストが t={time} までに受けた実際のサービス ÷ 重み"
                                    "（実行中のものはその時点まで）: {given}。差 {gap}（同じ 2c̄ = {bound}）: {status}"},
-    "fairness.system": {"en": "Whole system ({replicas} routers, each with its own meters): largest difference in cost "
-                              "÷ weight between two tenants {gap}, against one router's 2c̄ = {bound}: {status}",
+    "fairness.system": {"en": "Whole system ({replicas} {replicas:router|routers}, each with its own meters): "
+                              "largest difference in cost ÷ weight between two tenants {gap}, against one router's "
+                              "2c̄ = {bound}: {status}",
                         "ja": "システム全体（ルーター {replicas} 台、それぞれ自分のメーター）: 2 テナント間のコスト ÷ "
                               "重みの最大差 {gap}（1 台のルーターの 2c̄ = {bound}）: {status}"},
     "fairness.replica": {"en": "Replica {replica} alone: largest difference {gap}, against 2c̄ = {bound}: {status}",
@@ -292,11 +295,11 @@ TEXT: dict[str, dict[str, str]] = {
     "batch": {"en": "Batch slots, iteration by iteration", "ja": "バッチのスロット（反復ごと）"},
     "batch.slot": {"en": "slot {slot}", "ja": "スロット {slot}"},
     "batch.free": {"en": "free", "ja": "空き"},
-    "batch.request": {"en": "{tenant} #{request}: input {input}, {generated} of {output} tokens",
+    "batch.request": {"en": "{tenant} #{request}: input {input}, {generated} of {output} {output:token|tokens}",
                       "ja": "{tenant} #{request}: 入力 {input}、出力 {generated}/{output} トークン"},
     "batch.axis": {"en": "iterations {start} … {end}; the line is now (t={now})",
                    "ja": "反復 {start} … {end}。縦線が現在（t={now}）"},
-    "batch.more": {"en": "{count} more slots are not drawn (the table and the exports have them all).",
+    "batch.more": {"en": "{count} more {count:slot is|slots are} not drawn (the table and the exports have them all).",
                    "ja": "ほか {count} スロットは描いていません（表と書き出しにはすべてあります）。"},
     "batch.memory": {"en": "Tokens in the batch: {held} of {memory}", "ja": "バッチ内のトークン: {held} / {memory}"},
     "batch.held": {"en": "Tokens in the batch: {held}", "ja": "バッチ内のトークン: {held}"},
@@ -305,7 +308,8 @@ TEXT: dict[str, dict[str, str]] = {
     "batch.decode": {"en": "decode", "ja": "デコード"},
     "batch.phases": {"en": "loop = prefill-decode: in the row of iterations a dark cell is a prefill (only the "
                            "requests just admitted generate their first token), a light one a decode (only the "
-                           "running ones generate); a running batch takes new requests after {between} decodes.",
+                           "running ones generate); a running batch takes new requests after {between} "
+                           "{between:decode|decodes}.",
                      "ja": "loop = prefill-decode: 反復の行の濃いセルはプリフィル (受け入れたばかりのリクエストだけが"
                            "最初のトークンを生成)、淡いセルはデコード (実行中のリクエストだけが生成) です。実行中の"
                            "バッチは {between} 回デコードした後に新しいリクエストを受け入れます。"},
@@ -341,8 +345,9 @@ TEXT: dict[str, dict[str, str]] = {
                                   "M = {tokens}（バッチが保持できる最大トークン数）。"},
     "fairness.pair.one": {"en": "One tenant: no pair to compare.",
                           "ja": "テナントが 1 つなので、比べる対がありません。"},
-    "summary.batch": {"en": "{iterations} iterations ({idle} idle) · {tokens} tokens generated · {occupancy} requests "
-                             "per busy iteration", "ja": "{iterations} 反復（空き {idle}）・生成 {tokens} トークン・"
+    "summary.batch": {"en": "{iterations} {iterations:iteration|iterations} ({idle} idle) · {tokens} "
+                             "{tokens:token|tokens} generated · {occupancy} {occupancy:request|requests} per busy "
+                             "iteration", "ja": "{iterations} 反復（空き {idle}）・生成 {tokens} トークン・"
                              "稼働反復あたり {occupancy} 件"},
     # LLM router mode with a fleet (``servers``): the servers' rows, cancellations, actual service, replicas
     "fleet": {"en": "Servers, over time", "ja": "サーバー（時間の経過）"},
@@ -364,7 +369,7 @@ TEXT: dict[str, dict[str, str]] = {
                            "(its charge stays).",
                      "ja": "各棒は送出から終了（または現在）までのリクエストです。✕: 実行中に取り消し"
                            "（課金はそのまま）。"},
-    "fleet.more": {"en": "{count} more servers are not drawn (the exports have them all).",
+    "fleet.more": {"en": "{count} more {count:server is|servers are} not drawn (the exports have them all).",
                    "ja": "ほか {count} 台のサーバーは描いていません（書き出しにはすべてあります）。"},
     # --- the teaching features: the rule, compare, the quiz, your own policy, exports
     "tab.lab": {"en": "Step through", "ja": "ステップ実行"},
@@ -410,9 +415,11 @@ TEXT: dict[str, dict[str, str]] = {
                      "ja": "各行は両方の実行を同じ範囲（同じ送出、または同じ区間）で比べています。色がない行は、"
                            "どちらが良いとも言えません。"},
     "compare.whole": {"en": "Whole runs, from the first step to the last", "ja": "実行全体（最初から最後まで）"},
-    "compare.normalised": {"en": "Cost ÷ weight received so far (the first {count} dispatches of each run)",
+    "compare.normalised": {"en": "Cost ÷ weight received so far (the first {count} {count:dispatch|dispatches} of "
+                                  "each run)",
                            "ja": "これまでに受けたコスト ÷ 重み（各実行の最初の {count} 件の送出）"},
-    "compare.interval": {"en": "While every tenant was waiting in both runs: t={start} … {end} ({count} dispatches)",
+    "compare.interval": {"en": "While every tenant was waiting in both runs: t={start} … {end} ({count} "
+                                "{count:dispatch|dispatches})",
                          "ja": "両方の実行で全テナントが待っていた間: t={start} … {end}（送出 {count} 件）"},
     "compare.interval.none": {"en": "No fairness figures to compare yet: so far no dispatch had every tenant waiting "
                                     "in both runs.",
@@ -758,7 +765,7 @@ def pick(entry: Mapping[str, str], lang: str) -> str:
 def fill(entry: Mapping[str, str], lang: str, **values: object) -> str:
     """Words in ``lang`` (English where they have none), their ``{name}`` places filled with ``values``."""
     template = pick(entry, lang)
-    return template.format(**values) if values else template
+    return render(template, **values) if values else template
 
 
 def t(lang: str, key: str, **values: object) -> str:

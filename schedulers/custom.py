@@ -50,7 +50,7 @@ MESSAGES = {
     "forbidden": {"en": "line {line}: {what} is not available in a policy ({reason})",
                   "ja": "{line} 行目: ポリシーでは {what} は使えません（{reason}）"},
     "missing": {"en": "define a function choose({params})", "ja": "関数 choose({params}) を定義してください"},
-    "arity": {"en": "line {line}: choose must take exactly {count} parameters: ({params})",
+    "arity": {"en": "line {line}: choose must take exactly {count} {count:parameter|parameters}: ({params})",
               "ja": "{line} 行目: choose の引数はちょうど {count} 個です: ({params})"},
     "raised": {"en": "line {line}: {kind}: {detail}{at}", "ja": "{line} 行目: {kind}: {detail}{at}"},
     "too_long": {"en": "line {line}: more than {limit} lines executed in one call{at}: a loop that never ends?",

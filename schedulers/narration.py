@@ -6,6 +6,7 @@ sentence must render it as text (the app does), never as HTML.
 """
 from __future__ import annotations
 
+import string
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -15,11 +16,30 @@ LANGUAGES = ("en", "ja")
 Messages = Mapping[str, Mapping[str, str]]
 
 
+class _Plurals(string.Formatter):
+    """``str.format``, and a count's noun in English: ``{n} {n:task|tasks}`` is "1 task", "2 tasks", "3/2 tasks"."""
+
+    def format_field(self, value: Any, spec: str) -> str:
+        if "|" in spec:
+            one, many = spec.split("|")
+            return one if str(value) == "1" else many
+        return super().format_field(value, spec)
+
+
+_PLURALS = _Plurals()
+
+
+def render(template: str, **values: Any) -> str:
+    """A template filled as ``str.format`` fills it, with ``{n:one|many}`` choosing a noun by the count ``n``."""
+    # The plain str.format where no noun is chosen: it is the step loop's narration, and several times faster.
+    return _PLURALS.vformat(template, (), values) if "|" in template else template.format(**values)
+
+
 def say(messages: Messages, key: str, **values: Any) -> dict[str, str]:
     """Fill ``messages[key]`` in every language; a value given as ``{lang: text}`` (a dict) is taken per language."""
     templates = messages[key]
-    return {lang: templates[lang].format(**{name: value[lang] if type(value) is dict else value
-                                           for name, value in values.items()})
+    return {lang: render(templates[lang], **{name: value[lang] if type(value) is dict else value
+                                             for name, value in values.items()})
             for lang in LANGUAGES}
 
 

@@ -37,27 +37,26 @@ def plain_endings(text: str, whole: bool) -> list[str]:
     return found
 
 
-def japanese(value, seen: set[int]):
-    """Every string under a "ja" key inside ``value`` (dicts, lists, tuples)."""
+def japanese(value, seen: set[int], lang: str = "ja"):
+    """Every string under a ``lang`` key ("ja" unless told) inside ``value`` (dicts, lists, tuples)."""
     if id(value) in seen:
         return
     seen.add(id(value))
     if isinstance(value, dict):
         for key, inner in value.items():
-            if key == "ja" and isinstance(inner, str):
+            if key == lang and isinstance(inner, str):
                 yield inner
-            elif key == "ja" and isinstance(inner, dict):   # a table by language first: {"ja": {"arrive": ...}}
+            elif key == lang and isinstance(inner, dict):   # a table by language first: {"ja": {"arrive": ...}}
                 yield from (text for text in inner.values() if isinstance(text, str))
             else:
-                yield from japanese(inner, seen)
+                yield from japanese(inner, seen, lang)
     elif isinstance(value, (list, tuple)):
         for inner in value:
-            yield from japanese(inner, seen)
+            yield from japanese(inner, seen, lang)
 
 
-def core_texts() -> dict[str, str]:
-    """Every Japanese text of the core: its tables and rule classes, and what runs of every rule of every mode say
-    (step sentences with the rules' own fragments filled in, fairness notes)."""
+def core_tables(lang: str = "ja") -> dict[str, str]:
+    """Every text in ``lang`` of the core's tables and rule classes: {text: where}."""
     texts: dict[str, str] = {}
     for info in pkgutil.walk_packages(schedulers.__path__, "schedulers."):
         if info.name.endswith("__main__"):
@@ -65,8 +64,15 @@ def core_texts() -> dict[str, str]:
         module, seen = importlib.import_module(info.name), set()
         for name, value in vars(module).items():
             values = [value] + (list(vars(value).values()) if isinstance(value, type) else [])
-            for text in (t for v in values for t in japanese(v, seen)):
+            for text in (t for v in values for t in japanese(v, seen, lang)):
                 texts.setdefault(text, f"{info.name}.{name}")
+    return texts
+
+
+def core_texts() -> dict[str, str]:
+    """Every Japanese text of the core: its tables and rule classes, and what runs of every rule of every mode say
+    (step sentences with the rules' own fragments filled in, fairness notes)."""
+    texts = core_tables()
     for mode in MODES.values():
         for algorithm in mode.algorithms:
             for seed in range(3):

@@ -53,7 +53,7 @@ def test_text_and_japanese(scenario_file):
     path = scenario_file(REFERENCE)   # no algorithm: SFQ, the mode's subject
     en = cli("--scenario", path)
     assert en.returncode == 0 and "Dispatch order: ABBBBABCBCCCAAAA" in en.stdout
-    assert "t=6: C joins with 4 request(s). Its meter is raised from 0 to V = 8" in en.stdout
+    assert "t=6: C joins with 4 requests. Its meter is raised from 0 to V = 8" in en.stdout
     ja = cli("--scenario", path, "--lang", "ja")
     assert "送出順: ABBBBABCBCCCAAAA" in ja.stdout
 

@@ -35,7 +35,7 @@ FULL_TRACE_CELLS = 200_000   # steps x tasks with full snapshots (ready queue, e
 MAX_COMPACT_STEPS = 50_000   # steps kept in the compact trace (only the steps where something happens)
 
 MESSAGES = {
-    "initial": {"en": "Before t=0: {count} tasks; nothing has arrived yet.",
+    "initial": {"en": "Before t=0: {count} {count:task|tasks}; nothing has arrived yet.",
                 "ja": "t=0 の前: タスク{count}個。まだ何も到着していません。"},
     "dispatch": {"en": "t={t}: {task} ({detail}) is dispatched: {rule}.",
                  "ja": "t={t}: {task}（{detail}）をディスパッチします: {rule}。"},

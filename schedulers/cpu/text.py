@@ -8,6 +8,7 @@ from itertools import chain, groupby, islice
 from typing import Any
 
 from ..fields import format_records
+from ..narration import render
 from ..schema import Results
 from .scenario import PARAMETERS
 
@@ -18,7 +19,7 @@ MAX_SEGMENTS = 200   # timeline segments printed; the JSON has them all
 MAX_CHART = 120      # time units drawn as one letter each, when every name is a single character
 
 WORDS = {
-    "en": {"algorithm": "algorithm", "timeline": "timeline", "idle": "idle", "more": "{n} more segments",
+    "en": {"algorithm": "algorithm", "timeline": "timeline", "idle": "idle", "more": "{n} more {n:segment|segments}",
            "columns": {"name": "task", "arrival": "arrival", "burst": "burst", "completion": "completion",
                        "turnaround": "turnaround", "waiting": "waiting", "response": "response", "cpu": "cpu",
                        "io": "io", "deadline": "deadline", "missed": "missed", "period": "period",
@@ -27,7 +28,7 @@ WORDS = {
            "yes": "yes", "no": "no", "average": "average",
            "makespan": "makespan", "busy": "busy", "utilisation": "utilisation",
            "switches": "context switches", "misses": "deadline misses", "trace": "trace",
-           "switch": "switch to {task}", "switch_summary": "switches {count} ({time} time units)"},
+           "switch": "switch to {task}", "switch_summary": "switches {count} ({time} time {time:unit|units})"},
     "ja": {"algorithm": "アルゴリズム", "timeline": "タイムライン", "idle": "空き", "more": "ほか{n}区間",
            "columns": {"name": "タスク", "arrival": "到着", "burst": "実行時間", "completion": "完了",
                        "turnaround": "ターンアラウンド", "waiting": "待ち", "response": "応答", "cpu": "CPU",
@@ -66,7 +67,7 @@ def text_renderer(results: Results) -> Callable[[dict[str, Any], str], str]:
                      f"{ratio(result['exact']['utilisation'])}, {words['switches']} {summary['context_switches']}"
                      + (f", {words['misses']} {summary['deadline_misses']}"
                         if any("deadline" in task or "jobs" in task for task in result["tasks"]) else "")
-                     + (", " + words["switch_summary"].format(count=result["switches"], time=result["switch_time"])
+                     + (", " + render(words["switch_summary"], count=result["switches"], time=result["switch_time"])
                         if result.get("switch_time") else ""))
         if result.get("deadlock"):   # a deadlock ended the run: who waits for what
             lines.append(result["deadlock"]["why"][lang])
@@ -99,12 +100,12 @@ def timeline_lines(timeline: list[str | dict[str, str] | None], words: dict[str,
     for entry, run in islice(segments, MAX_SEGMENTS):
         length = len(list(run))
         shown = entry if type(entry) is str else "(" + (words["idle"] if entry is None else
-                                                        words["switch"].format(task=entry["switch"])) + ")"
+                                                        render(words["switch"], task=entry["switch"])) + ")"
         lines.append(f"  [{start}, {start + length}) {shown}")
         start += length
     hidden = sum(1 for _ in segments)   # only counted: a 10^6-unit timeline may have 10^6 segments
     if hidden:
-        lines.append("  … " + words["more"].format(n=hidden))
+        lines.append("  … " + render(words["more"], n=hidden))
     return lines
 
 
@@ -203,11 +204,11 @@ def render_problem(scenario: dict[str, Any], result: dict[str, Any], lang: str =
     lines = [words["jobs"]]
     for task, row in zip(scenario["tasks"], result["tasks"]):
         bursts = task.get("bursts")
-        shown = words["io"].format(bursts=words["sep"].join(f"{'I/O' if i % 2 else 'CPU'} {n}" for i, n in
+        shown = render(words["io"], bursts=words["sep"].join(f"{'I/O' if i % 2 else 'CPU'} {n}" for i, n in
                                                         enumerate(bursts))) if isinstance(bursts, list) and \
             len(bursts) > 1 else ""
-        lines.append(words["job"].format(name=row["name"], arrival=row["arrival"], length=row["burst"], io=shown))
-    lines += ["", words["ask"].format(algorithm=result["algorithm"], parameters=f" ({parameters})" if parameters
+        lines.append(render(words["job"], name=row["name"], arrival=row["arrival"], length=row["burst"], io=shown))
+    lines += ["", render(words["ask"], algorithm=result["algorithm"], parameters=f" ({parameters})" if parameters
                                       else ""), words["answers"]]
     return "\n".join(lines)
 
@@ -223,24 +224,24 @@ def render_trace(result: dict[str, Any], lang: str = "en") -> str:
         start = step["time"] - 1
         for e in step["events"]:
             if e["kind"] in words and e["kind"] not in ("idle", "switch", "expire") and e["time"] == start:
-                lines.append(f"[ time {start} ] " + words[e["kind"]].format(**{"until": None, "level": None, **e}))
+                lines.append(f"[ time {start} ] " + render(words[e["kind"]], **{"until": None, "level": None, **e}))
         if step.get("running") is not None:
-            run = words["draw"].format(**step["draw"]) if "draw" in step else ""
-            run += words["run"].format(task=step["running"])
+            run = render(words["draw"], **step["draw"]) if "draw" in step else ""
+            run += render(words["run"], task=step["running"])
             if "level" in step:
-                run += words["level"].format(level=step["level"])
+                run += render(words["level"], level=step["level"])
             if "quantum_left" in step:
-                run += words["quantum"].format(left=step["quantum_left"])
+                run += render(words["quantum"], left=step["quantum_left"])
             if "allotment_left" in step and allotment[step["level"]] > 1:
                 total = allotment[step["level"]]
-                run += words["allotment"].format(used=total - step["allotment_left"] + 1, total=total)
+                run += render(words["allotment"], used=total - step["allotment_left"] + 1, total=total)
             lines.append(f"[ time {start} ] {run}")
         elif step.get("switch") is not None:
-            lines.append(f"[ time {start} ] " + words["switch"].format(task=step["switch"]))
+            lines.append(f"[ time {start} ] " + render(words["switch"], task=step["switch"]))
         else:
             lines.append(f"[ time {start} ] " + words["idle"])
         for e in step["events"]:
             if e["kind"] in ("complete", "block", "demote", "expire", "unlock", "wait", "deadlock") \
                     and e["time"] == step["time"]:
-                lines.append(f"[ time {e['time']} ] " + words[e["kind"]].format(**{"until": None, "level": None, **e}))
+                lines.append(f"[ time {e['time']} ] " + render(words[e["kind"]], **{"until": None, "level": None, **e}))
     return "\n".join(lines)

@@ -433,9 +433,11 @@ def trace_size(scenario: Scenario) -> int:
 
 
 MESSAGES = {
-    "initial": {"en": "Before t=0: {tenants} tenant(s), {slots} slot(s) in the batch, nothing has arrived yet.",
+    "initial": {"en": "Before t=0: {tenants} {tenants:tenant|tenants}, {slots} {slots:slot|slots} in the batch, "
+                      "nothing has arrived yet.",
                 "ja": "t=0 の前: テナント {tenants} 個、バッチのスロット {slots} 個。まだ何も届いていません。"},
-    "arrive": {"en": "{count} request(s) from {tenant} arrive; {waiting} of its requests wait.",
+    "arrive": {"en": "{count} {count:request|requests} from {tenant} {count:arrives|arrive}; {waiting} of its "
+                     "requests {waiting:waits|wait}.",
                "ja": "{tenant} のリクエストが {count} 件届きます (待ちは {waiting} 件)。"},
     "lift_min_raised": {"en": "{tenant} had nothing waiting and others wait: its counter is lifted from {old} to "
                               "{new}, the least waiting counter, so it cannot claim service it did not use.",
@@ -477,46 +479,49 @@ MESSAGES = {
                                 "(アーティファクトの規則) なので、カウンターは {old} のままです。ラボの規則なら"
                                 "バッチ内の最大値 {reference} に引き上げます。"},
     "blocked_peak": {"en": "{tenant}'s request #{request} would bring the batch's peak, with every request run to its "
-                           "output, to {peak} tokens, not below memory = {memory} (reserve = input+output), so no "
-                           "more requests are admitted in this iteration.",
+                           "output, to {peak} {peak:token|tokens}, not below memory = {memory} (reserve = "
+                           "input+output), so no more requests are admitted in this iteration.",
                      "ja": "{tenant} のリクエスト #{request} を入れると、すべてのリクエストが出力を終えるまでのバッチの"
                            "最大量が {peak} トークンになり、メモリ {memory} 未満になりません (reserve = "
                            "input+output)。この反復ではこれ以上受け入れません。"},
-    "prefill": {"en": "Prefill: the {count} request(s) just admitted read their input and generate their first token, "
-                      "charged {charges}; the {running} running request(s) wait for the next decode (loop = "
-                      "prefill-decode).",
+    "prefill": {"en": "Prefill: the {count} {count:request|requests} just admitted {count:reads its|read their} "
+                      "input and {count:generates its|generate their} first token, charged {charges}; the {running} "
+                      "running {running:request waits|requests wait} for the next decode (loop = prefill-decode).",
                 "ja": "プリフィル: 受け入れたばかりの {count} 件が入力を読み最初のトークンを生成し、{charges} を課金"
                       "します。実行中の {running} 件は次のデコードまで待ちます (loop = prefill-decode)。"},
-    "prefill_empty": {"en": "Prefill: the batch was empty, so the {count} request(s) just admitted read their input "
-                            "and generate their first token at once, charged {charges} (loop = prefill-decode).",
+    "prefill_empty": {"en": "Prefill: the batch was empty, so the {count} {count:request|requests} just admitted "
+                            "{count:reads its|read their} input and {count:generates its|generate their} first "
+                            "token at once, charged {charges} (loop = prefill-decode).",
                       "ja": "プリフィル: バッチが空だったので、受け入れたばかりの {count} 件がすぐに入力を読み最初の"
                             "トークンを生成し、{charges} を課金します (loop = prefill-decode)。"},
     "since_prefill": {"en": "This is decode {decodes} since the last prefill (loop = prefill-decode).",
                       "ja": "前回のプリフィルから {decodes} 回目のデコードです (loop = prefill-decode)。"},
-    "held_back": {"en": "A slot is free and {waiting} request(s) wait, but with loop = prefill-decode a running batch "
-                        "takes new requests only after {between} decodes since its last prefill; this is decode "
-                        "{decodes}.",
+    "held_back": {"en": "A slot is free and {waiting} {waiting:request waits|requests wait}, but with loop = "
+                        "prefill-decode a running batch takes new requests only after {between} "
+                        "{between:decode|decodes} since its last prefill; this is decode {decodes}.",
                   "ja": "スロットが空き {waiting} 件が待っていますが、loop = prefill-decode では実行中のバッチは前回の"
                         "プリフィルから {between} 回デコードした後にだけ新しいリクエストを受け入れます。これは "
                         "{decodes} 回目です。"},
-    "uncharged": {"en": "{count} first token(s) are not charged (charge_first_token = false, as the artifact's "
-                        "prefill token).",
+    "uncharged": {"en": "{count} first {count:token is|tokens are} not charged (charge_first_token = "
+                        "false, as the artifact's prefill token).",
                   "ja": "最初のトークン {count} 個は課金しません (charge_first_token = false。アーティファクトの"
                         "プリフィルのトークンと同じ)。"},
     "charge": {"en": "It is charged w_in × input = {formula} = {charge}: {tenant}'s counter becomes {after}.",
                "ja": "w_in × 入力 = {formula} = {charge} を課金し、{tenant} のカウンターは {after} になります。"},
     "charge_predicted": {"en": "It is charged w_in × input + w_out × predicted = {formula} = {charge} (a prediction of "
-                               "{predicted} tokens, paid up front): {tenant}'s counter becomes {after}.",
+                               "{predicted} {predicted:token|tokens}, paid up front): {tenant}'s counter becomes "
+                               "{after}.",
                          "ja": "w_in × 入力 + w_out × 予測 = {formula} = {charge} を前払いで課金し (予測 {predicted} "
                                "トークン)、{tenant} のカウンターは {after} になります。"},
-    "blocked": {"en": "{tenant}'s request #{request} needs {need} tokens of memory but only {free} are "
-                      "free, so no more requests are admitted in this iteration.",
+    "blocked": {"en": "{tenant}'s request #{request} needs {need} {need:token|tokens} of memory but only "
+                      "{free} {free:is|are} free, so no more requests are admitted in this iteration.",
                 "ja": "{tenant} のリクエスト #{request} にはメモリが {need} トークン必要ですが空きは {free} "
                       "なので、この反復ではこれ以上受け入れません。"},
-    "tenant_charge": {"en": "{tenant} +{charge} ({tokens} token(s))", "ja": "{tenant} +{charge} ({tokens} トークン)"},
-    "decode": {"en": "{count} running request(s) generate one token each, charged {charges}.",
+    "tenant_charge": {"en": "{tenant} +{charge} ({tokens} {tokens:token|tokens})",
+                      "ja": "{tenant} +{charge} ({tokens} トークン)"},
+    "decode": {"en": "{count} running {count:request generates|requests generate} one token each, charged {charges}.",
                "ja": "実行中の {count} 件がそれぞれ 1 トークンを生成し、{charges} を課金します。"},
-    "finish": {"en": "{tenant} #{request} has generated its {output} tokens and frees slot {slot}.",
+    "finish": {"en": "{tenant} #{request} has generated its {output} {output:token|tokens} and frees slot {slot}.",
                "ja": "{tenant} #{request} は {output} トークンを生成し終え、スロット {slot} を空けます。"},
     "refund": {"en": "{tenant} gets back the unused prediction, {refund}.",
                "ja": "{tenant} に使わなかった予測分 {refund} を返します。"},

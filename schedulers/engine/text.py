@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..llm.text import table, width
+from ..narration import render
 from .scenario import CONVENTION_FIELDS
 
 TEXT_NEEDS_STEPS = True   # the text prints every step's sentence
@@ -18,12 +19,13 @@ HEADINGS = {
            "steps": "Steps", "tenants": "Tenants", "fairness": "Fairness", "phase": "  P/D",
            "columns": ("tenant", "weight", "requests", "input", "output", "service", "counter", "mean wait",
                        "mean latency"),
-           "more": "… {n} more steps (see --json)", "trace": "Trace", "wide": "(too many iterations to draw: "
+           "more": "… {n} more {n:step|steps} (see --json)", "trace": "Trace", "wide": "(too many iterations to draw: "
            "{n}; see --json)", "none": "none", "holds": "holds", "fails": "does NOT hold",
            "bound": "max |ΔS_{f}/w - ΔS_{g}/w| = {gap} over the iterations t={start} … {end}, bound "
                     "max(w_in × L, w_out × M) × (1/w_{f} + 1/w_{g}) = {bound} (L = {largest}, M = {tokens}): {verdict}",
-           "summary": "{iterations} iterations ({idle} idle), {tokens} tokens generated, {occupancy} requests per "
-                      "busy iteration on average"},
+           "summary": "{iterations} {iterations:iteration|iterations} ({idle} idle), {tokens} "
+                      "{tokens:token|tokens} generated, {occupancy} {occupancy:request|requests} per busy "
+                      "iteration on average"},
     "ja": {"title": "推論エンジン", "slots": "バッチのスロット (1 文字 = 1 反復)", "slot": "スロット",
            "steps": "ステップ", "tenants": "テナント", "fairness": "公平性", "phase": "  P/D",
            "columns": ("テナント", "重み", "件数", "入力", "出力", "サービス", "カウンター", "平均待ち", "平均遅延"),
@@ -47,12 +49,12 @@ def render_text(result: dict[str, Any], lang: str = "en") -> str:
     lines = [f"{h['title']} · {result['algorithm']} · " + " · ".join(settings), ""]
     lines += slot_lines(result, h) + [""]
     summary = result["summary"]
-    lines += [h["summary"].format(iterations=summary["iterations"], idle=summary["idle"], tokens=summary["tokens"],
+    lines += [render(h["summary"], iterations=summary["iterations"], idle=summary["idle"], tokens=summary["tokens"],
                                   occupancy=summary["exact"]["occupancy"]), "", f"{h['steps']}:"]
     sentences = [step["why"][lang] for step in result["steps"] if step["why"] is not None]
     lines += [f"  {sentence}" for sentence in sentences[:MAX_SENTENCES]]
     if len(sentences) > MAX_SENTENCES:
-        lines.append("  " + h["more"].format(n=len(sentences) - MAX_SENTENCES))
+        lines.append("  " + render(h["more"], n=len(sentences) - MAX_SENTENCES))
     if result["trace"]["level"] != "full":
         lines.append(f"  ({h['trace']}: {result['trace'].get('note', result['trace']['level'])})")
     lines += ["", f"{h['tenants']}:", table(h["columns"], [
@@ -71,7 +73,7 @@ def slot_lines(result: dict[str, Any], h: dict[str, Any]) -> list[str]:
     """One row per slot, one character per iteration: the first character of the tenant's name, "." when free."""
     iterations = result["summary"]["iterations"]
     if iterations > MAX_CHART:
-        return [f"{h['slots']}:", "  " + h["wide"].format(n=iterations)]
+        return [f"{h['slots']}:", "  " + render(h["wide"], n=iterations)]
     rows = [["."] * iterations for _ in range(result["parameters"]["slots"])]
     for request in result["requests"]:
         for i in range(request["admitted"], request["finished"] + 1):
@@ -95,7 +97,7 @@ def fairness_line(f: dict[str, Any], h: dict[str, Any], lang: str) -> str:
     first, second = f["compared"]
     if f["interval"] is None:
         return f"{first} vs {second}: {h['none']} ({f['notes']['interval'][lang]})"
-    return f"{first} vs {second}: " + h["bound"].format(
+    return f"{first} vs {second}: " + render(h["bound"],
         f=first, g=second, gap=f["exact"]["max_gap"], start=f["interval"]["start"], end=f["interval"]["end"],
         bound=f["exact"]["bound"], largest=f["largest_input"], tokens=f["max_batch_tokens"],
         verdict=h["holds"] if f["holds"] else h["fails"])

@@ -70,7 +70,7 @@ def measure(router: Router) -> dict[str, Any]:
         result.update(figures)
         result["notes"].update(notes)
         result["exact"].update(exact)
-        if router.servers is not None:
+        if router.servers is not None and len(compared) > 1:   # one tenant: no pair (as pairwise_bound)
             result["service"] = service_figures(router, compared, first, last + 1, q_bar)
     band = router.band
     if band is None:

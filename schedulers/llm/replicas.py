@@ -143,7 +143,8 @@ def system_fairness(result: dict[str, Any], router: Router) -> tuple[dict[str, A
     fairness.update(figures, interval=run.interval(first, last))
     fairness["notes"].update(notes)
     fairness["exact"] = {**fairness["exact"], **exact}
-    fairness["service"] = service_figures(result, router, run, first, last)
+    if len(run.compared) > 1:   # one tenant: no pair (as pairwise_bound)
+        fairness["service"] = service_figures(result, router, run, first, last)
     bound = fairness["pairwise_bound"]
     if bound is None:
         return fairness, None

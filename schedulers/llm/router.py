@@ -426,11 +426,12 @@ def trace_size(scenario: Scenario, arrival_count: int) -> int:
 
 
 MESSAGES = {
-    "initial": {"en": "Before t=0: {tenants} tenant(s); nothing has arrived yet.",
+    "initial": {"en": "Before t=0: {tenants} {tenants:tenant|tenants}; nothing has arrived yet.",
                 "ja": "t=0 の前: テナント {tenants} 個。まだ何も届いていません。"},
-    "join": {"en": "t={t}: {tenant} joins with {count} request(s).",
+    "join": {"en": "t={t}: {tenant} joins with {count} {count:request|requests}.",
              "ja": "t={t}: {tenant} がリクエスト {count} 件で参加します。"},
-    "arrive": {"en": "t={t}: {count} more request(s) from {tenant} arrive; it was already waiting ({waiting} now).",
+    "arrive": {"en": "t={t}: {count} more {count:request|requests} from {tenant} {count:arrives|arrive}; "
+                     "it was already waiting ({waiting} now).",
                "ja": "t={t}: {tenant} のリクエストがさらに {count} 件届きます (待ちは {waiting} 件)。"},
     "raised": {"en": "Its meter is raised from {old} to V = {v} so it cannot spend share it did not use.",
                "ja": "使わなかった分を後から使えないよう、メーターを {old} から V = {v} に引き上げます。"},

@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
+from ..narration import render
 from .results import RESULTS
 
 TEXT_NEEDS_STEPS = True   # the text prints every step's sentence
@@ -15,13 +16,13 @@ HEADINGS = {
                        "dispatched": "dispatched", "charged": "charged", "normalized": "normalized",
                        "actual_service": "actual", "latency_mean": "latency", "latency_p95": "p95",
                        "wait_mean": "wait"},
-           "servers": "{n} servers", "service": "Actual service", "replica": "[replica {k}] ",
-           "replicas": "{n} replicas, spread by {spread}", "system": "Whole system: max |x_i - x_j|",
+           "servers": "{n} {n:server|servers}", "service": "Actual service", "replica": "[replica {k}] ",
+           "replicas": "{n} {n:replica|replicas}, spread by {spread}", "system": "Whole system: max |x_i - x_j|",
            "one_router": "one router's 2q̄", "exceeds": "EXCEEDS it", "keeps": "within it", "within": "within it",
            "beyond": "BEYOND it (SFQ bounds the estimates, not this)",
            "interval": "Common-backlog interval", "none": "none", "jain": "Jain's index", "band": "Band",
            "bound": "Pairwise bound", "holds": "holds", "fails": "does NOT hold", "undefined": "undefined",
-           "trace": "Trace", "least": "least", "greatest": "greatest", "over": "over {n} boundaries"},
+           "trace": "Trace", "least": "least", "greatest": "greatest", "over": "over {n} {n:boundary|boundaries}"},
     "ja": {"order": "送出順", "steps": "ステップ", "tenants": "テナント", "fairness": "公平性",
            "columns": {"name": "テナント", "weight": "重み", "join": "参加", "requests": "件数", "dispatched": "送出",
                        "charged": "課金", "normalized": "正規化", "actual_service": "実サービス",
@@ -45,15 +46,15 @@ def render_text(result: dict[str, Any], lang: str = "en") -> str:
     h = HEADINGS[lang]
     lines = [f"LLM router · {result['algorithm']}"
              + (f" · quantum {result['parameters']['exact']['quantum']}" if result["parameters"] else "")
-             + (f" · {h['servers'].format(n=result['servers'])}" if "servers" in result else "")
-             + (f" · {h['replicas'].format(n=len(result['replicas']), spread=result['spread'])}"
+             + (f" · {render(h['servers'], n=result['servers'])}" if "servers" in result else "")
+             + (f" · {render(h['replicas'], n=len(result['replicas']), spread=result['spread'])}"
                 if "replicas" in result else "")]
     names = [e["tenant"] for e in result["dispatch"]]
     separator = "" if all(len(n) == 1 for n in names) else " "
     lines += ["", f"{h['order']}: {separator.join(names)}", "", f"{h['steps']}:"]
     for step in result["steps"]:
         if step["why"] is not None:
-            lines.append(f"  {h['replica'].format(k=step['replica']) if 'replica' in step else ''}{step['why'][lang]}")
+            lines.append(f"  {render(h['replica'], k=step['replica']) if 'replica' in step else ''}{step['why'][lang]}")
         elif step["kind"] == "dispatch":
             lines.append(f"  t={step['time']}: {step['tenant']} #{step['request']} (cost {step['cost']})")
     if result["trace"]["level"] != "full":
@@ -100,7 +101,7 @@ def fairness_lines(f: dict[str, Any], h: dict[str, Any], lang: str) -> list[str]
         verdict = h["holds"] if band["holds"] else h["fails"]
         lines.append(f"  {h['band']}: 0 <= M_i - V <= c̄ = {band['exact']['width']}: {h['least']} "
                      f"{band['exact']['least']}, {h['greatest']} {band['exact']['greatest']}, "
-                     f"{h['over'].format(n=band['checked'])}: {verdict}")
+                     f"{render(h['over'], n=band['checked'])}: {verdict}")
     return lines
 
 
