@@ -6,7 +6,8 @@ sentence must render it as text (the app does), never as HTML.
 """
 from __future__ import annotations
 
-import string
+import functools
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -16,23 +17,28 @@ LANGUAGES = ("en", "ja")
 Messages = Mapping[str, Mapping[str, str]]
 
 
-class _Plurals(string.Formatter):
-    """``str.format``, and a count's noun in English: ``{n} {n:task|tasks}`` is "1 task", "2 tasks", "3/2 tasks"."""
-
-    def format_field(self, value: Any, spec: str) -> str:
-        if "|" in spec:
-            one, many = spec.split("|")
-            return one if str(value) == "1" else many
-        return super().format_field(value, spec)
+# A count's noun in English, ``{n:task|tasks}``: "task" when n is 1 (its text is "1"), else "tasks".
+_CHOICE = re.compile(r"\{(\w+):([^{}|]*)\|([^{}|]*)\}")
 
 
-_PLURALS = _Plurals()
+@functools.cache
+def _counts(template: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(match[1] for match in _CHOICE.finditer(template)))
+
+
+@functools.cache
+def _chosen(template: str, singular: frozenset[str]) -> str:
+    """The template with each count's noun chosen: a plain ``str.format`` template, made once per choice."""
+    return _CHOICE.sub(lambda match: match[2] if match[1] in singular else match[3], template)
 
 
 def render(template: str, **values: Any) -> str:
-    """A template filled as ``str.format`` fills it, with ``{n:one|many}`` choosing a noun by the count ``n``."""
-    # The plain str.format where no noun is chosen: it is the step loop's narration, and several times faster.
-    return _PLURALS.vformat(template, (), values) if "|" in template else template.format(**values)
+    """A template filled as ``str.format`` fills it, with ``{n:one|many}`` choosing a noun by the count ``n``:
+    ``{n} {n:task|tasks}`` is "1 task", "2 tasks", "3/2 tasks"."""
+    if "|" not in template:   # the step loop's narration mostly: str.format alone
+        return template.format(**values)
+    singular = frozenset(name for name in _counts(template) if str(values[name]) == "1")
+    return _chosen(template, singular).format(**values)
 
 
 def say(messages: Messages, key: str, **values: Any) -> dict[str, str]:

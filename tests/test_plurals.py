@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from schedulers import MODES, simulate
-from schedulers.narration import render
+from schedulers.narration import _CHOICE, render
 from test_japanese import core_tables, japanese
 
 # A count of exactly 1 (not the end of 1/2, 0.1 or 11) followed by a plural noun.
@@ -42,9 +42,12 @@ def test_every_english_template_chooses_its_nouns_by_count():
     texts = english_templates()
     assert len(texts) > 500   # the scan really reached the tables
     assert {where: text for text, where in texts.items() if "(s)" in text} == {}
-    choices = [(where, spec) for text, where in texts.items() for _, _, spec, _ in string.Formatter().parse(text)
-               if spec and "|" in spec]
-    assert len(choices) > 30 and all(spec.count("|") == 1 for _, spec in choices)
+    choices = {text: [spec for _, _, spec, _ in string.Formatter().parse(text) if spec and "|" in spec]
+               for text in texts}
+    assert sum(map(len, choices.values())) > 30
+    # every choice has one word for one and one for many, and render reads each one (none is left to str.format)
+    assert {texts[text]: specs for text, specs in choices.items()
+            if any(spec.count("|") != 1 for spec in specs) or len(_CHOICE.findall(text)) != len(specs)} == {}
 
 
 ONES = {   # every count these runs say is 1: one task, one request, one token, one slot, one server
