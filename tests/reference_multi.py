@@ -310,9 +310,10 @@ def tally(directory: Path, family: str, cases: int | None = None) -> dict[str, A
     """The family's counts: job sets where the lab and multi.py agree on every completion ("completions"), on
     everything compared ("everything"), on every completion among the aligned sets ("aligned", with "of": how many
     were aligned); the model with multi.py's conventions against multi.py ("model ostep", on everything) and with
-    the lab's against the lab ("model lab"); and the first disagreements."""
+    the lab's against the lab ("model lab"); "alone": for each flag, the model with multi.py's conventions but that
+    one the lab's, against multi.py (what that difference alone changes); and the first disagreements."""
     counts: dict[str, Any] = {side: 0 for side in SIDES}
-    counts.update(cases=0, of=0, first=[])
+    counts.update(cases=0, of=0, first=[], alone=dict.fromkeys(CONVENTIONS["lab"], 0))
     for number in range(FAMILIES[family] if cases is None else cases):
         case = reference_case(directory, family, number)
         theirs = of_reference(case.run)
@@ -328,6 +329,9 @@ def tally(directory: Path, family: str, cases: int | None = None) -> dict[str, A
             counts["aligned"] += same_completions
         names = [name for name, _ in case.run.jobs]
         counts["model ostep"] += not mismatches(theirs, of_reference_model(case, CONVENTIONS["ostep"]))
+        for flag, value in CONVENTIONS["lab"].items():
+            alone = {**CONVENTIONS["ostep"], flag: value}
+            counts["alone"][flag] += not mismatches(theirs, of_reference_model(case, alone))
         lab_timelines = result.get("timelines") or [result["timeline"]]
         counts["model lab"] += model_multi(case.run, CONVENTIONS["lab"]) == lab_timelines \
             and not mismatches(ours, outcome(names, lab_timelines))
@@ -342,9 +346,11 @@ def of_reference_model(case: Case, conventions: dict[str, str]) -> dict[str, Any
 
 def table_line(family: str, counts: dict[str, Any]) -> str:
     n = counts["cases"]
+    alone = ", ".join(f"{flag} {count}/{n}" for flag, count in counts["alone"].items())
     return (f"multi.py {family:<8} completions {counts['completions']:>3}/{n}, with utilisation and migrations "
             f"{counts['everything']:>3}/{n}, aligned sets' completions {counts['aligned']:>3}/{counts['of']}; "
-            f"model ostep {counts['model ostep']}/{n}, model lab {counts['model lab']}/{n}")
+            f"model ostep {counts['model ostep']}/{n}, model lab {counts['model lab']}/{n}; the model with one lab "
+            f"convention against multi.py: {alone}")
 
 
 def is_checkout(directory: str | None) -> bool:
