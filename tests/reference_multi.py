@@ -266,13 +266,13 @@ def model_multi(run: Run, conventions: dict[str, str]) -> list[list[str | None]]
                 continue
             last_cpu[name] = cpu
             left[name] -= 1
-            slice_left[name] = slice_left.get(name, quantum) - 1
             if not left[name]:
                 running[cpu] = None
-            elif conventions["timer"] == "own" and not slice_left[name]:
-                expired.append((cpu, name))
-            if not left[name] or not slice_left[name]:
-                del slice_left[name]
+            elif conventions["timer"] == "own":   # the task's own quantum, counted from its dispatch
+                slice_left[name] = slice_left.get(name, quantum) - 1
+                if not slice_left[name]:
+                    del slice_left[name]
+                    expired.append((cpu, name))
         t += 1
     return timelines
 
