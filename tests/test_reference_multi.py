@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -145,6 +147,28 @@ def test_model_peek_steals_the_head_even_for_a_running_cpu():
     jobs = run("a:3:0,b:1:0,c:1:0,d:2:0", 2, 10, per_cpu=True, peek=1)
     assert multi.model_multi(jobs, multi.CONVENTIONS["ostep"]) == [["a", "a", "a", None], ["b", "d", "d", "c"]]
     assert multi.model_multi(jobs, multi.CONVENTIONS["lab"]) == [["a", "a", "a", "c"], ["b", "d", "d", None]]
+
+
+@st.composite
+def job_sets(draw: st.DrawFn) -> tuple[str, multi.Run]:
+    """A family and a job set as multi.py would run it: 2-4 CPUs, 1-8 jobs of 0-30 (0 is one tick)."""
+    family = draw(st.sampled_from(sorted(multi.FAMILIES)))
+    lengths = draw(st.lists(st.integers(0, 30), min_size=1, max_size=8))
+    quantum = multi.FOREVER if family == "fcfs" else draw(st.integers(1, 6))
+    peek = draw(st.integers(1, 8)) if family == "steal" else 0
+    jobs = ",".join(f"{number}:{length}:0" for number, length in enumerate(lengths))
+    return family, run(jobs, draw(st.integers(2, 4)), quantum, per_cpu=family in ("per-cpu", "steal"), peek=peek)
+
+
+@settings(max_examples=60, deadline=None)
+@given(job_sets())
+def test_the_model_with_the_labs_conventions_is_the_lab(family_and_jobs):
+    # The bench's "model lab" without the checkout: the lab's several CPUs (one queue under FCFS and RR, per-CPU
+    # queues, stealing) are multi.py's rules with the lab's three conventions, tick by tick and in what is compared.
+    family, jobs = family_and_jobs
+    result = simulate("cpu", multi.scenario(family, jobs), trace=False)
+    assert multi.model_multi(jobs, multi.CONVENTIONS["lab"]) == result["timelines"]
+    assert multi.outcome([name for name, _ in jobs.jobs], result["timelines"]) == multi.of_lab(result)
 
 
 def test_outcome_counts_completions_utilisation_and_migrations_from_timelines():
