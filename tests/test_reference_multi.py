@@ -1,6 +1,7 @@
 """The multi.py harness's own parts (``reference_multi.py``) without the reference: the parser on an output written
 here in multi.py's format, the conversion to the lab's JSON, what is compared, the model of multi.py's rules on
-hand-computed cases (each difference of convention alone), the job sets; and, when LAB_OSTEP_HOMEWORK names a
+hand-computed cases (each difference of convention alone) and, with the lab's conventions, against the lab on
+random job sets, the job sets; and, when LAB_OSTEP_HOMEWORK names a
 checkout, the real multi.py on a few job sets of each family. The full comparison runs in
 ``python3 build.py bench --only ostep``."""
 from __future__ import annotations
