@@ -386,9 +386,11 @@ def explain(case: Case) -> str:
     ours = result.get("timelines") or [result["timeline"]]
     lines = [f"--- {case.family} #{case.case}: {case.command()}", f"    lab scenario: {case.scenario}",
              *("    " + text for text in found), "       t  lab (CPU 0, 1, ...)   multi.py"]
+    def at(timeline: list[Any], t: int) -> str:
+        return str(timeline[t] or "-") if t < len(timeline) else "."   # "-" idle, "." after the run
+
     for t in range(max(len(ours[0]), len(case.run.timelines[0]))):
-        lab = [str(timeline[t] if t < len(timeline) else "") or "-" for timeline in ours]
-        theirs = [str(timeline[t] if t < len(timeline) else "") or "-" for timeline in case.run.timelines]
+        lab, theirs = [at(timeline, t) for timeline in ours], [at(timeline, t) for timeline in case.run.timelines]
         lines.append(f"  {'*' if lab == theirs else '!'} {t:>4}  {' '.join(lab):<20} {' '.join(theirs)}")
     return "\n".join(lines)
 
