@@ -10,8 +10,9 @@ Prints a table per part and writes everything, with the machine and the commit, 
 - cli: ``python -m schedulers cpu`` against the textbook's simulator, OSTEP's ``cpu-sched/scheduler.py``, on the
   same 10,000 jobs (read from the path in LAB_OSTEP_SCHEDULER, never stored here; without it, not measured).
 - ostep, vtc: agreement with the public references on seeded random cases, OSTEP's ``scheduler.py``/``mlfq.py``
-  (``reference_ostep.py``, a checkout in LAB_OSTEP_HOMEWORK) and the VTC artifact's ``VTCReqQueue``
-  (``reference_vtc.py``, a checkout in LAB_VTC_ARTIFACT); without the variable, not measured.
+  (``reference_ostep.py``) and ``multi.py`` (``reference_multi.py``), from a checkout in LAB_OSTEP_HOMEWORK, and
+  the VTC artifact's ``VTCReqQueue`` (``reference_vtc.py``, a checkout in LAB_VTC_ARTIFACT); without the variable,
+  not measured.
 - pyodide: the same code (``bench_core.py``) inside Pyodide under Node (npm's pyodide, offline) on a subset,
   with the ratio to CPython.
 - app, site: the served app in Chromium and the static site (see their functions).
@@ -39,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import bench_core as core  # noqa: E402  (after the path is set: it imports the core)
+import reference_multi  # noqa: E402
 import reference_ostep  # noqa: E402
 import reference_vtc  # noqa: E402
 from schedulers import algorithms  # noqa: E402
@@ -826,6 +828,7 @@ def main(argv: list[str] | None = None) -> int:
         report["cli"] = part_cli()
     if "ostep" in parts:
         report["ostep"] = reference_ostep.bench()
+        report["ostep"]["multi"] = reference_multi.bench()
     if "vtc" in parts:
         report["vtc"] = reference_vtc.bench()
     if "pyodide" in parts:
