@@ -184,30 +184,44 @@ def tally(python: str, rule: str, cases: int = CASES, ties: bool = False) -> dic
     """The agreement on ``cases`` task sets of ``rule``: {"agree", "disagree", "lost" and "tie" (disagreements
     counted apart: where SimSo said LOST, its known fault; where every differing job ties, ``ties_only``), "jobs"
     (compared), "ended" (ended by the horizon), "misses" (by SimSo's account), "first" (the first three
-    disagreements)}."""
+    disagreements)}. For DM also "lost implicit", the lost sets whose deadlines are their periods, where DM is RM,
+    and "RM_mono agrees", how many of them SimSo's RM_mono runs as the lab runs ``dm``."""
     labs = [scenario(rule, case, ties) for case in range(cases)]
     references = run_simso(python, [simso_case(lab) for lab in labs])
     counts: dict[str, Any] = {"agree": 0, "disagree": 0, "lost": 0, "tie": 0, "jobs": 0, "ended": 0,
                               "misses": 0, "first": []}
+    implicit = []
     for case, (lab, reference) in enumerate(zip(labs, references)):
         theirs = outcomes_simso(reference["jobs"], lab["horizon"])
         result = simulate("cpu", lab, trace=False)
         ours = outcomes_lab(result, lab["horizon"])
         found = differing(ours, theirs)
         deadlines = {job["name"]: job["deadline"] for job in result["jobs"]}
-        counts["agree" if not found else "lost" if LOST in reference["said"]
-               else "tie" if lab["algorithm"] == "edf" and ties_only(found, deadlines) else "disagree"] += 1
+        verdict = "agree" if not found else "lost" if LOST in reference["said"] \
+            else "tie" if rule == "edf" and ties_only(found, deadlines) else "disagree"
+        counts[verdict] += 1
+        if verdict == "lost" and all("relative_deadline" not in task for task in lab["tasks"]):
+            implicit.append((lab, ours))
         counts["jobs"] += len(theirs)
         counts["ended"] += sum(outcome[0] != "running" for outcome in theirs.values())
         counts["misses"] += sum(bool(outcome[2]) for outcome in theirs.values())
         if found and len(counts["first"]) < 3:
             counts["first"].append({"case": case, "scenario": lab, "differences": mismatches(ours, theirs),
                                     "said": reference["said"].strip()})
+    if rule == "dm":
+        again = run_simso(python, [{**simso_case(lab), "scheduler": SCHEDULER["rm"]} for lab, _ in implicit])
+        counts["lost implicit"] = len(implicit)
+        counts["RM_mono agrees"] = sum(
+            LOST not in reference["said"] and not differing(ours, outcomes_simso(reference["jobs"], lab["horizon"]))
+            for (lab, ours), reference in zip(implicit, again))
     return counts
 
 
 def line(rule: str, counts: dict[str, Any], cases: int) -> str:
     lost = f", {counts['lost']} where SimSo lost a job to its fault" if counts["lost"] else ""
+    if counts.get("lost implicit"):
+        lost += (f" (of them {counts['lost implicit']} with D = T, where SimSo's RM_mono agrees with the lab on "
+                 f"{counts['RM_mono agrees']})")
     lost += f", {counts['tie']} where they broke a deadline tie each their way" if counts["tie"] else ""
     return (f"{rule:<4} {counts['agree']}/{cases} agree, {counts['disagree']} disagree{lost} ({counts['jobs']} "
             f"jobs, {counts['ended']} ended by the horizon, {counts['misses']} missed)")

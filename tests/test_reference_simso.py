@@ -146,4 +146,5 @@ def test_against_simso_when_lab_simso_is_set():
         assert counts["disagree"] == 0, counts["first"]
         assert counts["agree"] + counts["lost"] + counts["tie"] == 60
         assert counts["lost"] == 0 or rule == "dm"   # only SimSo's FP loses the CPU
+        assert counts.get("RM_mono agrees") == counts.get("lost implicit")   # and where DM is RM, RM_mono agrees
         assert counts["ended"] > 0.9 * counts["jobs"] and counts["misses"] > 0
