@@ -114,17 +114,36 @@ def test_the_lab_where_simsos_fp_loses_the_cpu_dm_set_11():
     assert [(j["name"], j["dropped"]) for j in result["jobs"] if j["missed"]] == [("B#1", True)]
 
 
+TOGETHER = harness.scenario("edf", 307, ties=True)
+
+
 def test_the_lab_breaks_an_edf_tie_by_input_order_where_simso_takes_the_earlier_timer():
     # edf #307 (with --ties): B (first release 1, C 1, T 4, D 3), C (0, C 1, T 5, D 3). At t=5 B#2 and C#2 are both
     # released with the deadline 8: the lab runs B#2 (input order) [5,6), then C#2 [6,7). SimSo runs C_2 first:
     # releases of one instant reach its ready list in the order their timers were set, C's at 0 before B's at 1.
-    lab = harness.scenario("edf", 307, ties=True)
+    lab = TOGETHER
     assert lab["tasks"] == [{"name": "A", "arrival": 0, "burst": 3, "period": 13, "relative_deadline": 12},
                             {"name": "B", "arrival": 1, "burst": 1, "period": 4, "relative_deadline": 3},
                             {"name": "C", "arrival": 0, "burst": 1, "period": 5, "relative_deadline": 3}]
     result = simulate("cpu", lab)
     assert (completions(result)["B#2"], completions(result)["C#2"]) == (6, 7)
     assert harness.released_together(lab["tasks"], lab["horizon"])
+
+
+# A job deferred behind its late predecessor ties with another task's job released before it reaches SimSo.
+DEFERRED = {"algorithm": "edf", "horizon": 7, "on_miss": "continue",
+            "tasks": [{"name": "A", "arrival": 0, "burst": 5, "period": 3},
+                      {"name": "B", "arrival": 4, "burst": 1, "period": 10, "relative_deadline": 2}]}
+
+
+def test_the_lab_breaks_an_edf_tie_by_release_where_simso_takes_the_job_that_reached_it_first():
+    # A (C 5, T = D 3), B (first release 4, C 1, D 2); horizon 7: A#1 (0, d 3), A#2 (3, d 6), B#1 (4, d 6), A#3
+    # (6, d 9). [0,5) A#1, late, done 5; t=5 A#2 and B#1 tie on the deadline 6: the earlier release, A#2, [5,10)
+    # done 10; B#1 (d 6) before A#3 (d 9): [10,11) done 11; [11,16) A#3 done 16. SimSo hands A_2 to EDF_mono only
+    # when A_1 ends, at 5, after B_1 (at 4): B_1 [5,6) done 6, A_2 [6,11) done 11.
+    result = simulate("cpu", DEFERRED)
+    assert completions(result) == {"A#1": 5, "A#2": 10, "B#1": 11, "A#3": 16}
+    assert [job["name"] for job in result["jobs"] if job["missed"]] == ["A#1", "A#2", "B#1", "A#3"]
 
 
 def test_a_python_without_simso_is_refused(monkeypatch, capsys):
@@ -148,3 +167,9 @@ def test_against_simso_when_lab_simso_is_set():
         assert counts["lost"] == 0 or rule == "dm"   # only SimSo's FP loses the CPU
         assert counts.get("RM_mono agrees") == counts.get("lost implicit")   # and where DM is RM, RM_mono agrees
         assert counts["ended"] > 0.9 * counts["jobs"] and counts["misses"] > 0
+    # The two ties above, as SimSo breaks them.
+    deferred, together = (harness.outcomes_simso(answer["jobs"], lab["horizon"]) for answer, lab in zip(
+        harness.run_simso(python, [harness.simso_case(DEFERRED), harness.simso_case(TOGETHER)]), (DEFERRED, TOGETHER)))
+    assert (deferred["B#1"], deferred["A#1"], deferred["A#2"]) == (("done", 6, False), ("done", 5, True),
+                                                                    ("running", None, None))   # A_2 done 11
+    assert (together["C#2"][1], together["B#2"][1]) == (6, 7)
