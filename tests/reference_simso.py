@@ -15,8 +15,9 @@ first releases at 0 or within the first period, ``on_miss`` "continue" (SimSo's 
 sets of three and "abort" (True) in the third, and a third of the sets overloaded (U up to 1.3) so that there are
 misses. Ties of priority are where they do not meet: SimSo breaks them by the order its ready list was filled, the
 lab by input order (RM, DM) or by release and input order (EDF), so RM's periods are distinct, and DM's relative
-deadlines; EDF's absolute deadlines tie freely (the lab's tie-break is SimSo's whenever they tie, see
-docs/cpu.md).
+deadlines; EDF's absolute deadlines may tie, but no two tasks with one relative deadline release a job at one
+instant (``released_together``; ``--ties`` lets them). A difference where every differing job ties on its deadline
+with another task's job is counted apart ("tie"), and so is one where SimSo's FP lost the CPU ("lost", LOST).
 
 The lab runs each set with ``horizon`` H (the hyperperiod plus the latest first release, at most 120). SimSo
 releases jobs as long as it runs, so it runs H + 1 ms, and the two are compared on [0, H], where the jobs after H

@@ -130,6 +130,18 @@ def test_the_lab_breaks_an_edf_tie_by_input_order_where_simso_takes_the_earlier_
     assert harness.released_together(lab["tasks"], lab["horizon"])
 
 
+# Two tasks with one period, the later first in the input.
+EQUAL_PERIODS = {"algorithm": "rm", "horizon": 5, "on_miss": "continue",
+                 "tasks": [{"name": "A", "arrival": 1, "burst": 2, "period": 5},
+                           {"name": "B", "arrival": 0, "burst": 2, "period": 5}]}
+
+
+def test_the_lab_breaks_an_rm_tie_by_input_order_where_simso_keeps_the_job_that_reached_it_first():
+    # Equal periods rank by input order, a strict priority: [0,1) B#1; t=1 A#1 preempts it, [1,3) done 3; [3,4) B#1
+    # done 4. SimSo's RM_mono takes the first of its ready list, B_1: [0,2) B_1 done 2, [2,4) A_1 done 4.
+    assert simulate("cpu", EQUAL_PERIODS)["timeline"] == ["B#1", "A#1", "A#1", "B#1"]
+
+
 # A job deferred behind its late predecessor ties with another task's job released before it reaches SimSo.
 DEFERRED = {"algorithm": "edf", "horizon": 7, "on_miss": "continue",
             "tasks": [{"name": "A", "arrival": 0, "burst": 5, "period": 3},
@@ -167,9 +179,11 @@ def test_against_simso_when_lab_simso_is_set():
         assert counts["lost"] == 0 or rule == "dm"   # only SimSo's FP loses the CPU
         assert counts.get("RM_mono agrees") == counts.get("lost implicit")   # and where DM is RM, RM_mono agrees
         assert counts["ended"] > 0.9 * counts["jobs"] and counts["misses"] > 0
-    # The two ties above, as SimSo breaks them.
-    deferred, together = (harness.outcomes_simso(answer["jobs"], lab["horizon"]) for answer, lab in zip(
-        harness.run_simso(python, [harness.simso_case(DEFERRED), harness.simso_case(TOGETHER)]), (DEFERRED, TOGETHER)))
+    # The three ties above, as SimSo breaks them.
+    ties = (EQUAL_PERIODS, DEFERRED, TOGETHER)
+    equal, deferred, together = (harness.outcomes_simso(answer["jobs"], lab["horizon"]) for answer, lab in zip(
+        harness.run_simso(python, [harness.simso_case(lab) for lab in ties]), ties))
+    assert (equal["B#1"][1], equal["A#1"][1]) == (2, 4)
     assert (deferred["B#1"], deferred["A#1"], deferred["A#2"]) == (("done", 6, False), ("done", 5, True),
                                                                     ("running", None, None))   # A_2 done 11
     assert (together["C#2"][1], together["B#2"][1]) == (6, 7)
