@@ -5,7 +5,7 @@
     python3 build.py build [OPTIONS]      compile the lab into a static site in dist/ (runs in the browser via Pyodide)
     python3 build.py serve [--port P]     build the static site and serve it locally
     python3 build.py app [--port P]       serve the lab as a Panel app (`panel serve app/lab.py` in the venv)
-    python3 build.py bench [--quick] [--only core|cli|pyodide|app|site] measure; prints a table, writes JSON
+    python3 build.py bench [--quick] [--only PART]  measure (parts: see tests/benchmarks.py); prints a table, JSON
     python3 build.py screenshots          the documentation's screenshots from the browser tests' (test-output/)
 
 It runs under any Python 3.8+ (this machine's plain ``python3`` is 3.11) and does the real work in a

@@ -1,4 +1,4 @@
-"""The benchmark suite: ``python3 build.py bench [--quick] [--only core|cli|pyodide|app|site] [--out FILE]``.
+"""The benchmark suite: ``python3 build.py bench [--quick] [--only PART] [--out FILE]``.
 
 Prints a table per part and writes everything, with the machine and the commit, as JSON (default
 ``test-output/bench.json``). The parts:
@@ -9,10 +9,11 @@ Prints a table per part and writes everything, with the machine and the commit, 
   exponent k of n^k (1.0 is linear, 2.0 quadratic); the issues' targets checked.
 - cli: ``python -m schedulers cpu`` against the textbook's simulator, OSTEP's ``cpu-sched/scheduler.py``, on the
   same 10,000 jobs (read from the path in LAB_OSTEP_SCHEDULER, never stored here; without it, not measured).
-- ostep, vtc: agreement with the public references on seeded random cases, OSTEP's ``scheduler.py``/``mlfq.py``
-  (``reference_ostep.py``) and ``multi.py`` (``reference_multi.py``), from a checkout in LAB_OSTEP_HOMEWORK, and
-  the VTC artifact's ``VTCReqQueue`` (``reference_vtc.py``, a checkout in LAB_VTC_ARTIFACT); without the variable,
-  not measured.
+- ostep, vtc, simso: agreement with the public references on seeded random cases, OSTEP's
+  ``scheduler.py``/``mlfq.py`` (``reference_ostep.py``) and ``multi.py`` (``reference_multi.py``), from a checkout in
+  LAB_OSTEP_HOMEWORK, the VTC artifact's ``VTCReqQueue`` (``reference_vtc.py``, a checkout in LAB_VTC_ARTIFACT) and
+  SimSo's RM, FP and EDF on periodic task sets (``reference_simso.py``, a python that can import simso in LAB_SIMSO);
+  without the variable, not measured.
 - pyodide: the same code (``bench_core.py``) inside Pyodide under Node (npm's pyodide, offline) on a subset,
   with the ratio to CPython.
 - app, site: the served app in Chromium and the static site (see their functions).
@@ -42,10 +43,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import bench_core as core  # noqa: E402  (after the path is set: it imports the core)
 import reference_multi  # noqa: E402
 import reference_ostep  # noqa: E402
+import reference_simso  # noqa: E402
 import reference_vtc  # noqa: E402
 from schedulers import algorithms  # noqa: E402
 
-PARTS = ("core", "cli", "ostep", "vtc", "pyodide", "app", "site")
+PARTS = ("core", "cli", "ostep", "vtc", "simso", "pyodide", "app", "site")
 SIZES = (1_000, 10_000, 100_000)
 QUICK_SIZES = (1_000, 10_000)
 LLM_TENANTS = (10, 1_000)
@@ -831,6 +833,8 @@ def main(argv: list[str] | None = None) -> int:
         report["ostep"]["multi"] = reference_multi.bench()
     if "vtc" in parts:
         report["vtc"] = reference_vtc.bench()
+    if "simso" in parts:
+        report["simso"] = reference_simso.bench()
     if "pyodide" in parts:
         report["pyodide"] = part_pyodide(sizes, report.get("core", {}).get("rows", []))
     if "app" in parts:
