@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import reference_bench  # noqa: E402
 from schedulers import simulate  # noqa: E402  (after the path is set)
 
 ENV = "LAB_OSTEP_HOMEWORK"
@@ -360,21 +361,15 @@ def is_checkout(directory: str | None) -> bool:
 def bench() -> dict[str, Any]:
     """The bench's lines for multi.py (part ``ostep``), or one line saying they were not measured."""
     directory = os.environ.get(ENV)
-    print("\nmulti.py: several CPUs against OSTEP's cpu-sched-multi/multi.py -r 1 -t -c (one queue: fcfs, rr; "
-          "per-cpu: -p -P 0; steal: -p -P k) on seeded random job sets; aligned: every run a positive multiple of "
-          "the slice; model ostep/lab: multi.py's rules as code (reference_multi.model_multi) with its conventions "
-          "against multi.py, with the lab's against the lab", flush=True)
-    if not is_checkout(directory):
-        reason = (f"the agreement with OSTEP's multi.py was NOT measured: {ENV} is "
-                  + (f"{directory!r}, which lacks {MULTI}" if directory else "not set")
-                  + " (point it to a checkout of github.com/remzi-arpacidusseau/ostep-homework)")
-        print(reason, flush=True)
-        return {"skipped": reason}
-    figures = {}
-    for family in FAMILIES:
-        figures[family] = tally(Path(directory), family)
-        print(table_line(family, figures[family]), flush=True)
-    return figures
+    return reference_bench.part(
+        "multi.py: several CPUs against OSTEP's cpu-sched-multi/multi.py -r 1 -t -c (one queue: fcfs, rr; per-cpu: "
+        "-p -P 0; steal: -p -P k) on seeded random job sets; aligned: every run a positive multiple of the slice; "
+        "model ostep/lab: multi.py's rules as code (reference_multi.model_multi) with its conventions against "
+        "multi.py, with the lab's against the lab",
+        None if is_checkout(directory) else reference_bench.not_measured(
+            "OSTEP's multi.py", ENV, directory, f"lacks {MULTI}",
+            "point it to a checkout of github.com/remzi-arpacidusseau/ostep-homework"),
+        FAMILIES, lambda family: tally(Path(directory), family), table_line)
 
 
 def explain(case: Case) -> str:

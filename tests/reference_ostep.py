@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import reference_bench  # noqa: E402
 from schedulers import ScenarioError, simulate  # noqa: E402  (after the path is set)
 
 ENV = "LAB_OSTEP_HOMEWORK"
@@ -464,21 +465,17 @@ def is_checkout(directory: str | None) -> bool:
 def bench() -> dict[str, Any]:
     """The bench's part: the agreement table, or one line saying it was not measured."""
     directory = os.environ.get(ENV)
-    print("\nostep: CPU mode against OSTEP's scheduler.py -c and mlfq.py -c on seeded random job sets. lab: the "
-          "scenario as the lab reads it today; ostep: with conventions \"ostep\"; model ostep/lab: the spec's rules "
-          "as code (reference_ostep.model_mlfq) with the ostep conventions against mlfq.py, with the lab's against "
-          "the lab", flush=True)
-    if not is_checkout(directory):
-        reason = (f"the agreement with OSTEP's simulators was NOT measured: {ENV} is "
-                  + (f"{directory!r}, which lacks {SCHEDULER} or {MLFQ}" if directory else "not set")
-                  + " (point it to a checkout of github.com/remzi-arpacidusseau/ostep-homework)")
-        print(reason, flush=True)
-        return {"skipped": reason}
-    figures: dict[str, Any] = {}
-    for family, cases in FAMILIES.items():
-        figures[family] = tally(Path(directory), family)
-        print(table_line(family, figures[family], cases), flush=True)
-    reasons = {entry["reason"] for counts in figures.values() for entry in counts.values() if "reason" in entry}
+    figures = reference_bench.part(
+        "ostep: CPU mode against OSTEP's scheduler.py -c and mlfq.py -c on seeded random job sets. lab: the scenario "
+        "as the lab reads it today; ostep: with conventions \"ostep\"; model ostep/lab: the spec's rules as code "
+        "(reference_ostep.model_mlfq) with the ostep conventions against mlfq.py, with the lab's against the lab",
+        None if is_checkout(directory) else reference_bench.not_measured(
+            "OSTEP's simulators", ENV, directory, f"lacks {SCHEDULER} or {MLFQ}",
+            "point it to a checkout of github.com/remzi-arpacidusseau/ostep-homework"),
+        FAMILIES, lambda family: tally(Path(directory), family),
+        lambda family, counts: table_line(family, counts, FAMILIES[family]))
+    reasons = {entry["reason"] for counts in figures.values() if isinstance(counts, dict)
+               for entry in counts.values() if "reason" in entry}
     for reason in sorted(reasons):
         print(f"  unsupported: {reason}", flush=True)
     return figures

@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import reference_bench  # noqa: E402
 from schedulers import simulate  # noqa: E402  (after the path is set)
 
 ENV = "LAB_SIMSO"
@@ -241,19 +242,13 @@ def usable(python: str | None) -> bool:
 def bench() -> dict[str, Any]:
     """The bench's part: the agreement per rule, or one line saying it was not measured."""
     python = os.environ.get(ENV)
-    print("\nsimso: CPU mode's rm, dm, edf against SimSo's RM_mono, FP (priority -D), EDF_mono on seeded random "
-          "periodic task sets (tests/reference_simso.py), each job's end and miss on [0, horizon]", flush=True)
-    if not usable(python):
-        reason = (f"the agreement with SimSo was NOT measured: {ENV} is "
-                  + (f"{python!r}, which cannot import simso" if python else "not set")
-                  + " (point it to a python that can: pip install simso in a throwaway venv)")
-        print(reason, flush=True)
-        return {"skipped": reason}
-    figures = {}
-    for rule in SCHEDULER:
-        figures[rule] = tally(python, rule)
-        print(line(rule, figures[rule], CASES), flush=True)
-    return figures
+    return reference_bench.part(
+        "simso: CPU mode's rm, dm, edf against SimSo's RM_mono, FP (priority -D), EDF_mono on seeded random periodic "
+        "task sets (tests/reference_simso.py), each job's end and miss on [0, horizon]",
+        None if usable(python) else reference_bench.not_measured(
+            "SimSo", ENV, python, "cannot import simso", "point it to a python that can: pip install simso in a "
+            "throwaway venv"),
+        SCHEDULER, lambda rule: tally(python, rule), lambda rule, counts: line(rule, counts, CASES))
 
 
 def main(argv: list[str] | None = None) -> int:
