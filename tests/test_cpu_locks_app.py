@@ -93,3 +93,20 @@ def test_compare_and_the_exports_take_a_deadlocked_run():
     # A never completes on the left; under the ceiling its turnaround is 8 (done at 8): no change is computed
     assert "<td>— → 8</td>" in whole_run_diff(stuck, ceiling, "en")
     assert "task,A,0,4,,,," in metrics_csv(stuck).splitlines()
+
+
+def test_predict_shows_who_holds_what_before_the_student_picks():
+    """The preset's inversion (no protocol): [3,4) is asked after [2,3), where H ran its first unit and needs R next,
+    which L holds. H is no candidate (it will wait for R); the known state's Locks card says who holds R -- what
+    decides that M, not L, runs next."""
+    from app.quiz import QuizView
+    from schedulers.quiz import question
+
+    lab = Lab()
+    lab.use_preset("pathfinder-inheritance")
+    asked = question(lab.result, 4)
+    assert (asked.candidates, asked.answer) == (("L", "M"), "M")
+    known = html.unescape("".join(str(part.object) for part in QuizView(lab).known_state(lab.result, 3, "en")
+                                  if isinstance(part.object, str)))
+    assert "locks-card" in known and "Protocol: none" in known
+    assert ">L<" in known.split('<td class="holder">')[1].split("</td>")[0]

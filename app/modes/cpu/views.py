@@ -413,6 +413,7 @@ class CpuViews(ModeViews):
         return [pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["quiz-gantt"]),
                 pane('<div class="grid">' + ready_queue(now, where, lang)
                      + (blocked_list(now, where, lang) if has_io(result) else "")
+                     + locks_card(now, result, lang)   # who holds what decides who may run next
                      + remaining_bars(now, result["tasks"], lang, result.get("jobs", ())) + "</div>")]
 
     def preview(self, result: Result, lang: str, presenter: bool):
