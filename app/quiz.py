@@ -213,7 +213,7 @@ class QuizView(LabView):
             go.on_click(lambda _: self.skip())
             return pn.Column(*parts, go, *self.known_state(result, lab.step, lang), sizing_mode="stretch_width")
         prompt = app_mode(result["mode"]).say(lang, "question", t=asked.time, next=asked.time + 1)
-        where = render.indexes(result[schema(result["mode"]).items])
+        where = views_of(result["mode"]).places(result)
         buttons = []
         for name in asked.candidates:
             button = pn.widgets.Button(label=name, css_classes=["quiz-choice", f"quiz-choice-{where[name]}"],

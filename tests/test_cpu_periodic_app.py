@@ -71,3 +71,19 @@ def test_the_remaining_time_names_each_tasks_current_job():
     result = simulate("cpu", versus("rm-misses-edf-meets"))
     step = result["steps"][6]   # after [5, 6): B#1 done at 6, A#2 (released 5) not yet run
     assert current_jobs(step, result["jobs"]) == {"A": "A#2"}
+
+
+def test_predict_offers_the_jobs_in_their_tasks_colours_and_scores_an_answer():
+    """RM on the preset, at t=0: A#1 and B#1 are released together; A (period 5) ranks first and runs."""
+    from app.model import Lab
+    from app.quiz import QuizView
+
+    lab = Lab()
+    lab.use_preset("rm-misses-edf-meets")
+    quiz = QuizView(lab)
+    quiz.shown = True
+    quiz.skip()
+    buttons = [part for part in quiz.board()[2] if part.css_classes and "quiz-choice" in part.css_classes]
+    assert [(b.label, b.css_classes[1]) for b in buttons] == [("A#1", "quiz-choice-0"), ("B#1", "quiz-choice-1")]
+    quiz.answer("A#1")
+    assert (quiz.right, quiz.asked, quiz.feedback["answer"]) == (1, 1, "A#1")

@@ -11,7 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from schedulers import schema
+
 from ..frames import Frames, Slot
+from ..render import indexes
 
 Result = Mapping[str, Any]
 Align = Callable[[int], int]   # the lab's step -> the step of a Compare side to show beside it
@@ -95,6 +98,10 @@ class ModeViews(ABC):
         """The differences of two runs (the left one this mode's) at each of the lab's steps."""
 
     # --- the quiz, your own policy, the exports ---------------------------------------------------------
+    def places(self, result: Result) -> Mapping[str, int]:
+        """Every name the run's steps show -> the position of its item (its colour)."""
+        return indexes(result[schema(result["mode"]).items])
+
     @abstractmethod
     def known_state(self, result: Result, step: int, lang: str, presenter: bool) -> list:
         """What a student may know before step ``step + 1`` is revealed: the state at ``step``, no future."""

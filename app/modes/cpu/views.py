@@ -400,6 +400,9 @@ class CpuViews(ModeViews):
         diff = f'<section class="card compare-diff">{whole_run_diff(left, right, lang)}</section>'
         return lambda k: diff
 
+    def places(self, result: Result) -> Mapping[str, int]:
+        return places(result)   # a periodic task's jobs by their task
+
     def known_state(self, result: Result, step: int, lang: str, presenter: bool) -> list:
         now, where = result["steps"][step], places(result)
         gantt = Gantt(result, lang, presenter)
