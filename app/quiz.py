@@ -212,7 +212,8 @@ class QuizView(LabView):
             go = pn.widgets.Button(label=t(lang, "quiz.next"), color="primary", css_classes=["quiz-next"])
             go.on_click(lambda _: self.skip())
             return pn.Column(*parts, go, *self.known_state(result, lab.step, lang), sizing_mode="stretch_width")
-        prompt = app_mode(result["mode"]).say(lang, "question", t=asked.time, next=asked.time + 1)
+        role = "question" if asked.cpu is None else "question on a cpu"
+        prompt = app_mode(result["mode"]).say(lang, role, t=asked.time, next=asked.time + 1, cpu=asked.cpu)
         where = views_of(result["mode"]).places(result)
         buttons = []
         for name in asked.candidates:

@@ -2,8 +2,9 @@
 
 At step k the student sees step k - 1 (and the scenario: who arrives when) and picks what happens next. The
 result's mode asks (``Steps.question``, in the mode's ``steps.py``): CPU, who runs over [k-1, k) among the tasks
-present; the LLM router, which waiting tenant a dispatch serves; the inference engine, which waiting tenant's
-request an admission takes. A step that offers fewer than two candidates is no question.
+present (with several CPUs, on the first CPU that takes a new task); the LLM router, which waiting tenant a
+dispatch serves; the inference engine, which waiting tenant's request an admission takes. A step that offers fewer
+than two candidates is no question.
 
 The explanation is the core's own ``why`` for step k. A quiz needs the full trace (its queues and ready
 lists); a compact one has no questions.
@@ -24,6 +25,7 @@ class Question:
     candidates: tuple[str, ...]
     answer: str
     why: Mapping[str, str]       # the core's explanation of step ``step``
+    cpu: int | None = None       # with several CPUs, the CPU the question is about
 
     def grade(self, choice: str) -> bool:
         return choice == self.answer
@@ -36,8 +38,9 @@ def question(result: Mapping[str, Any], step: int) -> Question | None:
     return mode(result["mode"]).steps.question(result, step)
 
 
-def ask(step: int, time: int, candidates: Sequence[str], answer: str, why: Mapping[str, str]) -> Question | None:
-    return Question(step, time, tuple(candidates), answer, why) if len(candidates) >= 2 else None
+def ask(step: int, time: int, candidates: Sequence[str], answer: str, why: Mapping[str, str],
+        cpu: int | None = None) -> Question | None:
+    return Question(step, time, tuple(candidates), answer, why, cpu) if len(candidates) >= 2 else None
 
 
 def questions(result: Mapping[str, Any]) -> list[Question]:

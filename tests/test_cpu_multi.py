@@ -211,3 +211,28 @@ def test_several_cpus_conserve_work_and_run_each_task_once_at_a_time(tasks, algo
     busy = sum(task["burst"] for task in tasks)
     assert result["exact"]["utilisation"] == str(Fraction(busy, cpus * result["summary"]["makespan"]))
     assert sum(map(Fraction, result["exact"]["cpu_utilisation"])) == Fraction(busy, result["summary"]["makespan"])
+
+
+def test_the_quiz_asks_the_first_cpu_that_takes_a_new_task():
+    """SRTF on two CPUs, by hand: at 0 B (3) takes CPU 0 and A (4) CPU 1; at 1 C (1) preempts A, the worst running,
+    on CPU 1; at 2 C is done and A (3) beats D (5) for CPU 1; at 3 B is done and D takes CPU 0; then nothing changes
+    hands. Each question is about the lowest-numbered CPU that takes a new task, among every task present."""
+    from schedulers.quiz import questions
+    result = simulate("cpu", {"algorithm": "srtf", "cpus": 2, "tasks": [
+        {"name": "A", "arrival": 0, "burst": 4}, {"name": "B", "arrival": 0, "burst": 3},
+        {"name": "C", "arrival": 1, "burst": 1}, {"name": "D", "arrival": 2, "burst": 5}]})
+    assert [(q.step, q.time, q.cpu, q.candidates, q.answer) for q in questions(result)] == [
+        (1, 0, 0, ("A", "B"), "B"), (2, 1, 1, ("A", "B", "C"), "C"), (3, 2, 1, ("A", "B", "D"), "A"),
+        (4, 3, 0, ("A", "D"), "D")]
+
+
+def test_the_quiz_asks_a_switch_on_the_cpu_that_starts_it():
+    """RR (q=2) on two CPUs with switch cost 1: at 2 both quanta end; CPU 0 switches into C (which waited since 1) and
+    CPU 1 into A (B, requeued after A in CPU order, waits); asked at that dispatch, not when the switch ends. At 5 C
+    and A are done and CPU 1 switches into B, the only task left: no question."""
+    from schedulers.quiz import questions
+    result = simulate("cpu", {"algorithm": "rr", "quantum": 2, "cpus": 2, "switch_cost": 1, "tasks": [
+        {"name": "A", "arrival": 0, "burst": 4}, {"name": "B", "arrival": 0, "burst": 3},
+        {"name": "C", "arrival": 1, "burst": 2}]})
+    assert [(q.step, q.cpu, q.candidates, q.answer) for q in questions(result)] == [
+        (1, 0, ("A", "B"), "A"), (3, 0, ("A", "B", "C"), "C")]

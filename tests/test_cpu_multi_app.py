@@ -85,3 +85,28 @@ def test_one_cpu_shows_as_before():
     assert "timeline" in result
     html = ready_queue(result["steps"][1], indexes(result["tasks"]), "en")
     assert "CPU 0" not in html and "Utilisation" not in metrics_table(result, 0, "en")
+
+
+@pytest.mark.parametrize("lang, prompt", [("en", "Which task runs on CPU 1 over t=1 → 2?"),
+                                          ("ja", "t=1 → 2 に CPU 1 で実行されるのはどのタスクですか？")])
+def test_predict_asks_about_one_cpu_and_scores_the_answer(lang, prompt):
+    """SRTF on two CPUs (worked out in tests/test_cpu_multi.py): at 0 B takes CPU 0 (asked) and A CPU 1; at 1 C
+    preempts A on CPU 1 (asked, among A, B and C)."""
+    from app.quiz import QuizView
+    from schedulers.quiz import questions
+
+    lab = Lab()
+    lab.restore("mode=cpu&algorithm=srtf&cpus=2&tasks=A:0:4,B:0:3,C:1:1,D:2:5")
+    lab.lang = lang
+    quiz = QuizView(lab)
+    quiz.shown = True
+    quiz.skip()
+    quiz.answer("B")   # CPU 0 at 0: B, the shortest
+    quiz.skip()
+    board = quiz.board()
+    asked = [str(part.object) for part in board if "quiz-question" in (part.css_classes or [])]
+    assert asked and prompt in asked[0]
+    buttons = [part.label for part in board[2]]
+    assert buttons == list(questions(lab.result)[1].candidates) == ["A", "B", "C"]
+    quiz.answer("A")
+    assert (quiz.right, quiz.asked, quiz.feedback["answer"]) == (1, 2, "C")

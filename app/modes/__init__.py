@@ -65,7 +65,8 @@ class AppMode:
     """One mode as the lab's view-models see it (``MODE`` of ``app/modes/<name>/``)."""
     name: str                                 # the core's name: links, JSON and the command line say it
     words: Words                              # its own words, by role: "label" (the menu), "help" (the header's
-                                              # "?"), "question" (the quiz's, with {t} and {next}), "chart" (the
+                                              # "?"), "question" (the quiz's, with {t} and {next}; "question on
+                                              # a cpu" with {cpu} too, where several CPUs are asked), "chart" (the
                                               # exports', with {algorithm}), "api" (your policy's, where the core
                                               # offers one)
     algorithm: str                            # the algorithm it opens with

@@ -63,18 +63,38 @@ def question(result: Result, step: int) -> Question | None:
     nothing happened (no arrival, requeue, expiry or completion, and the
     running task continues): nothing could have changed since the step before."""
     now: dict[str, Any] = result["steps"][step]
-    if isinstance(now["running"], list):   # several CPUs: not asked (docs/cpu.md)
-        return None
+    if isinstance(now["running"], list):
+        return several_cpus_question(result, step)
     chosen = now["running"] if now["running"] is not None else now.get("switch")   # a dispatch may start a switch
     if chosen is None or now["decision"] == "switch":
         return None
     if now["decision"] == "continue" and not any(event["time"] == step - 1 for event in now["events"]):
         return None
-    present = {*now["ready"], chosen}
+    return ask(step, step - 1, in_input_order(result, {*now["ready"], chosen}), chosen, now["why"])
+
+
+def several_cpus_question(result: Result, step: int) -> Question | None:
+    """With several CPUs: who runs over [k-1, k) on the lowest-numbered CPU that takes another task than at step
+    k - 1 (a dispatch, a preemption, or a switch into it starting at k - 1), among every task present (ready, running
+    or switched into on any CPU); none when no CPU takes a new task."""
+    before, now = occupants(result["steps"][step - 1]), occupants(result["steps"][step])
+    changed = next((cpu for cpu, (old, new) in enumerate(zip(before, now)) if new is not None and new != old), None)
+    if changed is None:
+        return None
+    present = {*result["steps"][step]["ready"], *(name for name in now if name is not None)}
+    return ask(step, step - 1, in_input_order(result, present), now[changed], result["steps"][step]["why"], changed)
+
+
+def occupants(step: Step) -> list[str | None]:
+    """Each CPU's task at a step of several CPUs: the one it runs, or the one it switches into."""
+    switching = step.get("switch") or [None] * len(step["running"])
+    return [running if running is not None else into for running, into in zip(step["running"], switching)]
+
+
+def in_input_order(result: Result, names: set[str]) -> tuple[str, ...]:
     # with periodic tasks the steps name jobs: each in the order of ``jobs`` (release, then input order)
     order = [task["name"] for task in result["tasks"]] + [job["name"] for job in result.get("jobs", ())]
-    candidates = tuple(name for name in order if name in present)
-    return ask(step, step - 1, candidates, chosen, now["why"])
+    return tuple(name for name in order if name in names)
 
 
 STEPS = Steps(span=span, pending=pending, aligner=aligner, question=question, resumes_quantum=resumes_quantum)

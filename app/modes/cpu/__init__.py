@@ -59,6 +59,8 @@ WORDS = {
               "コピーすればこの画面をそのまま共有できます。"},
     "question": {"en": "Which task runs over t={t} → {next}?",
                  "ja": "t={t} → {next} に実行されるのはどのタスクですか？"},
+    "question on a cpu": {"en": "Which task runs on CPU {cpu} over t={t} → {next}?",
+                          "ja": "t={t} → {next} に CPU {cpu} で実行されるのはどのタスクですか？"},
     "api": {
         "en": "Define choose(ready, running, time, state) and return a task's name. It is called at every time unit "
               f"at which a task is ready. ready: the waiting tasks in queue order ({VIEW}; with I/O, burst and "
