@@ -9,6 +9,7 @@ number the article's walkthrough asks for against `schedulers.simulate`.
 """
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -174,6 +175,67 @@ def test_every_run_of_every_mode_steps_before_python(browser, cdn_site_url, test
         expect(page.locator(".compare-left .counter")).to_contain_text("ステップ 3/")
         expect(page.locator("html")).to_have_attribute("lang", "ja")
         shot(page, test_output, "compare-ja")
+    finally:
+        context.close()
+
+
+# Every element of the page, through every shadow root, with the computed styles a reader sees: a path of tag names
+# and indexes -> the properties (static/sheets.js must change how the sheets get in, not what they say).
+STYLES_JS = """() => {
+  const properties = ['font-family', 'font-size', 'font-weight', 'color', 'background-color', 'display', 'width',
+                      'padding-top', 'padding-left', 'margin-top', 'border-top-width', 'border-top-color',
+                      'border-radius', 'line-height', 'gap', 'text-align', 'visibility']
+  const seen = {}
+  function walk(scope, path) {
+    const shown = [...scope.children].filter((el) => !['STYLE', 'LINK', 'SCRIPT'].includes(el.tagName))
+    shown.forEach((el, i) => {   // the sheets' own elements, there or not, are not counted
+      const here = `${path}/${el.tagName.toLowerCase()}${i}`
+      const style = getComputedStyle(el)
+      seen[here] = properties.map((name) => style.getPropertyValue(name)).join(' | ')
+      if (el.shadowRoot) walk(el.shadowRoot, here + '#')
+      walk(el, here)
+    })
+  }
+  walk(document.body, '')
+  return seen
+}"""
+
+
+def settled_styles(page) -> dict[str, str]:
+    """The page's styles once they stay the same over two polls 250 ms apart: sheets loaded, transitions ended."""
+    page.wait_for_function(f"""() => {{
+        const now = JSON.stringify(({STYLES_JS})())
+        const same = now === window.labTestStyles
+        window.labTestStyles = now
+        return same
+    }}""", polling=250, timeout=TIMEOUT)
+    return page.evaluate(STYLES_JS)
+
+
+def test_adopted_stylesheets_draw_the_page_as_its_own_elements_do(browser, cdn_site_url, test_output):
+    """The first document is drawn with BokehJS's own <link> and <style> elements (static/sheets.js is still
+    fetching the files); after SRTF and back to FCFS the same run is drawn with adopted sheets: every element of it,
+    in every shadow root, has the same computed style."""
+    context, _ = without_python(browser)
+    try:
+        page = context.new_page()
+        page.goto(cdn_site_url + "index.html")
+        expect(page.locator("html")).to_have_class(STEPPING, timeout=TIMEOUT)
+        first = settled_styles(page)
+        assert page.evaluate("window.labSheets.elements") > 0
+        choose(page, "cpu", "srtf")
+        choose(page, "cpu", "fcfs")
+        page.wait_for_function("window.labSheets.adopted > 50", timeout=TIMEOUT)
+        again = settled_styles(page)
+        shot(page, test_output, "adopted-sheets")
+        assert len(first) > 500 and first.keys() == again.keys()
+        differ = {path: [(before, after) for before, after in zip(first[path].split(" | "), again[path].split(" | "))
+                         if before != after] for path in first if first[path] != again[path]}
+        listing = test_output / "site-runs-adopted-differ.json"
+        listing.unlink(missing_ok=True)
+        if differ:
+            listing.write_text(json.dumps(differ, indent=1))
+        assert not differ, f"{len(differ)} elements differ, listed in site-runs-adopted-differ.json"
     finally:
         context.close()
 

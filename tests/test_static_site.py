@@ -123,7 +123,7 @@ def test_every_local_reference_exists(which, request):
     assert not missing
     for page in ("index.html", "embed.html"):
         page_refs = refs[page]
-        for needed in ("./lab.js", "boot.js", "boot.css", "bokeh/bokeh-3.10.2.min.js",
+        for needed in ("./lab.js", "sheets.js", "boot.js", "boot.css", "bokeh/bokeh-3.10.2.min.js",
                        "./panel/1.10.0/dist/panel.min.js"):
             assert any(r.endswith(needed) for r in page_refs), (page, needed)
     lock = json.loads((site / "lock.json").read_text())
