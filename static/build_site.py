@@ -11,7 +11,8 @@ What ``dist/`` holds, and where it comes from:
   ``panel convert``'s pyodide-worker page for the app (prerendered, so the default view
   shows before Python starts; with the Japanese prerender beside it, which the page takes before it paints when its
   language is Japanese), plus the site's boot (``early.js`` inlined first in the head: it starts the worker;
-  ``boot.js``/``boot.css``: the boot display; ``sheets.js``: each stylesheet parsed once for the page); the embed
+  ``boot.js``/``boot.css``: the boot display; ``sheets.js``: each stylesheet parsed once for the page;
+  ``handler.js``: Panel's handler sending every change in order); the embed
   page has no footer and reports its height to the host page.
   What this takes from Panel beyond its public API is in ``panel_adapter.py``, checked against one Panel version.
 - ``lab.js``: the web worker, ``static/worker.js`` with the Python it runs (``static/site_worker/``'s modules,
@@ -371,7 +372,7 @@ def page(html: str, app: Path, base: str, embed: bool, prerenders: Prerenders, p
         f'<a id="lab-embed-link" href="{base}embed.html">{in_languages(EMBED_LINK)}</a></footer>\n')
     others = "".join(f'<script type="application/json" id="lab-prerender-{lang}">{text}</script>\n'
                      for lang, text in prerenders.documents.items())
-    names = ["sheets.js", "boot.js", *["runs.js"] * bool(runs)]   # sheets.js before the first embed
+    names = ["handler.js", "sheets.js", "boot.js", *["runs.js"] * bool(runs)]   # sheets.js before the first embed
     scripts = "".join(f'<script src="{base}{name}"></script>\n' for name in names)
     tail = f'{footer}{others.replace(BUILD_PANEL_ROOT, panel_root)}{scripts}'
     html = html.replace("</head>", head + "</head>", 1)

@@ -12,7 +12,8 @@ build on any Panel but ``PANEL_VERSION``, the one these lines were read against:
   while Panel's module for Pyodide does nothing with pandas but wrap ``PANDAS_WRAPPED`` (``check_pandas_uses``).
 - ``LATER_PACKAGES``: the Pyodide packages the first page does not import, loaded once the lab is ready.
 - ``adopt_worker``: Panel's handler script (``pyodide_handler.js``) creates the worker itself, after BokehJS has
-  loaded; the site creates it first thing in the page's head and hands it over.
+  loaded; the site creates it first thing in the page's head and hands it over. ``static/handler.js`` replaces the
+  script's ``send_change`` (``HANDLER_SEND_CHANGE``, checked to be there word for word) and uses its globals.
 - ``Prerendered`` (and ``prerender``): the prerendered document as a link's query shows it (``?lang=ja``), rendered
   as Panel's conversion renders (``MockSessionContext``, ``state._on_load``), kept live so that the build can act
   on its Panel objects (``state._views``) and write it again, and mapped onto the ids of the page's own prerender;
@@ -185,12 +186,45 @@ def convert(app: Path) -> str:
         return page.read_text(encoding="utf-8")
 
 
+# Panel 1.10's send_change in its handler script (panel/_templates/pyodide_handler.js), which static/handler.js
+# replaces: a global function that reads the script's globals `pyodideWorker` and `patching`.
+HANDLER_SEND_CHANGE = """
+let patching = 0
+
+function send_change(jsdoc, event) {
+  if ((event.setter_id != null && event.setter_id == 'py') || (patching > 0)) {
+    return
+  } else if (pyodideWorker.busy && event.model && event.attr) {
+    let events = []
+    for (const old_event of pyodideWorker.queue) {
+      if (!(old_event.model === event.model && old_event.attr === event.attr)) {
+        events.push(old_event)
+      }
+    }
+    events.push(event)
+    pyodideWorker.queue = events
+    return
+  }
+  const patch = jsdoc.create_json_patch([event])
+  pyodideWorker.busy = true
+  pyodideWorker.postMessage({type: 'patch', patch: patch})
+}
+"""
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
 def adopt_worker(page: str, app: Path, early_script: str) -> str:
     """``early_script`` (which starts the worker as ``window.labWorker``) first in the head, and Panel's handler
     using that worker instead of creating its own."""
     created = f'new Worker("./{app.stem}.js", {{type: \'module\'}})'
     if page.count(created) != 1 or page.count("<head>") != 1:
         raise AdapterError(f"Panel's page no longer creates its worker as `{created}` in one place")
+    if words(HANDLER_SEND_CHANGE) not in words(page):
+        raise AdapterError("Panel's handler script no longer has the send_change static/handler.js replaces "
+                           "(panel_adapter.HANDLER_SEND_CHANGE): read panel/_templates/pyodide_handler.js again")
     page = page.replace(created, "window.labWorker")
     return page.replace("<head>", f"<head>\n<script>{early_script}</script>", 1)
 

@@ -149,3 +149,32 @@ def test_a_burst_of_compare_choices_ends_on_the_last(lab, seed, test_output):
     expect(page.locator(".compare-left h3")).to_have_text(f"Left: {left}")
     expect(page.locator(".compare-left")).to_contain_text(f"/{len(model.result['steps'])}")
     lab.shot(test_output, f"choices-compare-burst-{seed}")
+
+
+def test_a_click_made_while_python_is_busy_comes_after_the_choices_made_before_it(visitor, cdn_site_url,
+                                                                                   test_output):
+    """On the built site once Python is ready: SRTF picked (Python busy with its run), at once seed 10 typed in
+    Predict and "New exercise" clicked. The exercise loaded is seed 10's: the click waited behind the seed (Panel's
+    handler sent a click at once, ahead of the changes waiting for the busy worker: it loaded seed 42's)."""
+    from site_support import wait_for_boot
+    from tests.test_app_browser import Lab
+    from schedulers.exercises import cpu_exercise
+    context, _ = visitor()
+    lab = Lab(context.new_page(), f"{cdn_site_url}index.html")
+    lab.open()
+    wait_for_boot(lab.page)
+    page = lab.page
+    page.locator(".teach-tabs button", has_text="Predict").click()
+    seed = page.locator(".quiz-seed input")
+    expect(seed).to_have_value("42", timeout=SETTLE)
+    page.locator(".editor select").first.select_option(index=menu_order("cpu").index("srtf"))
+    seed.fill("10")
+    seed.press("Enter")
+    page.locator(".quiz-new button").click()
+    exercise = cpu_exercise(10)["tasks"]
+    for row, task in enumerate(exercise):
+        expect(lab.field("arrival", row)).to_have_value(str(task["arrival"]), timeout=SETTLE)
+        expect(lab.field("burst", row)).to_have_value(str(task["burst"]))
+    expect(page.locator(".quiz-score")).to_contain_text("python -m schedulers cpu --seed 10 --algorithm srtf",
+                                                        timeout=SETTLE)
+    lab.shot(test_output, "choices-click-after-seed-site")

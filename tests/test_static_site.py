@@ -291,6 +291,12 @@ def test_the_panel_adapter_refuses_another_panel(monkeypatch):
         panel_adapter.check_panel()
     with pytest.raises(panel_adapter.AdapterError, match="no longer creates its worker"):
         panel_adapter.adopt_worker("<html><head></head><body></body></html>", ROOT / "app" / "lab.py", "")
+    # static/handler.js replaces the handler's send_change: a page whose send_change is another stops the build.
+    created = "<html><head></head><body><script>new Worker(\"./lab.js\", {type: 'module'})</script></body></html>"
+    with pytest.raises(panel_adapter.AdapterError, match="no longer has the send_change"):
+        panel_adapter.adopt_worker(created, ROOT / "app" / "lab.py", "")
+    assert "window.labWorker" in panel_adapter.adopt_worker(
+        created.replace("</script>", panel_adapter.HANDLER_SEND_CHANGE + "</script>"), ROOT / "app" / "lab.py", "")
     # The worker's protocol module imports Panel's internals: one that Panel no longer defines stops the build.
     protocol = panel_adapter.PROTOCOL.read_text(encoding="utf-8")
     panel_adapter.check_protocol(protocol)
