@@ -139,7 +139,7 @@ class QuizView(LabView):
         again.on_click(lambda _: self.restart())
         sizes = []
         for size in MODES[self.lab.mode].exercise_sizes:   # as the command line's --jobs, --io, ...
-            box = TextField(label=t(lang, f"quiz.size.{size.name}"), value=self.sizes.get(size.name, ""), width=150,
+            box = TextField(label=t(lang, f"quiz.size.{size.name}"), value=self.sizes.get(size.name, ""), width=215,
                             placeholder=str(size.default), css_classes=[f"quiz-size-{size.name}"])
             pn.bind(self.set_size, size.name, box, watch=True)
             sizes.append(box)

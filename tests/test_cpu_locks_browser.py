@@ -82,3 +82,30 @@ def test_the_ceiling_preset_compares_with_no_protocol(lab, test_output):
     drawn = charts(lab.page)
     assert len(drawn) == 2 and all(chart["rows"][:3] == ["L", "H", "M"] for chart in drawn)
     lab.shot(test_output, "cpu-locks-compare-1366")
+
+
+def test_predict_shows_the_locks_card_before_the_student_picks(lab, test_output):
+    """Predict on the inversion (no protocol): the question for [3,4) offers L and M (H waits for R), and the state
+    shown beside it has the Locks card saying L holds R; picking M is right, with the core's explanation."""
+    from schedulers.quiz import question
+    result = simulate("cpu", PATHFINDER)
+    asked = question(result, 4)
+    lab.open("mode=cpu&algorithm=priority-preemptive&tasks=L:0:4:priority=3:sections=R%3A1%3A2,"
+             "H:2:3:priority=1:sections=R%3A1%3A1,M:3:4:priority=2&step=4")
+    page = lab.page
+    page.locator(".teach-tabs button", has_text="Predict").click()
+    expect(page.locator(".quiz-question")).to_contain_text("t=3 → 4", timeout=TIMEOUT)
+    expect(page.locator(".quiz-choice button")).to_have_text(list(asked.candidates))
+    card = page.locator(".locks-card")
+    expect(card.locator("td.holder")).to_have_text("L")
+    lab.shot(test_output, "cpu-locks-predict-1366")
+    # the exercise's size fields: each label within its own field's width, none over the next
+    labels = page.locator("[class*=quiz-size-] label")
+    expect(labels).to_have_count(4)
+    boxes = [labels.nth(k).evaluate("e => { const r = e.getBoundingClientRect(); const range = document.createRange();"
+                                    " range.selectNodeContents(e); const text = range.getBoundingClientRect();"
+                                    " return [r.top, text.left, text.right] }") for k in range(4)]
+    assert all(right <= following_left for (top, _, right), (following_top, following_left, _)
+               in zip(boxes, boxes[1:]) if top == following_top), boxes
+    page.locator(".quiz-choice button", has_text=asked.answer).click()
+    expect(page.locator(".quiz-feedback")).to_contain_text(result["steps"][4]["why"]["en"], timeout=TIMEOUT)
