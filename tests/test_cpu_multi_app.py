@@ -110,3 +110,18 @@ def test_predict_asks_about_one_cpu_and_scores_the_answer(lang, prompt):
     assert buttons == list(questions(lab.result)[1].candidates) == ["A", "B", "C"]
     quiz.answer("A")
     assert (quiz.right, quiz.asked, quiz.feedback["answer"]) == (1, 2, "C")
+
+
+def test_predicts_chart_labels_a_running_slice_in_its_part_so_far():
+    """At t=1 under SRTF on two CPUs B has run [0, 1) of its [0, 3) on CPU 0: its label is at 0.5, in sight, not at
+    1.5 under the cover; A's [0, 1) on CPU 1 is whole: at 0.5 too; later slices stay where the cover hides them."""
+    from app.quiz import QuizView
+    lab = Lab()
+    lab.restore("mode=cpu&algorithm=srtf&cpus=2&tasks=A:0:4,B:0:3,C:1:1,D:2:5")
+    [chart] = [part.object for part in QuizView(lab).known_state(lab.result, 1, "en")
+               if type(part.object).__name__ == "figure"]
+    [labels] = [r for r in chart.renderers if type(r.glyph).__name__ == "Text"]
+    data = labels.data_source.data
+    placed = sorted(zip(data["x"], data["text"], data["y"]))
+    assert placed[:2] == [(0.5, "A", "CPU 1"), (0.5, "B", "CPU 0")]
+    assert all(x > 1 for x, _, _ in placed[2:])

@@ -101,3 +101,25 @@ def test_four_cpus_fit_presenter_mode(browser, lab_url, test_output, lang):
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 1080, part
     assert charts(page)[0]["rows"] == ["CPU 0", "CPU 1", "CPU 2", "CPU 3"]
     context.close()
+
+
+@pytest.mark.parametrize("lang, prompt", [("en", "Which task runs on CPU 1 over t=1 → 2?"),
+                                          ("ja", "t=1 → 2 に CPU 1 で実行されるのはどのタスクですか？")])
+def test_predict_asks_about_the_cpu_that_takes_a_new_task(lab, test_output, lang, prompt):
+    """SRTF on two CPUs (tests/test_cpu_multi.py, by hand): after [0, 1) the question is CPU 1's at t=1, where C
+    preempts A; the running card of the known state lists both CPUs; the right answer gets the core's explanation."""
+    from schedulers.quiz import questions
+    query = "mode=cpu&algorithm=srtf&cpus=2&tasks=A:0:4,B:0:3,C:1:1,D:2:5"
+    from app.model import Lab as Model
+    model = Model()
+    model.restore(query)
+    asked = questions(model.result)[1]
+    lab.open(f"{query}&step=2&lang={lang}")
+    page = lab.page
+    page.locator(".teach-tabs button").nth(2).click()   # Predict
+    expect(page.locator(".quiz-question")).to_contain_text(prompt, timeout=TIMEOUT)
+    expect(page.locator(".quiz-choice button")).to_have_text(list(asked.candidates))
+    expect(page.locator(".cpus .cpu")).to_have_count(2)
+    lab.shot(test_output, f"cpu-multi-predict-{lang}-1366")
+    page.locator(".quiz-choice button", has_text=asked.answer).click()
+    expect(page.locator(".quiz-feedback")).to_contain_text(asked.why[lang], timeout=TIMEOUT)

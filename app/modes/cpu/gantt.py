@@ -195,9 +195,11 @@ class Gantt:
             plot.add_layout(Legend(items=legend, orientation="horizontal", label_text_font_size=font,
                                    glyph_width=28 if presenter else 20, border_line_alpha=0, margin=0, padding=2),
                             "above")
+        self.pieces, self.labels = pieces, None
         if texts:   # several CPUs: each slice's task (rows per CPU) or CPU (rows per task), as canvas text
-            plot.text(x=[(s.start + s.end) / 2 for s in pieces], y=lanes, text=texts, text_align="center",
-                      text_baseline="middle", text_font_size="14pt" if presenter else "9pt", text_color="black")
+            self.labels = plot.text(x=[(s.start + s.end) / 2 for s in pieces], y=lanes, text=texts,
+                                    text_align="center", text_baseline="middle",
+                                    text_font_size="14pt" if presenter else "9pt", text_color="black")
         # a periodic task's every release, each job's; rows per CPU: no task's arrival has a row
         released = [] if "timelines" in result and not by_task else \
             [(job["release"], job["task"]) for job in result.get("jobs", ())] + \
@@ -291,3 +293,18 @@ class Gantt:
     def move(self, time: int) -> None:
         self.cursor.location = time
         self.dim.left = time
+
+    def cover_future(self, time: int) -> None:
+        """Predict's chart at ``time``: the future covered, not dimmed, with no tooltip to tell it; the arrivals
+        known, so their marks stay above the cover; a slice running at ``time`` labelled in its part before it."""
+        self.move(time)
+        self.dim.fill_alpha = 1.0
+        self.dim.level = self.cursor.level = "annotation"   # below the arrival marks (overlay, next)
+        self.plot.tools = []
+        for renderer in self.plot.renderers:
+            if type(renderer.glyph).__name__ == "Scatter":
+                renderer.level = "overlay"
+        if self.labels is not None:
+            self.labels.data_source.data = {**self.labels.data_source.data,
+                                            "x": [(s.start + (min(s.end, time) if s.start < time else s.end)) / 2
+                                                  for s in self.pieces]}

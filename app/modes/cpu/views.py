@@ -406,13 +406,7 @@ class CpuViews(ModeViews):
     def known_state(self, result: Result, step: int, lang: str, presenter: bool) -> list:
         now, where = result["steps"][step], places(result)
         gantt = Gantt(result, lang, presenter)
-        gantt.move(now["time"])
-        gantt.dim.fill_alpha = 1.0    # the future is hidden, not dimmed
-        gantt.dim.level = gantt.cursor.level = "annotation"   # below the arrival marks (overlay, next)
-        gantt.plot.tools = []         # and no tooltip tells it
-        for renderer in gantt.plot.renderers:   # arrivals are known: their marks stay above the cover
-            if type(renderer.glyph).__name__ == "Scatter":
-                renderer.level = "overlay"
+        gantt.cover_future(now["time"])
         return [pn.pane.Bokeh(gantt.plot, sizing_mode="stretch_width", css_classes=["quiz-gantt"]),
                 pane('<div class="grid">' + ready_queue(now, where, lang)
                      + (blocked_list(now, where, lang) if has_io(result) else "")
