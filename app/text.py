@@ -46,6 +46,9 @@ TEXT: dict[str, dict[str, str]] = {
     "add.tasks": {"en": "+ Add task", "ja": "+ タスクを追加"},   # by the scenario's list (schema.items)
     "add.tenants": {"en": "+ Add tenant", "ja": "+ テナントを追加"},
     "remove.row": {"en": "Remove {name}", "ja": "{name} を削除"},
+    "rows.shown": {"en": "{what} {first}–{last} of {total}", "ja": "{what} {total} 件中 {first}–{last}"},
+    "rows.previous": {"en": "◀ Previous {n}", "ja": "◀ 前の {n} 件"},
+    "rows.next": {"en": "Next {n} ▶", "ja": "次の {n} 件 ▶"},
     "fields.show": {"en": "Show the field {field}", "ja": "{field} の欄を表示"},
     "invalid": {"en": "Not run: {problem} — the last valid run stays on screen.",
                 "ja": "実行しません: {problem} — 直前の有効な結果を表示中です。"},

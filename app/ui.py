@@ -26,6 +26,8 @@ from .text import LANGUAGES, TEXT, field_help, label, pick, t
 from .textfield import TextField
 
 ITEM_LISTS = "|".join(schema(mode).items for mode in names())   # tasks|tenants: where a row's error is
+# The editor's rows on screen at once: a link of 100 tasks lays out ten rows' widgets, not a hundred (issue 19 item 4).
+ROWS_PER_PAGE = 10
 FIELD_ERROR = re.compile(rf"^(?P<list>{ITEM_LISTS})\[(?P<index>\d+)\]\.(?P<field>[a-z_]+)")
 # A row's fields in the editor, in pixels (others 64): wide enough for their whole value (a burst of 990000), narrow
 # enough that an LLM tenant's row (name, cost, count, costs, join, weight, ✕) stays on one line at 1920 px.
@@ -59,6 +61,7 @@ class LabUI(LabView):
     """The views of one ``Lab``: header, editor, step controls, and each mode's pictures and table."""
 
     asked = param.List(default=[], doc="the item fields of the mode's on_request the reader asked to see")
+    row_page = param.Integer(default=0, bounds=(0, None), doc="the editor's page of rows on screen, from 0")
 
     def __init__(self, lab=None, **params) -> None:
         super().__init__(lab, **params)
@@ -115,7 +118,7 @@ class LabUI(LabView):
             self._editor = pn.Column(sizing_mode="stretch_width", css_classes=["editor"])
             self._lay_out_editor()
             self.lab.param.watch(self._lay_out_editor, ["state", "inputs", "lang"])
-            self.param.watch(self._lay_out_editor, "asked")
+            self.param.watch(self._lay_out_editor, ["asked", "row_page"])
         return self._editor
 
     def _lay_out_editor(self, *_) -> None:
@@ -187,13 +190,15 @@ class LabUI(LabView):
             toggle.param.update(label=t(lang, "fields.show", field=label(lang, name)), value=name not in hidden,
                                 disabled=given)
             parts.append(toggle)
-        for index, row in enumerate(lab.rows):
-            parts.append(self._row_editor(row, index, reads, hidden))
+        first, shown = self._rows_shown()
+        if len(lab.rows) > ROWS_PER_PAGE:
+            parts.append(self._row_pages(first, len(shown), listing))
+        parts += [self._row_editor(row, reads, hidden) for row in shown]
         full = len(lab.rows) >= MAX_ROWS
 
         def add_button():
             add = pn.widgets.Button(color="primary", variant="outline", stylesheets=SCALED)
-            add.on_click(lambda _: lab.add_row())
+            add.on_click(lambda _: self._add_row())
             return add
         add = keep(("add",), add_button)
         add.param.update(label=t(lang, f"add.{listing}"), disabled=full)
@@ -204,6 +209,42 @@ class LabUI(LabView):
                                    and head(field) not in lab.used_parameters() and head(field) not in own,
                                    key=("rest",))]
         return parts
+
+    def _rows_shown(self) -> tuple[int, list[Row]]:
+        """The index of the first row on screen and the rows there: the page asked for, or the last one."""
+        rows = self.lab.rows
+        first = min(self.row_page, max(len(rows) - 1, 0) // ROWS_PER_PAGE) * ROWS_PER_PAGE
+        return first, rows[first:first + ROWS_PER_PAGE]
+
+    def turn_rows(self, by: int) -> None:
+        """Another page of the editor's rows, ``by`` pages on from the one on screen."""
+        last = max(len(self.lab.rows) - 1, 0) // ROWS_PER_PAGE
+        self.row_page = max(0, min(last, self._rows_shown()[0] // ROWS_PER_PAGE + by))
+
+    def _add_row(self) -> None:
+        """A new row, on screen: its page first (the next row's index), then the row."""
+        self.row_page = len(self.lab.rows) // ROWS_PER_PAGE
+        self.lab.add_row()
+
+    def _row_pages(self, first: int, count: int, listing: str) -> pn.FlexBox:
+        """Which rows are on screen, and the buttons to the others."""
+        lab, lang = self.lab, self.lab.lang
+
+        def turner(by: int, css: str):
+            def make():
+                button = pn.widgets.Button(css_classes=[css], stylesheets=SCALED, margin=(2, 4))
+                button.on_click(lambda _: self.turn_rows(by))
+                return button
+            return self._keep(("rows", css), make)
+        back, forward = turner(-1, "rows-previous"), turner(1, "rows-next")
+        back.param.update(label=t(lang, "rows.previous", n=ROWS_PER_PAGE), disabled=first == 0)
+        forward.param.update(label=t(lang, "rows.next", n=ROWS_PER_PAGE), disabled=first + count >= len(lab.rows))
+        words = t(lang, "rows.shown", what=t(lang, listing), first=first + 1, last=first + count, total=len(lab.rows))
+        shown = self._keep(("rows shown",), lambda: pane("", sizing_mode=None, margin=(0, 4)))   # between the two
+        shown.object = f'<p class="muted rows-shown" role="status">{render.esc(words)}</p>'
+        bar = self._keep(("rows bar",), lambda: pn.FlexBox(align_items="center", gap="0 4px"))
+        bar.objects = [back, shown, forward]
+        return bar
 
     def _html(self, key: tuple, markup: str) -> pn.pane.HTML:
         """A kept pane of the editor showing ``markup`` (an open <details> stays open while the editor changes)."""
@@ -270,7 +311,7 @@ class LabUI(LabView):
     def _ask(self, name: str, shown: bool) -> None:
         self.asked = [*(field for field in self.asked if field != name), *([name] if shown else [])]
 
-    def _row_editor(self, row: Row, index: int, reads: tuple[str, ...], hidden: set[str]):
+    def _row_editor(self, row: Row, reads: tuple[str, ...], hidden: set[str]):
         lab, lang = self.lab, self.lab.lang
         # A field every algorithm reads is always there (but one shown on request, until asked for); one only some
         # read appears when the algorithm reads it, or when the row already has a value there (as a list that refines

@@ -452,18 +452,21 @@ def part_app() -> dict[str, Any]:
         print(f"playback at {PLAYBACK_SPEED} steps/s (the fastest setting): {figures['playback']['steps_per_second']} "
               f"steps/s over {figures['playback']['steps']} steps, longest gap between shown steps "
               f"{figures['playback']['longest_gap_ms']} ms", flush=True)
-        # A link past the editor's limit: the page shows its first MAX_ROWS rows; time until they are all there.
+        # A link past the editor's limit: the lab runs its first MAX_ROWS tasks and the editor shows them a page at a
+        # time; time until the first page of rows and the whole run's results table are there.
         from app.model import MAX_ROWS
+        from app.ui import ROWS_PER_PAGE
         tasks = ",".join(f"T{i}:{i % 50}:{1 + i % 3}" for i in range(LINK_TASKS))
         busy, started = server_cpu_seconds(server.pid), time.perf_counter()
         page.goto(f"{url}?mode=cpu&algorithm=rr&tasks={tasks}")
-        page.locator(".row-editor").nth(MAX_ROWS - 1).wait_for(timeout=120_000)
-        figures["full_editor"] = {"link_tasks": LINK_TASKS, "rows": MAX_ROWS,
+        page.locator(".row-editor").nth(ROWS_PER_PAGE - 1).wait_for(timeout=120_000)
+        page.locator("table.metrics tbody tr").nth(MAX_ROWS - 1).wait_for(timeout=120_000)
+        figures["full_editor"] = {"link_tasks": LINK_TASKS, "rows": MAX_ROWS, "rows_on_screen": ROWS_PER_PAGE,
                                   "seconds": round(time.perf_counter() - started, 2),
                                   "server_cpu_seconds": round(server_cpu_seconds(server.pid) - busy, 2)}
-        print(f"a link with {LINK_TASKS} tasks: its first {MAX_ROWS} rows on the page after "
-              f"{figures['full_editor']['seconds']} s (server CPU {figures['full_editor']['server_cpu_seconds']} s)",
-              flush=True)
+        print(f"a link with {LINK_TASKS} tasks: the run of its first {MAX_ROWS} and the editor's first "
+              f"{ROWS_PER_PAGE} rows on the page after {figures['full_editor']['seconds']} s (server CPU "
+              f"{figures['full_editor']['server_cpu_seconds']} s; target <= 3 s)", flush=True)
         browser.close()
     from app.frames import WINDOW_BYTES
     figures["windows"] = window_figures()

@@ -352,6 +352,39 @@ def test_bad_url_values_are_reported_and_ignored(lab):
     expect_table(lab, simulate("cpu", {**ARTICLE, "algorithm": "rr"}))  # only the valid part (rr) was taken
 
 
+def test_the_editor_shows_its_rows_ten_at_a_time(lab, test_output):
+    """A link of 25 tasks: the editor lays out ten rows at a time ("Tasks 11–20 of 25"), the buttons page through
+    them; an edit on the last page runs, and a task added goes on screen on the last page. Every run is the core's."""
+    from app.model import Lab as Model
+    query = "mode=cpu&algorithm=fcfs&tasks=" + ",".join(f"T{i}:{i}:{1 + i % 3}" for i in range(25))
+    model = Model()
+    model.restore(query)
+    lab.open(query)
+    page = lab.page
+    rows, shown = page.locator(".row-editor"), page.locator(".rows-shown")
+    expect(shown).to_have_text("Tasks 1–10 of 25", timeout=TIMEOUT)
+    expect(rows).to_have_count(10)
+    expect_table(lab, model.result)   # the run is all 25 tasks'
+    expect(lab.button("rows-previous")).to_be_disabled()
+    lab.button("rows-next").click()
+    expect(shown).to_have_text("Tasks 11–20 of 25", timeout=TIMEOUT)
+    expect(lab.field("name", 0)).to_have_value("T10")
+    lab.button("rows-next").click()
+    expect(shown).to_have_text("Tasks 21–25 of 25", timeout=TIMEOUT)
+    expect(rows).to_have_count(5)
+    expect(lab.button("rows-next")).to_be_disabled()
+    lab.type_into("burst", 4, "9")   # T24
+    model.rows[24].burst = "9"
+    expect_table(lab, model.result)
+    lab.page.locator(".editor button", has_text="+ Add task").click()
+    expect(shown).to_have_text("Tasks 21–26 of 26", timeout=TIMEOUT)
+    expect(rows).to_have_count(6)
+    lab.shot(test_output, "editor-rows-paged")
+    lab.button("rows-previous").click()
+    expect(shown).to_have_text("Tasks 11–20 of 26", timeout=TIMEOUT)
+    expect(lab.field("name", 9)).to_have_value("T19")
+
+
 def test_a_link_restores_the_whole_setup(lab, browser, lab_url):
     lab.open()
     lab.choose_algorithm("cpu", "rr")

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 pytest.importorskip("panel")
 playwright_api = pytest.importorskip("playwright.sync_api")
 from app.model import MAX_ROWS  # noqa: E402
+from app.ui import ROWS_PER_PAGE  # noqa: E402
 expect = playwright_api.expect
 
 pytestmark = pytest.mark.browser
@@ -127,12 +128,14 @@ def test_a_link_past_the_length_limit_is_reported(watched, lab_url):
 
 def test_thousands_of_tasks_in_a_link(watched, lab_url, test_output):
     """1,500 tasks in a link: the editor takes its first MAX_ROWS (every row is widgets the server builds; 1,500
-    kept the server busy for over a minute), says so in the link notices and beside its full editor, and steps."""
+    kept the server busy for over a minute), shows them ten at a time, says so in the link notices and beside its
+    full editor, and steps."""
     tasks = ",".join(f"T{i}:{i % 50}:{1 + i % 3}" for i in range(1500))
     watched.open(f"{lab_url}?mode=cpu&algorithm=rr&tasks={tasks}")
     expect(watched.page.locator(".notice")).to_contain_text(f"at most {MAX_ROWS} tasks", timeout=TIMEOUT)
     expect(watched.page.locator(".notice")).to_contain_text(f"first {MAX_ROWS} of 1500", timeout=TIMEOUT)
-    expect(watched.page.locator(".row-editor")).to_have_count(MAX_ROWS, timeout=TIMEOUT)
+    expect(watched.page.locator(".row-editor")).to_have_count(ROWS_PER_PAGE, timeout=TIMEOUT)
+    expect(watched.page.locator(".rows-shown")).to_have_text(f"Tasks 1–{ROWS_PER_PAGE} of {MAX_ROWS}")
     expect(watched.page.locator(".row-limit")).to_contain_text(f"at most {MAX_ROWS} tasks", timeout=TIMEOUT)
     expect(watched.page.locator(".editor button", has_text="Add task")).to_be_disabled()
     watched.page.screenshot(path=test_output / "app-thousands-of-tasks.png")
