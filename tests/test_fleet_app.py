@@ -338,7 +338,7 @@ def test_the_editor_draws_the_fleet_parameters_the_presets_and_a_rows_arrivals()
     classes = [c for widget in ui.editor().select(lambda o: hasattr(o, "css_classes")) for c in widget.css_classes]
     assert {"param-servers", "param-replicas", "param-spread", "preset-choice", "preset-load"} <= set(classes)
     with_arrivals = next(i for i, row in enumerate(lab.rows) if row.arrivals)
-    row = ui._row_editor(lab.rows[with_arrivals], with_arrivals, (), set())
+    row = ui._row_editor(lab.rows[with_arrivals], (), set())
     fields = [c for widget in row.select(lambda o: hasattr(o, "css_classes")) for c in widget.css_classes]
     assert "field-arrivals" in fields and "field-join" not in fields
 
