@@ -210,16 +210,21 @@ class LabUI(LabView):
                                    key=("rest",))]
         return parts
 
+    def _last_page(self) -> int:
+        return max(len(self.lab.rows) - 1, 0) // ROWS_PER_PAGE
+
+    def _page_shown(self) -> int:
+        """The editor's page of rows on screen: the one asked for, or the last one."""
+        return min(self.row_page, self._last_page())
+
     def _rows_shown(self) -> tuple[int, list[Row]]:
-        """The index of the first row on screen and the rows there: the page asked for, or the last one."""
-        rows = self.lab.rows
-        first = min(self.row_page, max(len(rows) - 1, 0) // ROWS_PER_PAGE) * ROWS_PER_PAGE
-        return first, rows[first:first + ROWS_PER_PAGE]
+        """The index of the first row on screen and the rows there."""
+        first = self._page_shown() * ROWS_PER_PAGE
+        return first, self.lab.rows[first:first + ROWS_PER_PAGE]
 
     def turn_rows(self, by: int) -> None:
-        """Another page of the editor's rows, ``by`` pages on from the one on screen."""
-        last = max(len(self.lab.rows) - 1, 0) // ROWS_PER_PAGE
-        self.row_page = max(0, min(last, self._rows_shown()[0] // ROWS_PER_PAGE + by))
+        """Another page of the editor's rows, ``by`` pages on from the one on screen (none past either end)."""
+        self.row_page = max(0, min(self._last_page(), self._page_shown() + by))
 
     def _add_row(self) -> None:
         """A new row, on screen: its page first (the next row's index), then the row."""

@@ -12,8 +12,8 @@ What ``dist/`` holds, and where it comes from:
   shows before Python starts; with the Japanese prerender beside it, which the page takes before it paints when its
   language is Japanese), plus the site's boot (``early.js`` inlined first in the head: it starts the worker;
   ``boot.js``/``boot.css``: the boot display; ``sheets.js``: each stylesheet parsed once for the page;
-  ``handler.js``: Panel's handler sending every change in order); the embed
-  page has no footer and reports its height to the host page.
+  ``handler.js``: Panel's handler with a click made while Python is busy sent after the changes made before it);
+  the embed page has no footer and reports its height to the host page.
   What this takes from Panel beyond its public API is in ``panel_adapter.py``, checked against one Panel version.
 - ``lab.js``: the web worker, ``static/worker.js`` with the Python it runs (``static/site_worker/``'s modules,
   ``panel_adapter.worker_modules``).
