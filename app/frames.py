@@ -12,8 +12,8 @@ adds the counter and the rule's source, and pages them.
 Neighbouring frames differ in small parts, so a window is stored by sharing: a slot's markup is cut into chunks at
 element boundaries (``CHUNK``), each distinct chunk is sent once, a slot's content is a list of chunk numbers
 (itself sent once however many frames show it), and a frame is one content number per slot. The window grows
-from its step, three steps ahead for each behind, until its JSON reaches ``WINDOW_BYTES`` (and holds at least
-``MIN_STEPS`` steps) or holds the whole run.
+from its step, three steps ahead for each behind, until its JSON reaches ``WINDOW_BYTES`` (``FIRST_WINDOW_BYTES``
+for a run drawn anew; at least ``MIN_STEPS`` steps) or holds the whole run.
 Nothing here decides anything about scheduling: the markup is ``render``'s and the modes', the positions are the
 core's trace.
 """
@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
-from schedulers.trace import step_aligner
+from schedulers.trace import pending, step_aligner
 
 from . import render
 from .modes import views_of
@@ -34,6 +34,9 @@ from .text import t
 # (about 300-900 bytes a step), so stepping and playing cross an edge rarely; small enough to send and parse in
 # a few milliseconds. A run whose frames fit is sent whole.
 WINDOW_BYTES = 400_000
+# The first window of a run drawn anew is smaller: the page waits for it (its steps rendered, sent and parsed), while
+# the refills come as the reader steps, a quarter of a window before its edge (not in a prerender: no refill there).
+FIRST_WINDOW_BYTES = 100_000
 AHEAD = 3   # steps rendered ahead of the window's step for each step behind it: stepping goes forward mostly
 MIN_STEPS = 60   # however large one frame is (a dispatch strip of thousands of cells), a window holds this many
 # Chunk boundaries: before each section, list item, table row, bar, source line and request of the engine's batch,
@@ -112,6 +115,25 @@ class Frames:
                 "contents": contents, "frames": [frames[k] for k in range(start, end)],
                 "marks": {name: {"slot": self.mark_slots.get(name), "values": [value(k) for k in range(start, end)]}
                           for name, value in self.marks.items()}}
+
+
+def keyed(key: Callable[[int], Hashable], slot: Slot) -> Slot:
+    """``slot``, rendered once for each value of ``key`` (step -> what its markup depends on)."""
+    drawn: dict[Hashable, str] = {}
+
+    def markup(k: int) -> str:
+        at = key(k)
+        if at not in drawn:
+            drawn[at] = slot(k)
+        return drawn[at]
+    return markup
+
+
+def as_work_finishes(result: Mapping[str, Any], slot: Slot) -> Slot:
+    """A results table's slot: its markup changes with the step only as rows finish (the figures are the whole
+    run's), so it is drawn once per set of unfinished rows, not once per step (a window of a 100-task run drew the
+    same table hundreds of times)."""
+    return keyed(lambda k: frozenset(pending(result, k)), slot)
 
 
 def window_bytes(window: Mapping[str, Any]) -> int:

@@ -41,6 +41,14 @@ def drawn_without_python() -> bool:
     return sys.platform != "emscripten" and getattr(context, "server_context", None) is None
 
 
+def served_link() -> str:
+    """A served session's link, from its request (there before the page is drawn); "" elsewhere: the build's
+    prerender has none, and under Pyodide the page's address reaches Python only once the page is loaded."""
+    context = pn.state.curdoc.session_context if pn.state.curdoc is not None else None
+    served = getattr(context, "server_context", None) is not None and sys.platform != "emscripten"
+    return pn.state.location.search.strip("?") if served and pn.state.location is not None else ""
+
+
 def asks_for_a_run() -> bool:
     """The page's address carries a link (what ``on_load`` restores): the served request's query, or the page's
     own address under Pyodide."""
@@ -50,12 +58,18 @@ def asks_for_a_run() -> bool:
 
 def build():
     lab = Lab()
+    # A served link is applied before the page is drawn: its run is the first one drawn (drawing the default run
+    # first and then the link's took twice the work, a second for a link of 100 tasks).
+    restored = served_link()
+    if restored:
+        lab.lang = browser_language() or lab.lang
+        lab.restore(restored)
     ui = LabUI(lab)
     ui.stepping.static = drawn_without_python()
     page = ui.page()
-    # Until the link's run is on screen the page says it is loading: a lecturer must not explain the default run
+    # Until a link's run is on screen the page says it is loading: a lecturer must not explain the default run
     # while a larger one is still being computed.
-    page.loading = asks_for_a_run() and not ui.stepping.static
+    page.loading = asks_for_a_run() and not ui.stepping.static and not restored
 
     def sync_address(*_):
         # Panel pushes a browser history entry per change: while playing, write once, at the pause.
@@ -68,7 +82,7 @@ def build():
         search = location.search if location is not None else ""
         if "lang=" not in search:
             lab.lang = browser_language() or lab.lang
-        if search.strip("?"):
+        if search.strip("?") and search.strip("?") != restored:
             lab.restore(search)
         lab.param.watch(sync_address, ["result", "step", "lang", "playing"])
         sync_address()

@@ -145,8 +145,12 @@ class Row(param.Parameterized):
     def text(self, field: str) -> str:
         return self.label if field == "name" else getattr(self, field)
 
+    @staticmethod
+    def param_name(field: str) -> str:
+        return "label" if field == "name" else field
+
     def widget_param(self, field: str) -> param.Parameter:
-        return self.param["label" if field == "name" else field]
+        return self.param[self.param_name(field)]
 
     def as_text(self) -> dict[str, str]:
         return {k: self.text(k) for k in self._fields}
@@ -231,16 +235,15 @@ class ModeState(param.Parameterized):
         params.setdefault("algorithm", mode.algorithm)
         params.setdefault("rows", rows_from_text(mode.name, list(mode.rows)))
         super().__init__(**params)
-        self._watched: list[Row] = []  # rows whose edits count (ids could be reused, the rows cannot)
+        self._watched: dict[int, Row] = {}  # id -> row whose edits count (held here, so its id is not reused)
         self._watch_rows()
 
     @param.depends("rows", watch=True)
     def _watch_rows(self) -> None:
         for row in self.rows:
-            if not any(row is seen for seen in self._watched):
-                self._watched.append(row)
-                names = [row.widget_param(f).name for f in row._fields]
-                row.param.watch(lambda _: self.param.trigger("edited"), names)
+            if id(row) not in self._watched:
+                self._watched[id(row)] = row
+                row.param.watch(lambda _: self.param.trigger("edited"), [row.param_name(f) for f in row._fields])
 
 
 class Lab(param.Parameterized):

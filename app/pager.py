@@ -147,7 +147,9 @@ class Stepping(LabView):
             built = built.merged(frames.compare_frames(lab.result, right, lang, headings))
         self._frames = built
         drawn = ["", "&".join(p for p in lab.link().split("&") if not p.startswith(("step=", "lang=")))]
-        self.pager.param.update(window=built.window(lab.step), labels=labels(lab.lang),
+        # A prerender's window is all the page can step before Python: the whole budget.
+        budget = frames.WINDOW_BYTES if self.static else frames.FIRST_WINDOW_BYTES
+        self.pager.param.update(window=built.window(lab.step, budget), labels=labels(lab.lang),
                                 static_queries=drawn if self.static else [])
 
     def _ensure(self, step: int) -> None:

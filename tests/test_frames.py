@@ -68,6 +68,19 @@ def test_every_step_of_a_window_is_what_render_draws(mode, scenario):
             assert shown(window, k, "fairness") == llm_views.fairness(result, k, "en")
 
 
+def test_a_results_table_is_drawn_once_for_each_set_of_unfinished_rows():
+    """The table slot is drawn again only when a row finishes (above: it is what the view draws at every step)."""
+    from schedulers.trace import pending
+    result = simulate("cpu", {"algorithm": "rr", "tasks": ARTICLE})
+    drawn = []
+    slot = frames.as_work_finishes(result, lambda k: drawn.append(k) or cpu_views.metrics_table(result, k, "en"))
+    shown_at = [slot(k) for k in range(len(result["steps"]))]
+    assert shown_at == [cpu_views.metrics_table(result, k, "en") for k in range(len(result["steps"]))]
+    sets = [frozenset(pending(result, k)) for k in range(len(result["steps"]))]
+    assert len(drawn) == len(set(sets)) == 5   # all four left, then A, B, C, D finish one by one
+    assert drawn == [k for k, left in enumerate(sets) if left not in sets[:k]]
+
+
 @pytest.mark.parametrize("algorithm", ["sfq", "rr", "wfq"])
 def test_the_strip_marks_say_what_render_draws_at_each_step(algorithm):
     result = simulate("llm", {"algorithm": algorithm, "tenants": REFERENCE})

@@ -124,7 +124,9 @@ def test_a_long_run_refills_its_window_on_jumps_and_across_the_edge(lab, test_ou
     # next step or, only where a refill is on its way, "Loading this step…" — never another step's frame.
     lab.page.locator("body").click(position={"x": 5, "y": 5})
     lab.page.keyboard.press("Home")
-    expect_frame(lab.page, result, built, 0)
+    home = expect_frame(lab.page, result, built, 0)["window"]   # a refill's full window (the first was smaller)
+    start, end = map(int, home.split("-"))
+    assert start == 0 and int(first.split("-")[1]) < end < total
     lab.page.evaluate("""(counter) => {
       window.__seen = []
       new MutationObserver(() => window.__seen.push(counter.textContent))

@@ -17,7 +17,7 @@ from schedulers.cpu.steps import span
 from schedulers.trace import pending
 
 from ...compare import delta_cell, table
-from ...frames import Frames, Mark, Slot
+from ...frames import Frames, Mark, Slot, as_work_finishes
 from ...panes import pane
 from ...render import bar_row, chip, esc, exact, exact_number, number, result_columns, results_table, section
 from ...text import label, t
@@ -379,7 +379,8 @@ class CpuViews(ModeViews):
                                 + remaining_bars(steps[k], tasks, lang, jobs) + event_list(steps[k], lang)
                                 + "</div>"
                                 + rule_state(steps[k], tasks, lang)),
-            "metrics": lambda k: metrics_table(result, k, lang) + analysis_card(result, lang)}
+            "metrics": as_work_finishes(result, lambda k: metrics_table(result, k, lang)
+                                        + analysis_card(result, lang))}
         return Frames(len(steps), slots, {"time": time_mark(result)})
 
     def columns(self, result: Result) -> list[str]:

@@ -28,7 +28,7 @@ from schedulers.llm.steps import dispatched_so_far, normalised_so_far
 from schedulers.trace import pending
 
 from ...compare import delta_cell, table
-from ...frames import Frames, Slot
+from ...frames import Frames, Slot, as_work_finishes
 from ...panes import pane
 from ...render import (bar_row, chip, colour, esc, exact, exact_number, indexes, ink, number, result_columns,
                        results_table, section)
@@ -369,7 +369,7 @@ class EngineViews(ModeViews):
 
     def step_frames(self, result: Result, lang: str) -> Frames:
         view = EngineView(result, lang)
-        return Frames(len(result["steps"]), {"state": view.state, "metrics": view.metrics})
+        return Frames(len(result["steps"]), {"state": view.state, "metrics": as_work_finishes(result, view.metrics)})
 
     def columns(self, result: Result) -> list[str]:
         return table_columns(result)

@@ -19,7 +19,7 @@ from schedulers.llm.steps import (compare_so_far, dispatched_so_far, dispatches_
 from schedulers.trace import pending
 
 from ...compare import delta_cell, table
-from ...frames import Frames, Mark, Slot
+from ...frames import Frames, Mark, Slot, as_work_finishes
 from ...panes import pane
 from ...render import (bar_row, chip, colour, esc, exact, exact_number, indexes, ink, number, pending_mark,
                        result_columns, results_table, section)
@@ -279,7 +279,7 @@ class LlmViews(ModeViews):
                                 + (fleet.meters(k) if fleet and fleet.replicas else meters(result, k, lang))
                                 + "</div>"),
             "fairness": lambda k: fairness(result, k, lang),
-            "metrics": lambda k: metrics_table(result, k, lang)}
+            "metrics": as_work_finishes(result, lambda k: metrics_table(result, k, lang))}
         return strip_frames(result, "strip", lambda k: k, total, lang).merged(Frames(total, slots))
 
     def columns(self, result: Result) -> list[str]:
