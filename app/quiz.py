@@ -22,7 +22,7 @@ from schedulers.quiz import next_question, question
 from . import render
 from .model import LabView, number, parameter_text, parameter_value, rows_from_text
 from .modes import app_mode, views_of
-from .panes import pane
+from .panes import Kept, pane
 from .render import esc
 from .text import t
 from .textfield import TextField
@@ -61,6 +61,11 @@ class QuizView(LabView):
     def __init__(self, lab=None, **params) -> None:
         super().__init__(lab, **params)
         self._answered: set[tuple[int, int]] = set()   # (id of the run, step): each question counts once
+        # The board is laid out again in place, its buttons kept (``Kept``): a choice clicked while the board is
+        # drawn anew in the other language still answers (on a new button the click was dropped).
+        self._keep = Kept()
+        self._board = pn.Column(sizing_mode="stretch_width")
+        self._lay_out_board()
 
     # --- actions ------------------------------------------------------------------------------------------
     def load(self, seed_text: str | None = None) -> None:
@@ -169,14 +174,39 @@ class QuizView(LabView):
                             + render.narration(now, lang))]
         return parts + views_of(result["mode"]).known_state(result, step, lang, self.lab.presenter)
 
-    @param.depends("lab.result", "lab.step", "lab.lang", "feedback", "right", "asked", "exercise", "shown")
-    def board(self):
+    @param.depends("lab.result", "lab.step", "lab.lang", "feedback", "right", "asked", "exercise", "shown",
+                   watch=True)
+    def _lay_out_board(self) -> None:
+        if self.shown:   # hidden (off the page): nothing is built at each step, not even an empty column
+            self._keep.lay_out(self._board, self._board_parts)
+
+    def board(self) -> pn.Column:
+        """The score, the question and its choices (or the verdict), and what the student may know."""
+        return self._board
+
+    def _next_button(self, lang: str) -> pn.widgets.Button:
+        def make():
+            go = pn.widgets.Button(color="primary", css_classes=["quiz-next"])
+            go.on_click(lambda _: self.skip())
+            return go
+        go = self._keep(("next",), make)
+        go.label = t(lang, "quiz.next")
+        return go
+
+    def _choice_button(self, name: str, place: int) -> pn.widgets.Button:
+        def make():
+            button = pn.widgets.Button(label=name, styles={"min-width": "4em"})
+            button.on_click(lambda _: self.answer(name))
+            return button
+        button = self._keep(("choice", name), make)
+        button.css_classes = ["quiz-choice", f"quiz-choice-{place}"]   # a task's colour in this run
+        return button
+
+    def _board_parts(self) -> list:
         lab, lang = self.lab, self.lab.lang
         result = lab.result
-        if not self.shown:   # hidden (off the page): nothing is built at each step, not even an empty column
-            raise param.Skip
         if not result:
-            return pn.Column()
+            return []
         words = t(lang, "quiz.score", right=self.right, asked=self.asked)
         score = pane(f'<p class="score" aria-live="polite">{esc(words)}'
                      f'</p>{self.cli_note(lang)}', css_classes=["quiz-score"])
@@ -190,40 +220,28 @@ class QuizView(LabView):
             parts.append(pane(f'<div class="quiz-feedback {"right" if correct else "wrong"}" role="status">'
                               f'<p><strong>{esc(verdict)}</strong></p><p>{esc(why)}</p></div>',
                               css_classes=["quiz-feedback-pane"]))
-            following = next_question(result, lab.step)
-            if following is not None:
-                go = pn.widgets.Button(label=t(lang, "quiz.next"), color="primary", css_classes=["quiz-next"])
-                go.on_click(lambda _: self.skip())
-                parts.append(go)
+            if next_question(result, lab.step) is not None:
+                parts.append(self._next_button(lang))
             else:
                 parts.append(pane(f'<p>{esc(t(lang, "quiz.done", right=self.right, asked=self.asked))}</p>',
                                   css_classes=["quiz-done"]))
-            return pn.Column(*parts, *self.known_state(result, lab.step, lang), sizing_mode="stretch_width")
+            return [*parts, *self.known_state(result, lab.step, lang)]
         if result.get("trace", {}).get("level") != "full":
-            return pn.Column(*parts, pane(f'<p class="muted">{esc(t(lang, "quiz.compact"))}</p>'))
+            return [*parts, pane(f'<p class="muted">{esc(t(lang, "quiz.compact"))}</p>')]
         asked = question(result, lab.step + 1)
         if asked is None:
-            following = next_question(result, lab.step)
-            if following is None:
+            if next_question(result, lab.step) is None:
                 key = "quiz.done" if self.asked else "quiz.none"
-                parts.append(pane(f'<p>{esc(t(lang, key, right=self.right, asked=self.asked))}</p>',
-                                  css_classes=["quiz-done"]))
-                return pn.Column(*parts, sizing_mode="stretch_width")
-            go = pn.widgets.Button(label=t(lang, "quiz.next"), color="primary", css_classes=["quiz-next"])
-            go.on_click(lambda _: self.skip())
-            return pn.Column(*parts, go, *self.known_state(result, lab.step, lang), sizing_mode="stretch_width")
+                return [*parts, pane(f'<p>{esc(t(lang, key, right=self.right, asked=self.asked))}</p>',
+                                     css_classes=["quiz-done"])]
+            return [*parts, self._next_button(lang), *self.known_state(result, lab.step, lang)]
         role = "question" if asked.cpu is None else "question on a cpu"
         prompt = app_mode(result["mode"]).say(lang, role, t=asked.time, next=asked.time + 1, cpu=asked.cpu)
         where = views_of(result["mode"]).places(result)
-        buttons = []
-        for name in asked.candidates:
-            button = pn.widgets.Button(label=name, css_classes=["quiz-choice", f"quiz-choice-{where[name]}"],
-                                       styles={"min-width": "4em"})
-            button.on_click(lambda _, name=name: self.answer(name))
-            buttons.append(button)
-        parts += [pane(f'<p class="counter">{esc(prompt)}</p>', css_classes=["quiz-question"]),
-                  pn.FlexBox(*buttons, gap="6px")]
-        return pn.Column(*parts, *self.known_state(result, lab.step, lang), sizing_mode="stretch_width")
+        choices = self._keep(("choices",), lambda: pn.FlexBox(gap="6px"))
+        choices.objects = [self._choice_button(name, where[name]) for name in asked.candidates]
+        parts += [pane(f'<p class="counter">{esc(prompt)}</p>', css_classes=["quiz-question"]), choices]
+        return [*parts, *self.known_state(result, lab.step, lang)]
 
     @param.depends("lab.lang")
     def header(self):
@@ -231,4 +249,4 @@ class QuizView(LabView):
         return pane(f'<h2>{esc(t(lang, "quiz.title"))}</h2><p class="muted">{esc(t(lang, "quiz.intro"))}</p>')
 
     def panel(self):
-        return pn.Column(self.header, self.controls, self.board, sizing_mode="stretch_width")
+        return pn.Column(self.header, self.controls, self._board, sizing_mode="stretch_width")
