@@ -41,35 +41,26 @@ def drawn_without_python() -> bool:
     return sys.platform != "emscripten" and getattr(context, "server_context", None) is None
 
 
-def served_link() -> str:
-    """A served session's link, from its request (there before the page is drawn); "" elsewhere: the build's
-    prerender has none, and under Pyodide the page's address reaches Python only once the page is loaded."""
+def link_before_drawing() -> str:
+    """The page's link where it is known before the page is drawn: a served session's request, or under Pyodide the
+    page's address (the site's worker sets it before the app runs); "" for the build's prerender, whose link is set
+    after (``Prerendered``)."""
     context = pn.state.curdoc.session_context if pn.state.curdoc is not None else None
-    served = getattr(context, "server_context", None) is not None and sys.platform != "emscripten"
-    return pn.state.location.search.strip("?") if served and pn.state.location is not None else ""
-
-
-def asks_for_a_run() -> bool:
-    """The page's address carries a link (what ``on_load`` restores): the served request's query, or the page's
-    own address under Pyodide."""
-    location = pn.state.location
-    return bool(pn.state.session_args) or (location is not None and bool(location.search.strip("?")))
+    known = sys.platform == "emscripten" or getattr(context, "server_context", None) is not None
+    return pn.state.location.search.strip("?") if known and pn.state.location is not None else ""
 
 
 def build():
     lab = Lab()
-    # A served link is applied before the page is drawn: its run is the first one drawn (drawing the default run
-    # first and then the link's took twice the work, a second for a link of 100 tasks).
-    restored = served_link()
+    # A link is applied before the page is drawn: its run is the first one drawn (drawing the default run first and
+    # then the link's took twice the work, a second for a link of 100 tasks on the served app).
+    restored = link_before_drawing()
     if restored:
         lab.lang = browser_language() or lab.lang
         lab.restore(restored)
     ui = LabUI(lab)
     ui.stepping.static = drawn_without_python()
     page = ui.page()
-    # Until a link's run is on screen the page says it is loading: a lecturer must not explain the default run
-    # while a larger one is still being computed.
-    page.loading = asks_for_a_run() and not ui.stepping.static and not restored
 
     def sync_address(*_):
         # Panel pushes a browser history entry per change: while playing, write once, at the pause.
@@ -86,7 +77,6 @@ def build():
             lab.restore(search)
         lab.param.watch(sync_address, ["result", "step", "lang", "playing"])
         sync_address()
-        page.loading = False
 
     pn.state.onload(on_load)
     return page

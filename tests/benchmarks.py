@@ -464,6 +464,7 @@ def part_app() -> dict[str, Any]:
         figures["full_editor"] = {"link_tasks": LINK_TASKS, "rows": MAX_ROWS, "rows_on_screen": ROWS_PER_PAGE,
                                   "seconds": round(time.perf_counter() - started, 2),
                                   "server_cpu_seconds": round(server_cpu_seconds(server.pid) - busy, 2)}
+        figures["full_editor"]["met"] = figures["full_editor"]["seconds"] <= LINK_TARGET_S
         print(f"a link with {LINK_TASKS} tasks: the run of its first {MAX_ROWS} and the editor's first "
               f"{ROWS_PER_PAGE} rows on the page after {figures['full_editor']['seconds']} s (server CPU "
               f"{figures['full_editor']['server_cpu_seconds']} s; target <= {LINK_TARGET_S} s)", flush=True)
@@ -719,7 +720,8 @@ def site_large_link(browser, url: str, cdn: str) -> dict[str, Any]:
     shown = page.evaluate("performance.now()")
     context.close()
     ready = next(t["at"] for t in state["timeline"] if t["stage"] == "ready")
-    return {"ready_ms": round(ready), "shown_ms": round(shown), "after_ready_s": round((shown - ready) / 1000, 2)}
+    after = round((shown - ready) / 1000, 2)
+    return {"ready_ms": round(ready), "shown_ms": round(shown), "after_ready_s": after, "met": after <= LINK_TARGET_S}
 
 
 def print_switches(switches: list[dict[str, Any]], runs: dict[str, Any]) -> None:
@@ -813,6 +815,10 @@ def part_site() -> dict[str, Any]:
         runs = ", ".join(f"{v['ready_ms'] / 1000:.1f}" for v in visits[kind])
         print(f"Python ready, {kind} visit: {ready / 1000:.1f} s (median; runs {runs}); target <= "
               f"{SITE_TARGETS_MS[kind] / 1000:g} s: {'met' if met else 'MISSED'}", flush=True)
+    plain = sorted(v["ready_ms"] for v in visits["repeat"])[len(visits["repeat"]) // 2]
+    print(f"a link with {LINK_TASKS} tasks, repeat visit: Python ready at {large_link['ready_ms'] / 1000:.1f} s (the "
+          f"default page's: {plain / 1000:.1f} s), its run on the page {large_link['after_ready_s']} s later (target "
+          f"<= {LINK_TARGET_S} s)", flush=True)
     first_steps = [v["first_step_ms"] for v in visits["cold"]]
     figures["first_step_ms"] = median(first_steps)
     print(f"first answered step, index.html cold (Python starting beside it): {median(first_steps)} ms (median; runs "
@@ -825,8 +831,6 @@ def part_site() -> dict[str, Any]:
                                                  for action, row in times.items())
               + f" (target p95 <= {APP_TARGET_P95_MS} ms)", flush=True)
     print_switches(switches, info["runs"])
-    print(f"a link with {LINK_TASKS} tasks, repeat visit: Python ready at {large_link['ready_ms'] / 1000:.1f} s, its "
-          f"run on the page {large_link['after_ready_s']} s later (target <= {LINK_TARGET_S} s)", flush=True)
     print("the frames the prerendered pages carry (bytes of JSON): " + "; ".join(
         f"{name} " + ", ".join(f"{lang} {size:,}" for lang, size in langs.items())
         for name, langs in frames_bytes.items()), flush=True)
