@@ -388,6 +388,37 @@ def playback(page) -> dict[str, Any]:
             "longest_gap_ms": round(max(gaps), 1), "steps_shown": len(changes)}
 
 
+def link_build_seconds(repeats: int = 3) -> dict[str, float]:
+    """The server's part of the large link, in this process: each stage of building its page (the best of
+    ``repeats``, warm), as a served session builds it."""
+    import panel as pn
+    from bokeh.document import Document
+    from app.model import Lab
+    from app.ui import LabUI
+    pn.extension(design="bootstrap")   # as app/lab.py
+    stages = ("restore the link", "the views (with the pager's first window)", "lay the page out",
+              "Panel's and Bokeh's models", "the document's JSON")
+    best: dict[str, float] = {}
+    for _ in range(repeats):
+        marks = [time.perf_counter()]
+        lab = Lab()
+        lab.restore(LINK_QUERY)
+        marks.append(time.perf_counter())
+        ui = LabUI(lab)
+        marks.append(time.perf_counter())
+        page = ui.page()
+        marks.append(time.perf_counter())
+        document = Document()
+        root = page.get_root(document)
+        marks.append(time.perf_counter())
+        document.add_root(root)
+        document.to_json()
+        marks.append(time.perf_counter())
+        for stage, begun, ended in zip(stages, marks, marks[1:]):
+            best[stage] = min(ended - begun, best.get(stage, ended - begun))
+    return {k: round(v, 3) for k, v in best.items()}
+
+
 def window_figures() -> list[dict[str, Any]]:
     """The pager's first window for each run: steps held, JSON bytes, and Python's time to render it."""
     from app import frames
@@ -470,6 +501,9 @@ def part_app() -> dict[str, Any]:
               f"{figures['full_editor']['server_cpu_seconds']} s; target <= {LINK_TARGET_S} s)", flush=True)
         browser.close()
     from app.frames import WINDOW_BYTES
+    figures["link_build_seconds"] = link_build_seconds()
+    print("the large link's page built in this process (s, best of 3): " + ", ".join(
+        f"{stage} {seconds}" for stage, seconds in figures["link_build_seconds"].items()), flush=True)
     figures["windows"] = window_figures()
     print(f"the pager's first window (app/frames.py, budget {WINDOW_BYTES:,} bytes of JSON):", flush=True)
     print(f"{'run':<20} {'steps':>8} {'window':>7} {'bytes':>9} {'bytes/step':>10} {'Python ms':>9}", flush=True)
