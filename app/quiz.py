@@ -22,10 +22,15 @@ from schedulers.quiz import next_question, question
 from . import render
 from .model import LabView, number, parameter_text, parameter_value, rows_from_text
 from .modes import app_mode, views_of
-from .panes import Kept, pane
+from .panes import SCALED, Kept, pane
 from .render import esc
 from .text import t
 from .textfield import TextField
+
+
+# A size's label wraps inside its field (Bokeh keeps an input's label on one line): in Japanese in presenter mode
+# "最遅の到着（--max-arrival）" ran over the next field's.
+WRAPPING_LABEL = [".bk-input-group > label { white-space: normal; }"]
 
 
 def command_line(mode: str, seed: int, algorithm: str, parameters: dict[str, str],
@@ -136,16 +141,19 @@ class QuizView(LabView):
         lang = self.lab.lang
         seed = TextField.from_param(self.param.seed, label=t(lang, "quiz.seed"), width=160, css_classes=["quiz-seed"])
         new = pn.widgets.Button(label=t(lang, "quiz.new"), color="primary", css_classes=["quiz-new"],
-                                align="end")
+                                align="end", stylesheets=SCALED)
         new.on_click(lambda _: self.load())
-        lucky = pn.widgets.Button(label=t(lang, "quiz.random"), css_classes=["quiz-random"], align="end")
+        lucky = pn.widgets.Button(label=t(lang, "quiz.random"), css_classes=["quiz-random"], align="end",
+                                  stylesheets=SCALED)
         lucky.on_click(lambda _: self.random_seed())
-        again = pn.widgets.Button(label=t(lang, "quiz.restart"), css_classes=["quiz-restart"], align="end")
+        again = pn.widgets.Button(label=t(lang, "quiz.restart"), css_classes=["quiz-restart"], align="end",
+                                  stylesheets=SCALED)
         again.on_click(lambda _: self.restart())
         sizes = []
         for size in MODES[self.lab.mode].exercise_sizes:   # as the command line's --jobs, --io, ...
             box = TextField(label=t(lang, f"quiz.size.{size.name}"), value=self.sizes.get(size.name, ""), width=215,
-                            placeholder=str(size.default), css_classes=[f"quiz-size-{size.name}"])
+                            placeholder=str(size.default), css_classes=[f"quiz-size-{size.name}"],
+                            stylesheets=WRAPPING_LABEL)
             pn.bind(self.set_size, size.name, box, watch=True)
             sizes.append(box)
         parts = [pn.FlexBox(seed, *sizes, new, lucky, again, align_items="end")]
@@ -174,8 +182,8 @@ class QuizView(LabView):
                             + render.narration(now, lang))]
         return parts + views_of(result["mode"]).known_state(result, step, lang, self.lab.presenter)
 
-    @param.depends("lab.result", "lab.step", "lab.lang", "feedback", "right", "asked", "exercise", "shown",
-                   watch=True)
+    @param.depends("lab.result", "lab.step", "lab.lang", "lab.presenter", "feedback", "right", "asked", "exercise",
+                   "shown", watch=True)
     def _lay_out_board(self) -> None:
         if self.shown:   # hidden (off the page): nothing is built at each step, not even an empty column
             self._keep.lay_out(self._board, self._board_parts)
@@ -186,7 +194,7 @@ class QuizView(LabView):
 
     def _next_button(self, lang: str) -> pn.widgets.Button:
         def make():
-            go = pn.widgets.Button(color="primary", css_classes=["quiz-next"])
+            go = pn.widgets.Button(color="primary", css_classes=["quiz-next"], stylesheets=SCALED)
             go.on_click(lambda _: self.skip())
             return go
         go = self._keep(("next",), make)
@@ -195,7 +203,7 @@ class QuizView(LabView):
 
     def _choice_button(self, name: str, place: int) -> pn.widgets.Button:
         def make():
-            button = pn.widgets.Button(label=name, styles={"min-width": "4em"})
+            button = pn.widgets.Button(label=name, styles={"min-width": "4em"}, stylesheets=SCALED)
             button.on_click(lambda _: self.answer(name))
             return button
         button = self._keep(("choice", name), make)

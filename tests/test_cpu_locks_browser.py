@@ -100,12 +100,25 @@ def test_predict_shows_the_locks_card_before_the_student_picks(lab, test_output)
     expect(card.locator("td.holder")).to_have_text("L")
     lab.shot(test_output, "cpu-locks-predict-1366")
     # the exercise's size fields: each label within its own field's width, none over the next
-    labels = page.locator("[class*=quiz-size-] label")
-    expect(labels).to_have_count(4)
-    boxes = [labels.nth(k).evaluate("e => { const r = e.getBoundingClientRect(); const range = document.createRange();"
-                                    " range.selectNodeContents(e); const text = range.getBoundingClientRect();"
-                                    " return [r.top, text.left, text.right] }") for k in range(4)]
-    assert all(right <= following_left for (top, _, right), (following_top, following_left, _)
-               in zip(boxes, boxes[1:]) if top == following_top), boxes
+    expect_size_labels_apart(page)
     page.locator(".quiz-choice button", has_text=asked.answer).click()
     expect(page.locator(".quiz-feedback")).to_contain_text(result["steps"][4]["why"]["en"], timeout=TIMEOUT)
+    # ... and in Japanese in presenter mode, where the longest label ("最遅の到着（--max-arrival）") ran over the next
+    page.get_by_role("button", name="日本語").click()
+    page.get_by_role("button", name="プレゼンターモード").click()
+    expect(page.locator(".quiz-size-max_arrival label")).to_contain_text("最遅の到着", timeout=TIMEOUT)
+    expect(page.locator(".lab-root").first).to_have_css("font-size", "22px", timeout=TIMEOUT)
+    expect_size_labels_apart(page)
+    lab.shot(test_output, "cpu-locks-predict-presenter-ja")
+
+
+def expect_size_labels_apart(page) -> None:
+    """The exercise's size fields: each label's text within its own field's width (so none runs over the next)."""
+    labels = page.locator("[class*=quiz-size-] label")
+    expect(labels).to_have_count(4)
+    spans = [labels.nth(k).evaluate("e => { const field = e.parentElement.getBoundingClientRect();"
+                                    " const range = document.createRange(); range.selectNodeContents(e);"
+                                    " const text = range.getBoundingClientRect();"
+                                    " return [field.left, text.left, text.right, field.right] }") for k in range(4)]
+    assert all(left - 0.5 <= text_left and text_right <= right + 0.5 for left, text_left, text_right, right in spans), \
+        spans

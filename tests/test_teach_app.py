@@ -70,6 +70,30 @@ def test_compare_aligns_by_time_and_by_dispatch_count():
     assert default_other("cpu", "fcfs") == "srtf" and default_other("cpu", "rr") == "fcfs"
 
 
+def test_predicts_board_follows_presenter_mode_and_keeps_its_buttons():
+    """Presenter mode draws Predict's chart at the projector's size; a new layout (presenter mode, the other
+    language) keeps the very buttons on the page, so a click on one of them still answers."""
+    from bokeh.models import Plot
+    state = Lab()
+    quiz = QuizView(state, shown=True)
+    quiz.skip()
+
+    def fonts() -> set[str]:
+        return {axis.major_label_text_font_size for part in quiz.board().select(pn.pane.Bokeh)
+                for axis in part.object.select(type=Plot)[0].xaxis}
+
+    def choices() -> list:
+        return [b for b in quiz.board().select(pn.widgets.Button) if "quiz-choice" in b.css_classes]
+    before = choices()
+    assert fonts() == {"11pt"} and [b.label for b in before] == ["A", "B"]
+    state.presenter = True
+    assert fonts() == {"18pt"}
+    state.lang = "ja"
+    assert all(a is b for a, b in zip(choices(), before, strict=True))
+    before[1].clicks += 1   # B, clicked on the button drawn before both changes
+    assert quiz.feedback["choice"] == "B" and quiz.asked == 1
+
+
 def test_quiz_scores_each_question_once_and_loads_the_cli_exercise():
     state = Lab()
     state.set_algorithm("srtf")
