@@ -94,6 +94,17 @@ def burst(lab, seed: int, test_output, where: str) -> None:
     lab.shot(test_output, f"choices-burst-{where}-{seed}")
 
 
+def site_lab(visitor, cdn_site_url):
+    """The built site's lab in a visitor's browser, once Python is ready (Pyodide's CDN stood in for)."""
+    from site_support import wait_for_boot
+    from tests.test_app_browser import Lab
+    context, _ = visitor()
+    lab = Lab(context.new_page(), f"{cdn_site_url}index.html")
+    lab.open()
+    wait_for_boot(lab.page)
+    return lab
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_burst_of_choices_ends_on_the_last_of_each(lab, seed, test_output):
     lab.open()
@@ -103,12 +114,7 @@ def test_a_burst_of_choices_ends_on_the_last_of_each(lab, seed, test_output):
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_burst_of_choices_on_the_static_site(visitor, cdn_site_url, seed, test_output):
     """The same on the built site once Python is ready (Pyodide's CDN stood in for)."""
-    from site_support import wait_for_boot
-    from tests.test_app_browser import Lab
-    context, _ = visitor()
-    lab = Lab(context.new_page(), f"{cdn_site_url}index.html")
-    lab.open()
-    wait_for_boot(lab.page)
+    lab = site_lab(visitor, cdn_site_url)
     burst(lab, seed, test_output, "site")
 
 
@@ -156,13 +162,8 @@ def test_a_click_made_while_python_is_busy_comes_after_the_choices_made_before_i
     """On the built site once Python is ready: SRTF picked (Python busy with its run), at once seed 10 typed in
     Predict and "New exercise" clicked. The exercise loaded is seed 10's: the click waited behind the seed (Panel's
     handler sent a click at once, ahead of the changes waiting for the busy worker: it loaded seed 42's)."""
-    from site_support import wait_for_boot
-    from tests.test_app_browser import Lab
     from schedulers.exercises import cpu_exercise
-    context, _ = visitor()
-    lab = Lab(context.new_page(), f"{cdn_site_url}index.html")
-    lab.open()
-    wait_for_boot(lab.page)
+    lab = site_lab(visitor, cdn_site_url)
     page = lab.page
     page.locator(".teach-tabs button", has_text="Predict").click()
     seed = page.locator(".quiz-seed input")
@@ -301,12 +302,7 @@ def test_a_burst_of_settings_ends_on_the_last_of_each(lab, seed, test_output):
 
 
 def test_a_burst_of_settings_on_the_static_site(visitor, cdn_site_url, test_output):
-    from site_support import wait_for_boot
-    from tests.test_app_browser import Lab
-    context, _ = visitor()
-    lab = Lab(context.new_page(), f"{cdn_site_url}index.html")
-    lab.open()
-    wait_for_boot(lab.page)
+    lab = site_lab(visitor, cdn_site_url)
     settings_burst(lab, 9, test_output, "site")
 
 
@@ -376,10 +372,5 @@ def test_a_burst_of_predict_answers_keeps_every_answer(lab, seed, test_output):
 
 
 def test_a_burst_of_predict_answers_on_the_static_site(visitor, cdn_site_url, test_output):
-    from site_support import wait_for_boot
-    from tests.test_app_browser import Lab
-    context, _ = visitor()
-    lab = Lab(context.new_page(), f"{cdn_site_url}index.html")
-    lab.open()
-    wait_for_boot(lab.page)
+    lab = site_lab(visitor, cdn_site_url)
     predict_burst(lab, 13, test_output, "site")
