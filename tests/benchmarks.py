@@ -849,7 +849,7 @@ def part_site() -> dict[str, Any]:
         runs = ", ".join(f"{v['ready_ms'] / 1000:.1f}" for v in visits[kind])
         print(f"Python ready, {kind} visit: {ready / 1000:.1f} s (median; runs {runs}); target <= "
               f"{SITE_TARGETS_MS[kind] / 1000:g} s: {'met' if met else 'MISSED'}", flush=True)
-    plain = sorted(v["ready_ms"] for v in visits["repeat"])[len(visits["repeat"]) // 2]
+    plain = median([v["ready_ms"] for v in visits["repeat"]])
     print(f"a link with {LINK_TASKS} tasks, repeat visit: Python ready at {large_link['ready_ms'] / 1000:.1f} s (the "
           f"default page's: {plain / 1000:.1f} s), its run on the page {large_link['after_ready_s']} s later (target "
           f"<= {LINK_TARGET_S} s)", flush=True)
