@@ -7,7 +7,7 @@ const hubOf = (group) => (HUBS[group] ??= {slots: new Set(), pager: null})
 const KEYS = {ArrowLeft: "prev", ArrowRight: "next", " ": "toggle", Home: "first", End: "last"}
 
 export function render({model, view}) {
-  const hub = hubOf(model.group)
+  let hub = hubOf(model.group)
   const make = (tag, cls) => { const e = document.createElement(tag); if (cls) e.className = cls; return e }
   const root = make("div", "step-pager")
   const row = make("div", "pager-buttons")
@@ -228,6 +228,12 @@ export function render({model, view}) {
   const pager = {paint: (slot) => { paint(slot); cursors() },
                  reveal: (slot) => { if (slot.name === "source") inView(slot.box) }}
   hub.pager = pager
+  model.on("group", () => {   // the same pager, another key: the static site changed its page into another run's
+    if (hub.pager === pager) hub.pager = null
+    hub = hubOf(model.group)
+    hub.pager = pager
+    show()
+  })
   model.on("window", () => { cache = new Map(); awaiting = false; for (const s of hub.slots) s.content = null; show(); tell() })
   model.on("target", () => { // Python's jump (a link, the quiz, a shorter run); its acks of our steps are ignored
     const [jump, step] = model.target

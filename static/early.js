@@ -108,10 +108,11 @@ window.labFetchRun = async (run, view, lang) => {
   // The run the page opens with: the page's own (in its language, from the page), or another run's file. BokehJS's
   // first embed (Panel's prerender script, at DOMContentLoaded) is wrapped: it waits for that file (the page's own
   // document if the file cannot be had), and keeps what runs.js needs to embed another run (the render items) and
-  // to hook the page's menus (`embedded`, the views).
+  // to hook the page's menus (`embedded`, the views) and to change the document it embeds into another run's
+  // (`doc`, its JSON, or the page's script text that holds it).
   function pickRun(run) {
     let embedded
-    const state = {run: runs.own, view: 'lab', lang, picked: {}, file: null, render: null,
+    const state = {run: runs.own, view: 'lab', lang, picked: {}, file: null, render: null, doc: null,
                    embedded: new Promise((resolve) => { embedded = resolve })}
     window.labRuns = state
     if (run !== undefined && run !== runs.own) {
@@ -129,10 +130,10 @@ window.labFetchRun = async (run, view, lang) => {
         state.render = items
         const done = (async () => {
           const file = state.file && await state.file.catch(() => null)
-          if (file) return embed(file.doc, items)
-          state.run = runs.own   // no file (none asked for, or it could not be had): the page's own run
-          const translated = lang !== 'en' && document.getElementById(`lab-prerender-${lang}`)
-          return embed(state.file && translated ? translated.textContent : docs, items)
+          if (!file) state.run = runs.own   // none asked for, or it could not be had: the page's own run
+          const translated = !file && state.file && lang !== 'en' && document.getElementById(`lab-prerender-${lang}`)
+          state.doc = file ? file.doc : translated ? translated.textContent : docs   // the page's own: as text
+          return embed(state.doc, items)
         })()
         embedded(done)
         return done

@@ -19,6 +19,8 @@ build on any Panel but ``PANEL_VERSION``, the one these lines were read against:
   on its Panel objects (``state._views``) and write it again, and mapped onto the ids of the page's own prerender;
   ``with_document`` puts one in place of the page's own (a prepared example's page).
 - ``panel_dist``: Panel's JS/CSS inside the installed package, which the site ships.
+- ``placed_ids``: the prerendered documents' model ids, the same for the same place in every run's document;
+  ``BOKEH_LAYOUT``: how BokehJS lays a page out (both for static/runs.js, which changes the page into another run's).
 
 It imports Panel only inside functions: ``build.py`` (any Python 3.8+, no Panel) reads ``PYODIDE_VERSION`` here.
 """
@@ -82,6 +84,27 @@ def check_panel() -> None:
                             f"static/panel_adapter.py says {PYODIDE_VERSION}")
     check_pandas_uses(module_source("panel.io.pyodide"))
     check_protocol(PROTOCOL.read_text(encoding="utf-8"))
+    check_bokehjs((Path(importlib.util.find_spec("bokeh").origin).parent / "server" / "static" / "js" /
+                   "bokeh.min.js").read_text(encoding="utf-8"))
+
+
+# BokehJS 3.10 (Panel 1.10's), as static/runs.js relies on it to lay the page out once for a run's many changes: a
+# change of any view's layout, and a layout's re-render, go up to the root view's invalidate_layout and
+# compute_layout, which lay the whole page out; runs.js holds those two on the root views while it changes the page.
+BOKEH_LAYOUT = (
+    "invalidate_layout(){this.parent instanceof LayoutDOMView?this.parent.invalidate_layout():"
+    "(this.update_layout(),this.compute_layout())}",
+    "compute_layout(){this.parent instanceof LayoutDOMView?this.parent.compute_layout():",
+    "rerender(){super.rerender(),this.update_layout(),this.compute_layout()}",
+)
+
+
+def check_bokehjs(source: str) -> None:
+    """Stop the build unless BokehJS's minified source still holds ``BOKEH_LAYOUT`` word for word."""
+    for line in BOKEH_LAYOUT:
+        if line not in source:
+            raise AdapterError(f"BokehJS no longer has {line[:60]}...: static/runs.js's layingOutOnce relies on it "
+                               "(panel_adapter.BOKEH_LAYOUT); read BokehJS's LayoutDOMView again")
 
 
 def module_source(name: str) -> str:
@@ -242,6 +265,9 @@ def page_document(page: str) -> tuple[str, str, dict]:
     return json_id, docid, document
 
 
+UNIQUE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")   # Bokeh's, a uuid4
+
+
 class Prerendered:
     """The app's document as ``?query`` shows it, rendered as Panel's conversion renders, and kept live: its Panel
     objects can be found (``find``) and acted on (``act``: a click, a language), and the document written again
@@ -258,6 +284,7 @@ class Prerendered:
     def __init__(self, app: Path, page: str, query: str) -> None:
         self.app, self.query = app, query
         self.json_id, self.page_docid, self.page_doc = page_document(page)
+        self._written: tuple[str, dict[str, str]] | None = None   # document_json's text and ids, until act()
 
     def __enter__(self) -> Prerendered:
         from bokeh.document import Document
@@ -284,6 +311,7 @@ class Prerendered:
     def act(self, action: Callable[[], object]) -> None:
         """Run ``action`` (a change to the app's objects) as Panel runs a callback of this document's."""
         from panel.io.state import set_curdoc
+        self._written = None   # the document changes: written again when asked for
         with set_curdoc(self.document):
             action()
 
@@ -292,11 +320,18 @@ class Prerendered:
         return [found for found in self.root.select(kind) if test(found)]
 
     def model_id(self, viewable) -> str:
-        """The id of ``viewable``'s Bokeh model in this document."""
-        return viewable._models[self.document.roots[0].ref["id"]][0].id
+        """The id of ``viewable``'s Bokeh model in this document, as ``document_json`` writes it."""
+        unique = viewable._models[self.document.roots[0].ref["id"]][0].id
+        if self._written is None:
+            self.document_json()
+        return self._written[1][unique]
 
     def document_json(self) -> str:
-        """The document as JSON, its ids the page's (the page's render items name those)."""
+        """The document as JSON: its roots' ids the page's (the page's render items name those), every other
+        model's the same for the same place in any run's document (``placed_ids``), so that the page can show
+        another run by changing what differs (static/runs.js) rather than drawing the whole document anew."""
+        if self._written is not None:
+            return self._written[0]
         from bokeh.embed.util import standalone_docs_json_and_render_items
         from panel.io.state import set_curdoc
         with set_curdoc(self.document):
@@ -306,9 +341,37 @@ class Prerendered:
         if [r["name"] for r in roots] != [r["name"] for r in page_roots]:
             raise AdapterError(f"the page as ?{self.query} shows it has other roots than the page itself")
         text = json.dumps({self.page_docid: doc}, ensure_ascii=False, separators=(",", ":"))
-        for root, page_root in zip(roots, page_roots):  # unique ids: where the string is, the id is
-            text = text.replace(json.dumps(root["id"]), json.dumps(page_root["id"]))
+        ids = placed_ids(json.loads(text)[self.page_docid],   # as JSON: Bokeh's own holds tuples too
+                         {root["id"]: page_root["id"] for root, page_root in zip(roots, page_roots)})
+        # Bokeh's unique ids: where the string is, the id is (a reference, a model's data, a template's element id)
+        text = UNIQUE_ID.sub(lambda m: ids.get(m.group(), m.group()), text)
+        self._written = (text, ids)
         return text
+
+
+def placed_ids(doc: dict, roots: dict[str, str]) -> dict[str, str]:
+    """Each model's id in the document JSON ``doc`` -> an id of its place: its first path from the roots (the
+    attributes and indexes that lead to it) and its type; ``roots`` gives the roots' own. Two documents of the app
+    drawn for different runs give the same id to the models they draw in the same place (the header, the editor),
+    and different ids to the rest."""
+    import hashlib
+    ids: dict[str, str] = {}
+
+    def walk(value, path: str) -> None:
+        if isinstance(value, dict):
+            if value.get("type") == "object" and "id" in value and value["id"] not in ids:
+                place = f"{path}:{value['name']}"
+                ids[value["id"]] = roots.get(value["id"]) or "m" + hashlib.sha1(place.encode()).hexdigest()[:16]
+            for key, item in value.items():
+                walk(item, f"{path}/{key}")
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, f"{path}/{index}")
+
+    walk(doc["roots"], "")
+    if len(set(ids.values())) != len(ids):
+        raise AdapterError("two models of the page have the same place: static/panel_adapter.py's placed_ids")
+    return ids
 
 
 def prerender(app: Path, page: str, query: str) -> tuple[str, str]:

@@ -648,9 +648,10 @@ SWITCH_TIMES_JS = """() => {
   window.__switches = []
   let started = null
   for (const type of ['input', 'click']) addEventListener(type, (e) => { started = e.timeStamp }, true)
-  addEventListener('lab-run-shown', (e) => {
+  addEventListener('lab-run-shown', (e) => {   // until the page is idle after the next frame: drawn, laid out, painted
     const since = started
-    requestAnimationFrame(() => window.__switches.push({...e.detail, ms: performance.now() - since}))
+    requestAnimationFrame(() => requestIdleCallback(() => window.__switches.push({...e.detail,
+                                                                                  ms: performance.now() - since})))
   })
 }"""
 MODE_BUTTONS = {"cpu": "CPU", "llm": "LLM router", "engine": "Inference engine"}

@@ -175,12 +175,61 @@ def test_every_run_of_every_mode_steps_before_python(browser, cdn_site_url, test
         expect(page.locator(".compare-left .counter")).to_contain_text("ステップ 3/")
         expect(page.locator("html")).to_have_attribute("lang", "ja")
         shot(page, test_output, "compare-ja")
+        # Back in English and in the step-through view: its slots are filled again, at the step reached.
+        page.get_by_role("button", name="English", exact=True).click()
+        page.wait_for_function("window.labRuns.lang === 'en'", timeout=TIMEOUT)
+        page.locator(".teach-tab-lab button").click()
+        page.wait_for_function("window.labRuns.view === 'lab'", timeout=TIMEOUT)
+        result, built = expected_frames(default_query("cpu", "fcfs"))
+        expect_frame(page, result, built, 2)
     finally:
         context.close()
 
 
-# Every element of the page, through every shadow root, with the computed styles a reader sees: a path of tag names
-# and indexes -> the properties (static/sheets.js must change how the sheets get in, not what they say).
+# The page's root view, the Gantt chart's view and the left ends of its bars (each glyph's, as Bokeh holds them).
+CHART_JS = """() => {
+  const stack = [...Bokeh.index.roots]
+  while (stack.length) {
+    const view = stack.pop()
+    if (view.model.type === 'Figure') {
+      return {root: Bokeh.index.roots[0] === window.__root, chart: view === window.__chart, history: history.length,
+              lefts: view.model.renderers.map((r) => r.data_source.data.left).filter(Boolean).map((l) => [...l])}
+    }
+    stack.push(...(view.child_views || []))
+  }
+}"""
+KEEP_JS = CHART_JS.replace("return {", "window.__root = Bokeh.index.roots[0]; window.__chart = view; return {")
+
+
+def test_a_pick_changes_the_page_in_place(browser, cdn_site_url):
+    """A pick changes the document on screen into the run's (static/runs.js's `change`): the views of what the two
+    runs share stay (the page's root, the chart), the chart holds the new run's bars, and the browser's history
+    gets no entry (only the address changes); a pick that needs other models (RR's quantum) adds them."""
+    from app.modes.cpu.gantt import Gantt
+    context, _ = without_python(browser)
+    try:
+        page = context.new_page()
+        page.goto(cdn_site_url + "index.html")
+        expect(page.locator("html")).to_have_class(STEPPING, timeout=TIMEOUT)
+        before = page.evaluate(KEEP_JS)
+        for algorithm in ("srtf", "rr"):
+            choose(page, "cpu", algorithm)
+            result, built = expected_frames(default_query("cpu", algorithm))
+            expect_frame(page, result, built, 0)
+            shown = page.evaluate(CHART_JS)
+            want = [list(r.data_source.data["left"]) for r in Gantt(result, "en", False).plot.renderers
+                    if "left" in r.data_source.data]
+            assert (shown["root"], shown["chart"], shown["history"]) == (True, True, before["history"])
+            assert shown["lefts"] == want and shown["lefts"] != before["lefts"]
+        expect(page.locator(".param-quantum input")).to_have_value("2")   # RR's own field, added to the page
+    finally:
+        context.close()
+
+
+# Every element of the page, through every shadow root, with the computed styles a reader sees: a path of tag and
+# class names, each with its index among its siblings of that tag and class (a view drawn anew may come before
+# another of its siblings than at first) -> the properties (static/sheets.js must change how the sheets get in, not
+# what they say).
 STYLES_JS = """() => {
   const properties = ['font-family', 'font-size', 'font-weight', 'color', 'background-color', 'display', 'width',
                       'padding-top', 'padding-left', 'margin-top', 'border-top-width', 'border-top-color',
@@ -188,8 +237,11 @@ STYLES_JS = """() => {
   const seen = {}
   function walk(scope, path) {
     const shown = [...scope.children].filter((el) => !['STYLE', 'LINK', 'SCRIPT'].includes(el.tagName))
-    shown.forEach((el, i) => {   // the sheets' own elements, there or not, are not counted
-      const here = `${path}/${el.tagName.toLowerCase()}${i}`
+    const kinds = {}
+    shown.forEach((el) => {   // the sheets' own elements, there or not, are not counted
+      const kind = `${el.tagName.toLowerCase()}.${el.className}`
+      kinds[kind] = (kinds[kind] ?? -1) + 1
+      const here = `${path}/${kind}${kinds[kind]}`
       const style = getComputedStyle(el)
       seen[here] = properties.map((name) => style.getPropertyValue(name)).join(' | ')
       if (el.shadowRoot) walk(el.shadowRoot, here + '#')
@@ -214,8 +266,8 @@ def settled_styles(page) -> dict[str, str]:
 
 def test_adopted_stylesheets_draw_the_page_as_its_own_elements_do(browser, cdn_site_url, test_output):
     """The first document is drawn with BokehJS's own <link> and <style> elements (static/sheets.js is still
-    fetching the files); after SRTF and back to FCFS the same run is drawn with adopted sheets: every element of it,
-    in every shadow root, has the same computed style."""
+    fetching the files); after Compare and back to the step-through view, whose views are drawn anew, these adopt
+    the sheets: every element of the page, in every shadow root, has the same computed style as at first."""
     context, _ = without_python(browser)
     try:
         page = context.new_page()
@@ -223,9 +275,13 @@ def test_adopted_stylesheets_draw_the_page_as_its_own_elements_do(browser, cdn_s
         expect(page.locator("html")).to_have_class(STEPPING, timeout=TIMEOUT)
         first = settled_styles(page)
         assert page.evaluate("window.labSheets.elements") > 0
-        choose(page, "cpu", "srtf")
-        choose(page, "cpu", "fcfs")
-        page.wait_for_function("window.labSheets.adopted > 50", timeout=TIMEOUT)
+        adopted = page.evaluate("window.labSheets.adopted")
+        page.locator(".teach-tab-compare button").click()
+        page.wait_for_function("window.labRuns.view === 'compare'", timeout=TIMEOUT)
+        page.locator(".teach-tab-lab button").click()
+        page.wait_for_function("window.labRuns.view === 'lab'", timeout=TIMEOUT)
+        page.wait_for_function("([before]) => window.labSheets.adopted > before + 30", arg=[adopted], timeout=TIMEOUT)
+        page.mouse.move(0, 0)   # off the button just clicked: not its hover colour
         again = settled_styles(page)
         shot(page, test_output, "adopted-sheets")
         assert len(first) > 500 and first.keys() == again.keys()
