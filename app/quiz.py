@@ -71,6 +71,10 @@ class QuizView(LabView):
         self._keep = Kept()
         self._board = pn.Column(sizing_mode="stretch_width")
         self._lay_out_board()
+        # The controls too: a click on "New exercise" while they are drawn in the other language still loads it.
+        self._keep_controls = Kept()
+        self._controls = pn.Column(sizing_mode="stretch_width")
+        self._lay_out_controls()
 
     # --- actions ------------------------------------------------------------------------------------------
     def load(self, seed_text: str | None = None) -> None:
@@ -136,30 +140,46 @@ class QuizView(LabView):
         self.param.update(right=0, asked=0, feedback=None)
 
     # --- views --------------------------------------------------------------------------------------------
-    @param.depends("lab.lang", "lab.mode", "problem")
-    def controls(self):
-        lang = self.lab.lang
-        seed = TextField.from_param(self.param.seed, label=t(lang, "quiz.seed"), width=160, css_classes=["quiz-seed"])
-        new = pn.widgets.Button(label=t(lang, "quiz.new"), color="primary", css_classes=["quiz-new"],
-                                align="end", stylesheets=SCALED)
-        new.on_click(lambda _: self.load())
-        lucky = pn.widgets.Button(label=t(lang, "quiz.random"), css_classes=["quiz-random"], align="end",
-                                  stylesheets=SCALED)
-        lucky.on_click(lambda _: self.random_seed())
-        again = pn.widgets.Button(label=t(lang, "quiz.restart"), css_classes=["quiz-restart"], align="end",
-                                  stylesheets=SCALED)
-        again.on_click(lambda _: self.restart())
-        sizes = []
-        for size in MODES[self.lab.mode].exercise_sizes:   # as the command line's --jobs, --io, ...
-            box = TextField(label=t(lang, f"quiz.size.{size.name}"), value=self.sizes.get(size.name, ""), width=215,
-                            placeholder=str(size.default), css_classes=[f"quiz-size-{size.name}"],
-                            stylesheets=WRAPPING_LABEL)
-            pn.bind(self.set_size, size.name, box, watch=True)
-            sizes.append(box)
-        parts = [pn.FlexBox(seed, *sizes, new, lucky, again, align_items="end")]
+    @param.depends("lab.lang", "lab.mode", "problem", watch=True)
+    def _lay_out_controls(self) -> None:
+        self._keep_controls.lay_out(self._controls, self._control_parts)
+
+    def controls(self) -> pn.Column:
+        """The seed, the exercise's sizes and the buttons that load, draw and restart an exercise."""
+        return self._controls
+
+    def _control_parts(self) -> list:
+        lang, keep = self.lab.lang, self._keep_controls
+
+        def button(name: str, action, **looks) -> pn.widgets.Button:
+            def make():
+                made = pn.widgets.Button(css_classes=[f"quiz-{name}"], align="end", stylesheets=SCALED, **looks)
+                made.on_click(lambda _: action())
+                return made
+            made = keep(("button", name), make)
+            made.label = t(lang, f"quiz.{name}")
+            return made
+
+        def size_box(size) -> TextField:
+            def make():
+                box = TextField(value=self.sizes.get(size.name, ""), width=215, placeholder=str(size.default),
+                                css_classes=[f"quiz-size-{size.name}"], stylesheets=WRAPPING_LABEL)
+                pn.bind(self.set_size, size.name, box, watch=True)
+                return box
+            box = keep(("size", self.lab.mode, size.name), make)
+            box.label = t(lang, f"quiz.size.{size.name}")
+            return box
+
+        seed = keep(("seed",), lambda: TextField.from_param(self.param.seed, width=160, css_classes=["quiz-seed"]))
+        seed.label = t(lang, "quiz.seed")
+        sizes = [size_box(size) for size in MODES[self.lab.mode].exercise_sizes]   # as the command line's --jobs
+        row = keep(("row",), lambda: pn.FlexBox(align_items="end"))
+        row.objects = [seed, *sizes, button("new", self.load, color="primary"), button("random", self.random_seed),
+                       button("restart", self.restart)]
+        parts = [row]
         if self.problem:
             parts.append(pane(render.error_note(self.problem), css_classes=["quiz-problem"]))
-        return pn.Column(*parts, sizing_mode="stretch_width")
+        return parts
 
     def cli_note(self, lang: str) -> str:
         lab = self.lab
@@ -257,4 +277,4 @@ class QuizView(LabView):
         return pane(f'<h2>{esc(t(lang, "quiz.title"))}</h2><p class="muted">{esc(t(lang, "quiz.intro"))}</p>')
 
     def panel(self):
-        return pn.Column(self.header, self.controls, self._board, sizing_mode="stretch_width")
+        return pn.Column(self.header, self._controls, self._board, sizing_mode="stretch_width")

@@ -14,6 +14,7 @@ from app.exports import chart_svg  # noqa: E402
 from app.model import Lab  # noqa: E402
 from app.notebook import lab  # noqa: E402
 from app.quiz import QuizView, command_line  # noqa: E402
+from app.text import t  # noqa: E402
 from schedulers import MODES, simulate  # noqa: E402
 from schedulers.exercises import cpu_exercise  # noqa: E402
 from schedulers.trace import step_aligner  # noqa: E402
@@ -92,6 +93,26 @@ def test_predicts_board_follows_presenter_mode_and_keeps_its_buttons():
     assert all(a is b for a, b in zip(choices(), before, strict=True))
     before[1].clicks += 1   # B, clicked on the button drawn before both changes
     assert quiz.feedback["choice"] == "B" and quiz.asked == 1
+
+
+def test_predicts_controls_keep_their_widgets_in_the_other_language():
+    """The seed, the sizes and the buttons are laid out again in place: "New exercise" clicked on the button drawn
+    before a language switch still loads the exercise, and a size typed before it is kept."""
+    state = Lab()
+    quiz = QuizView(state, shown=True)
+
+    def widgets() -> dict[str, object]:
+        return {next(c for c in w.css_classes if c.startswith("quiz-")): w
+                for w in quiz.controls().select(pn.widgets.Widget) if w.css_classes}
+    before = widgets()
+    before["quiz-size-jobs"].value = "3"
+    state.lang = "ja"
+    after = widgets()
+    assert all(after[k] is w for k, w in before.items()) and after.keys() == before.keys()
+    assert after["quiz-new"].label == t("ja", "quiz.new") and after["quiz-seed"].label == t("ja", "quiz.seed")
+    before["quiz-seed"].value = "7"
+    before["quiz-new"].clicks += 1
+    assert quiz.exercise == 7 and len(state.rows) == 3
 
 
 def test_quiz_scores_each_question_once_and_loads_the_cli_exercise():
