@@ -97,7 +97,11 @@
     history.replaceState(history.state, '', `?${search}${window.location.hash}`)
     document.documentElement.lang = file.lang
     const next = models(Object.values(parsed(file.doc))[0])
-    if (!await change(file, next)) {
+    const changed = await change(file, next).catch((error) => {
+      console.warn(`The lab draws ${file.run} anew: ${error.message}`)
+      return false
+    })
+    if (!changed) {
       await anew(file)
       seen = new Map()
     }
@@ -155,9 +159,9 @@
     }
     for (const [id, {name, attributes}] of next.models) {
       if (!onPage(id)) continue   // new: written out where it is first referenced
+      if (name === ADDRESS) continue   // the address is this script's to set (embed), with no new history entry
       const model = live.get_model_by_id(id)
       const was = seen.get(id).attributes
-      if (name === ADDRESS) continue   // the address is this script's to set (embed), with no new history entry
       for (const [attr, value] of Object.entries(attributes)) {
         if (JSON.stringify(value) !== JSON.stringify(was[attr])) {
           events.push({kind: 'ModelChanged', model: {id}, attr, new: write(value)})
