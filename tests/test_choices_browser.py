@@ -150,10 +150,10 @@ def test_a_burst_of_compare_choices_ends_on_the_last(lab, seed, test_output):
     right = compare.result
     name = algorithms("cpu")[right["algorithm"]].label["en"]
     expect(page.locator(".compare-right h3")).to_have_text(f"Right: {name}", timeout=SETTLE)
-    expect(page.locator(".compare-right")).to_contain_text(f"/{len(right['steps'])}")
+    expect(page.locator(".compare-right")).to_contain_text(f"/{len(right['steps'])}", timeout=SETTLE)
     left = algorithms("cpu")[model.algorithm].label["en"]
-    expect(page.locator(".compare-left h3")).to_have_text(f"Left: {left}")
-    expect(page.locator(".compare-left")).to_contain_text(f"/{len(model.result['steps'])}")
+    expect(page.locator(".compare-left h3")).to_have_text(f"Left: {left}", timeout=SETTLE)
+    expect(page.locator(".compare-left")).to_contain_text(f"/{len(model.result['steps'])}", timeout=SETTLE)
     lab.shot(test_output, f"choices-compare-burst-{seed}")
 
 
@@ -272,7 +272,8 @@ class Settings:
             page.wait_for_function("([menu, index]) => menu.selectedIndex === index",
                                    arg=[page.locator(css).first.element_handle(), index], timeout=SETTLE)
         expect(page.locator(".show-bursts input")).to_be_checked(checked=self.io_shown, timeout=SETTLE)
-        expect(page.locator(".field-bursts input")).to_have_count(len(model.rows) if self.io_shown else 0)
+        expect(page.locator(".field-bursts input")).to_have_count(len(model.rows) if self.io_shown else 0,
+                                                                  timeout=SETTLE)
         result = model.result
         expect(lab.counter()).to_contain_text(re.compile(rf"(step|ステップ) {model.step + 1}/{len(result['steps'])}"),
                                               timeout=SETTLE)
