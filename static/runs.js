@@ -138,9 +138,9 @@
     const types = (doc) => new Set((doc.defs || []).map((def) => def.name))
     const known = types(before)
     if ([...types(after)].some((name) => !known.has(name))) return false
-    const shown = models(before)
-    if (JSON.stringify(shown.roots) !== JSON.stringify(next.roots)) return false
-    seen ??= shown.models
+    const roots = (doc) => JSON.stringify(doc.roots.map((root) => root.id))
+    if (roots(before) !== roots(after)) return false
+    seen ??= models(before).models   // the first change: the page's own document, as embedded
     // On the page: a model BokehJS still holds (one left off the page a while ago too) whose JSON is known.
     const onPage = (id) => seen.has(id) && live.get_model_by_id(id) != null
     const events = []
@@ -214,7 +214,7 @@
     : JSON.parse(doc.replace(/&(amp|lt|gt|quot|#x27|#x60);/g, (_, entity) => ENTITIES[entity]))
 
   // A document's models, each once: id -> {name, attributes}, a model inside another's attributes written as a
-  // reference ({id}); and its roots, as references.
+  // reference ({id}).
   function models(doc) {
     const found = new Map()
     const flat = (value) => {
@@ -230,7 +230,8 @@
       }
       return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, flat(item)]))
     }
-    return {roots: doc.roots.map(flat), models: found}
+    doc.roots.forEach(flat)
+    return {models: found}
   }
 
   window.labRunsSettle = async () => {
