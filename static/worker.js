@@ -388,8 +388,11 @@ self.onmessage = async (event) => {
     python.panel_protocol.link_docs(sendPatch)
     setTimeout(settle, SETTLE_MS)
   } else if (msg.type === 'patch') {
-    python.panel_protocol.apply_patch(msg.patch)   // each patch its own argument: back to back, none overwrites another
-    self.postMessage({type: 'idle'})
+    try {
+      python.panel_protocol.apply_patch(msg.patch)   // each patch its own argument: back to back, none overwrites another
+    } finally {
+      self.postMessage({type: 'idle'})   // even after an error: the page sends what waited, and never waits forever
+    }
   } else if (msg.type === 'location') {
     if (!appStarted) {
       pageLocation = msg.location

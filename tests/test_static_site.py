@@ -382,6 +382,24 @@ def test_the_workers_python_compiles_in_pyodide_314(cdn_site):
     assert f"{module.replace('.', '/')}.py" in zipfile.ZipFile(wheel).namelist()
 
 
+def test_changes_that_waited_together_apply_even_when_one_names_a_replaced_view():
+    """The page sends the changes made while Python was busy in one patch (static/handler.js); one of them may be
+    to a view Python has replaced meanwhile (the old chart's size). Every other change of that patch still applies, in
+    order: an I/O box unchecked and a language chosen behind the old chart's size were lost (issue 19 item 5)."""
+    from bokeh.core.serialization import Serialized
+    from bokeh.document import Document
+    from bokeh.models import Checkbox, Column, RadioButtonGroup
+    from site_worker.panel_protocol import apply_each
+    doc, box, language = Document(), Checkbox(active=True), RadioButtonGroup(labels=["English", "日本語"], active=0)
+    doc.add_root(Column(box, language))
+    changes = [{"kind": "ModelChanged", "model": {"id": box.id}, "attr": "active", "new": False},
+               {"kind": "ModelChanged", "model": {"id": "the-old-chart"}, "attr": "inner_width", "new": 469},
+               {"kind": "ModelChanged", "model": {"id": language.id}, "attr": "active", "new": 1},
+               {"kind": "ModelChanged", "model": {"id": box.id}, "attr": "active", "new": True}]
+    apply_each(doc, Serialized(content={"events": changes}, buffers=[]))
+    assert (box.active, language.active) == (True, 1)
+
+
 def test_the_compile_check_fails_on_the_old_splice(cdn_site):
     """The check above on a lab.js that pastes the app after Panel's prelude (how the site broke: app/lab.py starts
     with a docstring and `from __future__ import annotations`): it names the string and the reason."""

@@ -60,7 +60,21 @@ def link_docs(send_patch) -> None:
 
 
 def apply_patch(patch) -> None:
-    """A change made in the page (a JS object), applied to Python's document."""
+    """The changes made in the page (a JS object), applied to Python's document."""
     from panel.io.pyodide import _convert_json_patch
     from panel.io.state import state
-    state.curdoc.apply_json_patch(_convert_json_patch(patch), setter="js")
+    apply_each(state.curdoc, _convert_json_patch(patch))
+
+
+def apply_each(doc, patch) -> None:
+    """``patch``'s events (a ``Serialized`` patch) applied to ``doc`` one at a time, skipping each one that names a
+    model ``doc`` no longer has. The page sends the changes that waited for a busy Python in one patch, and some of
+    them are to views Python has replaced meanwhile (the old chart's size or cursor); Bokeh refuses a whole patch for
+    one unknown model, and the newer choices in it (a checkbox, the language) were lost with it (issue 19 item 5)."""
+    from bokeh.core.serialization import Serialized, UnknownReferenceError
+    for event in patch.content["events"]:
+        try:
+            doc.apply_json_patch(Serialized(content={**patch.content, "events": [event]}, buffers=patch.buffers),
+                                 setter="js")
+        except UnknownReferenceError:
+            continue   # a change to a view that is gone: nothing is left for it to change
