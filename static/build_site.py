@@ -428,13 +428,17 @@ def site_texts(out: Path):
 
 def check_site(out: Path, base: str, allowed_remote: tuple[str, ...], panel_root: str) -> list[str]:
     """Every local src/href/url() in the built HTML/CSS, and every Panel asset URL in the pages' data (the prerendered
-    runs' too), exists; nothing remote but Pyodide's CDN; no machine paths."""
+    runs' too), exists; nothing remote but Pyodide's CDN; no machine paths; no BokehJS style property set."""
     problems = []
     machine = re.compile(r"(?<![\w.])/(?:work|root|tmp|home)/")
     panel_url = re.compile(re.escape(panel_root) + r"[^\"'\s)\\]+")
     for rel, text, suffix, folder in site_texts(out):
         if machine.search(text):
             problems.append(f"{rel}: contains an absolute machine path ({machine.search(text).group()})")
+        bokeh_style = panel_adapter.BOKEH_STYLE_PROPERTY.search(text)
+        if bokeh_style:
+            problems.append(f"{rel}: defines BokehJS's style property {bokeh_style.group()!r}, which static/runs.js "
+                            "reads as unset (panel_adapter.BOKEH_STYLE_READ)")
         if suffix not in (".html", ".css") and not rel.startswith(f"{prerendered_runs.FOLDER}/"):
             continue
         refs = [a or b for a, b in REFERENCE.findall(text)] if suffix != ".json" else []

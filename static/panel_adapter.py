@@ -20,7 +20,9 @@ build on any Panel but ``PANEL_VERSION``, the one these lines were read against:
   ``with_document`` puts one in place of the page's own (a prepared example's page).
 - ``panel_dist``: Panel's JS/CSS inside the installed package, which the site ships.
 - ``placed_ids``: the prerendered documents' model ids, the same for the same place in every run's document;
-  ``BOKEH_LAYOUT``: how BokehJS lays a page out (both for static/runs.js, which changes the page into another run's).
+  ``BOKEH_LAYOUT``: how BokehJS lays a page out (both for static/runs.js, which changes the page into another run's);
+  ``BOKEH_STYLE_READ``: how BokehJS reads a visual's style from the page (runs.js answers those reads itself);
+  ``BOKEH_TOOLTIP_DRAW``: how BokehJS draws a tooltip first (runs.js draws a hidden one when it is first shown).
 
 It imports Panel only inside functions: ``build.py`` (any Python 3.8+, no Panel) reads ``PYODIDE_VERSION`` here.
 """
@@ -99,12 +101,41 @@ BOKEH_LAYOUT = (
 )
 
 
+# BokehJS 3.10 reads each visual's colours, alphas and widths from the page's style first (a CSS custom property
+# named after the visual, `--bk-` and its name), through getComputedStyle: each read after a change of the page makes
+# the browser work the whole page's style out again (about 130 ms of a Compare pick). The site defines no such
+# property (``check_site`` in build_site.py stops the build if one appears), so static/runs.js answers those reads
+# with what BokehJS reads when none is set: "", the model's own value then.
+BOKEH_STYLE_READ = (
+    "_get_css_value(s){const t=`${this.css_prefix}${s}`,e=this._css_cache?.get(t);if(null!=e)return e;"
+    "const i=getComputedStyle(this.obj.el).getPropertyValue(t);",
+)
+# A definition of such a property, in a stylesheet, a model's styles or a script.
+BOKEH_STYLE_PROPERTY = re.compile(r"--bk-[\w-]+[\"']?\s*[:,]")
+# BokehJS 3.10's TooltipView: its first _reposition draws it into the page and measures it (after_render), then
+# takes it out again when it is hidden; runs.js skips that first draw of a hidden tooltip (a field's help), which
+# _reposition then makes when the tooltip is first shown (its `visible` or `position` changes call it).
+BOKEH_TOOLTIP_DRAW = (
+    "_reposition(){const e=document.body.shadowRoot??document.body;if(!this._has_rendered)return this.render_to(e),"
+    "void this.after_render();const{position:t,visible:i}=this.model;if(null==t||!i)return void this.el.remove();",
+    "position:n,attachment:o,visible:l}=this.model.properties;",
+    "this.on_change([n,o,l],()=>{this._reposition()})",
+)
+# What static/runs.js relies on: why, and what to read in BokehJS again if a line is gone.
+BOKEHJS_RELIED_ON = (
+    (BOKEH_LAYOUT, "layingOutOnce relies on it (panel_adapter.BOKEH_LAYOUT); read BokehJS's LayoutDOMView"),
+    (BOKEH_STYLE_READ, "answers it (panel_adapter.BOKEH_STYLE_READ); read BokehJS's VisualProperties"),
+    (BOKEH_TOOLTIP_DRAW, "skips it for a hidden tooltip (panel_adapter.BOKEH_TOOLTIP_DRAW); read BokehJS's "
+                         "TooltipView"),
+)
+
+
 def check_bokehjs(source: str) -> None:
-    """Stop the build unless BokehJS's minified source still holds ``BOKEH_LAYOUT`` word for word."""
-    for line in BOKEH_LAYOUT:
-        if line not in source:
-            raise AdapterError(f"BokehJS no longer has {line[:60]}...: static/runs.js's layingOutOnce relies on it "
-                               "(panel_adapter.BOKEH_LAYOUT); read BokehJS's LayoutDOMView again")
+    """Stop the build unless BokehJS's minified source still holds every line of ``BOKEHJS_RELIED_ON``."""
+    for lines, use in BOKEHJS_RELIED_ON:
+        for line in lines:
+            if line not in source:
+                raise AdapterError(f"BokehJS no longer has {line[:60]}...: static/runs.js {use} again")
 
 
 def module_source(name: str) -> str:

@@ -18,6 +18,23 @@
 //     open Compare again when that was the view on screen (the address does not carry the view).
 (function () {
   'use strict'
+  // Two things BokehJS does for every new view that make the browser work out the whole page's style and layout
+  // again, once per view: about half of a pick that adds fields or charts. static/panel_adapter.py checks that BokehJS
+  // still does them so (BOKEH_STYLE_READ, BOKEH_TOOLTIP_DRAW).
+  //   - It reads each visual's colours from the page's style before its model's (getComputedStyle). The site sets
+  //     none of those properties (the build checks), so the read answers what it finds then: "".
+  //   - It draws a field's help (a hidden tooltip) into the page once and measures it, only to take it out again.
+  //     A hidden tooltip is drawn when it is first shown instead, as BokehJS draws one that is shown at once.
+  const bokeh = window.Bokeh?.require
+  if (bokeh) {
+    bokeh('core/visuals/visual').VisualProperties.prototype._get_css_value = () => ''
+    const tooltip = bokeh('models/ui/tooltip').TooltipView.prototype
+    const reposition = tooltip._reposition
+    tooltip._reposition = function () {
+      const {position, visible} = this.model
+      if (this._has_rendered || (position != null && visible)) reposition.call(this)
+    }
+  }
   const site = window.labSite
   const state = window.labRuns
   if (!site.runs || !state) return

@@ -304,6 +304,28 @@ def test_the_panel_adapter_refuses_another_panel(monkeypatch):
         panel_adapter.check_protocol(protocol.replace("_link_docs_worker", "_link_docs_elsewhere"))
 
 
+def test_the_site_changes_bokehjs_only_where_the_build_checks_it(cdn_site, tmp_path):
+    """static/runs.js answers BokehJS's reads of a visual's style properties with "" (none set) and draws a hidden
+    tooltip when it is first shown: the build stops on a BokehJS that reads or draws otherwise, and on a site that
+    sets such a property (the built one sets none)."""
+    import build_site
+    [source] = [path.read_text(encoding="utf-8") for path in (cdn_site / "bokeh").glob("bokeh-3*.min.js")]
+    panel_adapter.check_bokehjs(source)
+    with pytest.raises(panel_adapter.AdapterError, match="answers it .panel_adapter.BOKEH_STYLE_READ."):
+        panel_adapter.check_bokehjs(source.replace("getComputedStyle(this.obj.el).getPropertyValue(t)",
+                                                   "getComputedStyle(this.el).getPropertyValue(t)"))
+    with pytest.raises(panel_adapter.AdapterError, match="skips it for a hidden tooltip"):
+        panel_adapter.check_bokehjs(source.replace("if(null==t||!i)return void this.el.remove();", ""))
+    assert not [problem for problem in build_site.check_site(cdn_site, "", (PYODIDE_CDN,), "panel/")
+                if "style property" in problem]
+    for text, defined in ((":host { --bk-line-color: red; }", "--bk-line-color:"),
+                          ('{"styles": {"--bk-fill-alpha": "0.5"}}', '--bk-fill-alpha":')):
+        (tmp_path / "lab.css").write_text(text)
+        assert build_site.check_site(tmp_path, "", (), "panel/") == [
+            f"lab.css: defines BokehJS's style property {defined!r}, which static/runs.js reads as unset "
+            "(panel_adapter.BOKEH_STYLE_READ)"]
+
+
 def test_the_panel_adapter_refuses_a_panel_that_does_more_with_pandas():
     """The worker imports pandas only when something uses it (site_worker/pandas_later.py): that holds while Panel's
     module for Pyodide does nothing with pandas but wrap read_csv and read_json, which the build checks."""
