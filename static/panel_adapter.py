@@ -22,7 +22,8 @@ build on any Panel but ``PANEL_VERSION``, the one these lines were read against:
 - ``placed_ids``: the prerendered documents' model ids, the same for the same place in every run's document;
   ``BOKEH_LAYOUT``: how BokehJS lays a page out (both for static/runs.js, which changes the page into another run's);
   ``BOKEH_STYLE_READ``: how BokehJS reads a visual's style from the page (runs.js answers those reads itself);
-  ``BOKEH_TOOLTIP_DRAW``: how BokehJS draws a tooltip first (runs.js draws a hidden one when it is first shown).
+  ``BOKEH_TOOLTIP_DRAW``: how BokehJS draws a tooltip first (runs.js draws a hidden one when it is first shown);
+  ``BOKEH_STYLE_WRITE``: how BokehJS writes its views' stylesheets in a layout (runs.js writes each once, if changed).
 
 It imports Panel only inside functions: ``build.py`` (any Python 3.8+, no Panel) reads ``PYODIDE_VERSION`` here.
 """
@@ -121,12 +122,26 @@ BOKEH_TOOLTIP_DRAW = (
     "position:n,attachment:o,visible:l}=this.model.properties;",
     "this.on_change([n,o,l],()=>{this._reposition()})",
 )
+# BokehJS 3.10's LayoutDOMView.update_layout empties its own and its children's stylesheets, lays the children out,
+# then appends the rules again (mostly the very text it took out); each write of a <style>'s text makes the browser
+# read that sheet again at its next style recalculation. static/runs.js keeps a sheet's text in JavaScript while a
+# layout runs (all writes go through InlineStyleSheet._update, all reads through its `css`) and writes the changed
+# ones at the end.
+BOKEH_STYLE_WRITE = (
+    "update_layout(){this.update_style();for(const t of this.child_views)t.parent_style.clear();"
+    "for(const t of this.layoutable_views)t.update_layout();this._update_layout()}",
+    "get css(){return this.el.textContent}_update(t){this.el.textContent=t}clear(){this.replace(\"\")}",
+    "replace(t,e){this._update(this._to_css(t,e))}prepend(t,e){this._update(`${this._to_css(t,e)}\\n${this.css}`)}"
+    "append(t,e){this._update(`${this.css}\\n${this._to_css(t,e)}`)}",
+)
 # What static/runs.js relies on: why, and what to read in BokehJS again if a line is gone.
 BOKEHJS_RELIED_ON = (
     (BOKEH_LAYOUT, "layingOutOnce relies on it (panel_adapter.BOKEH_LAYOUT); read BokehJS's LayoutDOMView"),
     (BOKEH_STYLE_READ, "answers it (panel_adapter.BOKEH_STYLE_READ); read BokehJS's VisualProperties"),
     (BOKEH_TOOLTIP_DRAW, "skips it for a hidden tooltip (panel_adapter.BOKEH_TOOLTIP_DRAW); read BokehJS's "
                          "TooltipView"),
+    (BOKEH_STYLE_WRITE, "writes a stylesheet once per layout (panel_adapter.BOKEH_STYLE_WRITE); read BokehJS's "
+                        "InlineStyleSheet and LayoutDOMView"),
 )
 
 

@@ -18,13 +18,17 @@
 //     open Compare again when that was the view on screen (the address does not carry the view).
 (function () {
   'use strict'
-  // Two things BokehJS does for every new view that make the browser work out the whole page's style and layout
-  // again, once per view: about half of a pick that adds fields or charts. static/panel_adapter.py checks that BokehJS
-  // still does them so (BOKEH_STYLE_READ, BOKEH_TOOLTIP_DRAW).
+  // Three things BokehJS does that make the browser work out the whole page's style and layout again, the first two
+  // once per new view (about half of a pick that adds fields or charts), the third at each read of the page's style
+  // after a layout (a third of a change of language in Compare). static/panel_adapter.py checks that BokehJS still
+  // does them so (BOKEH_STYLE_READ, BOKEH_TOOLTIP_DRAW, BOKEH_STYLE_WRITE).
   //   - It reads each visual's colours from the page's style before its model's (getComputedStyle). The site sets
   //     none of those properties (the build checks), so the read answers what it finds then: "".
   //   - It draws a field's help (a hidden tooltip) into the page once and measures it, only to take it out again.
   //     A hidden tooltip is drawn when it is first shown instead, as BokehJS draws one that is shown at once.
+  //   - Laying the page out, it empties each view's stylesheets and then writes the same rules into them again: the
+  //     browser reads each of those hundreds of sheets anew. While the page is laid out, a sheet's text is kept
+  //     aside, and at the end written into the page where it changed.
   const bokeh = window.Bokeh?.require
   if (bokeh) {
     bokeh('core/visuals/visual').VisualProperties.prototype._get_css_value = () => ''
@@ -33,6 +37,25 @@
     tooltip._reposition = function () {
       const {position, visible} = this.model
       if (this._has_rendered || (position != null && visible)) reposition.call(this)
+    }
+    const sheet = bokeh('core/dom').InlineStyleSheet.prototype
+    const layout = bokeh('models/layouts/layout_dom').LayoutDOMView.prototype
+    const unwritten = new Map()   // a sheet's text while the page is laid out
+    let laying = 0                // a view's layout lays out its children's
+    const write = (sheet, text) => { if (sheet.el.textContent !== text) sheet.el.textContent = text }
+    Object.defineProperty(sheet, 'css', {get() { return unwritten.get(this) ?? this.el.textContent }})
+    sheet._update = function (text) { if (laying) unwritten.set(this, text); else write(this, text) }
+    const updateLayout = layout.update_layout
+    layout.update_layout = function () {
+      laying++
+      try {
+        updateLayout.call(this)
+      } finally {
+        if (--laying === 0) {
+          unwritten.forEach((text, sheet) => write(sheet, text))
+          unwritten.clear()
+        }
+      }
     }
   }
   const site = window.labSite

@@ -233,6 +233,51 @@ def test_a_pick_changes_the_page_in_place(browser, cdn_site_url):
         context.close()
 
 
+# Each write of a <style>'s text on the page (each makes the browser read that sheet again): whether it changed it.
+STYLE_WRITES_JS = """() => {
+  const text = Object.getOwnPropertyDescriptor(Node.prototype, 'textContent')
+  window.labTestWrites = []
+  Object.defineProperty(HTMLStyleElement.prototype, 'textContent', {
+    get() { return text.get.call(this) },
+    set(value) { window.labTestWrites.push(text.get.call(this) !== value); text.set.call(this, value) },
+  })
+}"""
+# Every view's stylesheets, BokehJS's text for each against the text on the page.
+SHEETS_JS = """() => {
+  const stack = [...Bokeh.index.roots], sheets = []
+  while (stack.length) {
+    const view = stack.pop()
+    for (const sheet of [view.style, view.parent_style]) if (sheet) sheets.push([sheet.css, sheet.el.textContent])
+    stack.push(...(view.child_views || []))
+  }
+  return sheets
+}"""
+
+
+def test_a_layout_writes_only_the_stylesheets_it_changes(browser, cdn_site_url):
+    """BokehJS lays a view out by emptying its stylesheets and writing the same rules again; static/runs.js writes
+    each once, at the end, where its text changed: Compare in Japanese writes only changed sheets, a layout of the
+    unchanged page writes none, and every view's sheets on the page hold BokehJS's text."""
+    context, _ = without_python(browser)
+    try:
+        page = context.new_page()
+        page.goto(cdn_site_url + "index.html")
+        expect(page.locator("html")).to_have_class(STEPPING, timeout=TIMEOUT)
+        page.evaluate(STYLE_WRITES_JS)
+        page.locator(".teach-tab-compare button").click()
+        page.wait_for_function("window.labRuns.view === 'compare'", timeout=TIMEOUT)
+        page.get_by_role("button", name="日本語", exact=True).click()
+        page.wait_for_function("window.labRuns.lang === 'ja'", timeout=TIMEOUT)
+        expect(page.locator(".compare-left .counter")).to_contain_text("ステップ 1/")
+        writes = page.evaluate("window.labTestWrites")
+        assert writes and all(writes)
+        page.evaluate("window.labTestWrites = []; Bokeh.index.roots.forEach((view) => view.invalidate_layout?.())")
+        assert page.evaluate("window.labTestWrites") == []
+        sheets = page.evaluate(SHEETS_JS)
+        assert len(sheets) > 100 and all(held == shown for held, shown in sheets)
+    finally:
+        context.close()
+
 # Every element of the page, through every shadow root, with the computed styles a reader sees: a path of tag and
 # class names, each with its index among its siblings of that tag and class (a view drawn anew may come before
 # another of its siblings than at first) -> the properties (static/sheets.js must change how the sheets get in, not

@@ -305,9 +305,9 @@ def test_the_panel_adapter_refuses_another_panel(monkeypatch):
 
 
 def test_the_site_changes_bokehjs_only_where_the_build_checks_it(cdn_site, tmp_path):
-    """static/runs.js answers BokehJS's reads of a visual's style properties with "" (none set) and draws a hidden
-    tooltip when it is first shown: the build stops on a BokehJS that reads or draws otherwise, and on a site that
-    sets such a property (the built one sets none)."""
+    """static/runs.js answers BokehJS's reads of a visual's style properties with "" (none set), draws a hidden
+    tooltip when it is first shown and writes a stylesheet once per layout: the build stops on a BokehJS that reads,
+    draws or writes otherwise, and on a site that sets such a property (the built one sets none)."""
     import build_site
     [source] = [path.read_text(encoding="utf-8") for path in (cdn_site / "bokeh").glob("bokeh-3*.min.js")]
     panel_adapter.check_bokehjs(source)
@@ -316,6 +316,9 @@ def test_the_site_changes_bokehjs_only_where_the_build_checks_it(cdn_site, tmp_p
                                                    "getComputedStyle(this.el).getPropertyValue(t)"))
     with pytest.raises(panel_adapter.AdapterError, match="skips it for a hidden tooltip"):
         panel_adapter.check_bokehjs(source.replace("if(null==t||!i)return void this.el.remove();", ""))
+    for written_elsewhere in ("_update(t){this.el.textContent=t}", "t.parent_style.clear();"):
+        with pytest.raises(panel_adapter.AdapterError, match="writes a stylesheet once per layout"):
+            panel_adapter.check_bokehjs(source.replace(written_elsewhere, ""))
     assert not [problem for problem in build_site.check_site(cdn_site, "", (PYODIDE_CDN,), "panel/")
                 if "style property" in problem]
     for text, defined in ((":host { --bk-line-color: red; }", "--bk-line-color:"),
